@@ -1,0 +1,193 @@
+// Command shortlink-emulator serves the short-link service emulator on
+// loopback, so users can try the provider without an account.
+//
+//	shortlink-emulator -addr 127.0.0.1:8080
+//
+// On start it prints the base URL, an API key holding both scopes, the ID of a
+// seeded domain and the admin token, ready to copy into a provider block.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "shortlink-emulator:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	addr, data, adminToken, host, infoFile string
+	filterDelay, window                    time.Duration
+	writeLimit, readLimit                  int
+	quiet                                  bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("shortlink-emulator", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	defaults := emulator.DefaultSettings()
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address (use port 0 for a free port)")
+	fs.StringVar(&o.data, "data", "", "keep the store in this JSON file (written atomically after every change, reloaded on start)")
+	fs.StringVar(&o.adminToken, "admin-token", "", "token for the admin API under /_emulator/ (default: random, printed at start)")
+	fs.StringVar(&o.host, "domain", "go.example.test", "host of the seeded short-link domain")
+	fs.StringVar(&o.infoFile, "info-file", "", "also write the start-up information as JSON to this file (for scripts)")
+	fs.DurationVar(&o.filterDelay, "filter-delay", time.Duration(defaults.Filter.Delay), "time the fraud filter takes on every create and change of destination")
+	fs.DurationVar(&o.window, "window", time.Duration(defaults.Limits.Window), "length of a rate-limit window")
+	fs.IntVar(&o.writeLimit, "write-limit", defaults.Limits.Write, "write requests per key per window")
+	fs.IntVar(&o.readLimit, "read-limit", defaults.Limits.Read, "read requests per key per window")
+	fs.BoolVar(&o.quiet, "quiet", false, "do not log every request")
+	err := fs.Parse(args)
+	return o, err
+}
+
+// startInfo is what a user needs to point the provider at the emulator.
+type startInfo struct {
+	BaseURL    string `json:"baseUrl"`
+	APIKey     string `json:"apiKey"`
+	ReadKey    string `json:"readKey"`
+	WriteKey   string `json:"writeKey"`
+	DomainID   string `json:"domainId"`
+	DomainHost string `json:"domainHost"`
+	AccountID  string `json:"accountId"`
+	AdminToken string `json:"adminToken"`
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	if o.adminToken == "" {
+		o.adminToken = randomToken()
+	}
+	settings := emulator.DefaultSettings()
+	settings.Filter.Delay = emulator.Duration(o.filterDelay)
+	settings.Limits = emulator.Limits{Write: o.writeLimit, Read: o.readLimit, Window: emulator.Duration(o.window)}
+	srv, err := emulator.New(emulator.Options{Settings: settings, DataFile: o.data, AdminToken: o.adminToken})
+	if err != nil {
+		return err
+	}
+	fixture, err := firstFixture(srv, o.host)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	info := startInfo{
+		BaseURL: "http://" + ln.Addr().String(), APIKey: fixture.APIKey, ReadKey: fixture.ReadKey, WriteKey: fixture.WriteKey,
+		DomainID: fixture.DomainID, DomainHost: fixture.DomainHost, AccountID: fixture.AccountID, AdminToken: o.adminToken,
+	}
+	if err := announce(stdout, o.infoFile, info); err != nil {
+		return err
+	}
+	var handler http.Handler = srv
+	if !o.quiet {
+		handler = logRequests(log.New(stderr, "", log.LstdFlags), srv)
+	}
+	return serve(ln, handler)
+}
+
+// firstFixture reuses the account of a reloaded data file, so keys and the
+// domain ID stay the same across restarts, or seeds a new one.
+func firstFixture(srv *emulator.Server, host string) (emulator.Fixture, error) {
+	if f, ok := srv.ExistingFixture("demo"); ok {
+		return f, nil
+	}
+	return srv.SeedFixture("demo", host)
+}
+
+func announce(stdout io.Writer, infoFile string, info startInfo) error {
+	fmt.Fprintf(stdout, `shortlink emulator listening on %s
+
+provider "shortlink" {
+  base_url = %q
+  api_key  = %q
+}
+
+domain_id:     %s   (host %s)
+read-only key: %s
+write-only key: %s
+admin token:   %s   (header %s, API under /_emulator/)
+short links:   curl -i %s/r/%s/<slug>
+`, info.BaseURL, info.BaseURL, info.APIKey, info.DomainID, info.DomainHost, info.ReadKey, info.WriteKey,
+		info.AdminToken, emulator.AdminTokenHeader, info.BaseURL, info.DomainHost)
+	if infoFile == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(infoFile, b, 0o600)
+}
+
+func serve(ln net.Listener, handler http.Handler) error {
+	server := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- server.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := server.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+// logRequests logs method, path, status and duration of every request. It
+// never logs headers, so API keys stay out of the log.
+func logRequests(l *log.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		defer func() {
+			l.Printf("%s %s %d %s", r.Method, r.URL.RequestURI(), rec.status, time.Since(start).Round(time.Millisecond))
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func randomToken() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return fmt.Sprintf("%x", b)
+}

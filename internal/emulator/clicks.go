@@ -1,0 +1,115 @@
+package emulator
+
+import (
+	"encoding/csv"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// ExportColumns is the header row of the analytics export.
+var ExportColumns = []string{"clicked_at", "link_id", "slug", "short_url", "destination", "referrer", "user_agent"}
+
+// serveShortLink answers a visit of a short link, addressed either by the
+// Host header (GET /<slug> on the domain's host) or by the path form
+// GET /r/<domain host>/<slug>.
+func (s *Server) serveShortLink(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	host, slug, ok := shortLinkAddress(r)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	dest, status := s.recordClick(host, slug, r)
+	switch status {
+	case http.StatusFound:
+		http.Redirect(w, r, dest, http.StatusFound)
+	case http.StatusGone:
+		http.Error(w, "this short link has expired", http.StatusGone)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func shortLinkAddress(r *http.Request) (host, slug string, ok bool) {
+	p := strings.TrimPrefix(r.URL.Path, "/")
+	if rest, found := strings.CutPrefix(p, "r/"); found {
+		host, slug, ok = strings.Cut(rest, "/")
+		return strings.ToLower(host), slug, ok && slug != "" && !strings.Contains(slug, "/")
+	}
+	host = r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return strings.ToLower(host), p, p != "" && !strings.Contains(p, "/")
+}
+
+func (s *Server) recordClick(host, slug string, r *http.Request) (string, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.st.domainByHost(host)
+	if d == nil {
+		return "", http.StatusNotFound
+	}
+	l := s.st.linkBySlug(d.ID, slug)
+	if l == nil {
+		return "", http.StatusNotFound
+	}
+	now := s.now().UTC()
+	if l.ExpiresAt != nil && !now.Before(*l.ExpiresAt) {
+		return "", http.StatusGone
+	}
+	dest := mergeUTM(l.Destination, l.UTM) // the visitor lands with the UTM tags
+	s.st.Clicks = append(s.st.Clicks, Click{
+		At: now, AccountID: l.AccountID, LinkID: l.ID, Slug: l.Slug,
+		ShortURL: shortURL(d.Host, l.Slug), Destination: dest,
+		Referrer: r.Referer(), UserAgent: r.UserAgent(),
+	})
+	if err := s.persistLocked(); err != nil {
+		return "", http.StatusInternalServerError
+	}
+	return dest, http.StatusFound
+}
+
+// exportClicks answers the CSV export, for the whole account or one link.
+func (s *Server) exportClicks(w http.ResponseWriter, r *http.Request, acct string) {
+	linkID := r.URL.Query().Get("linkId")
+	if _, ok := r.URL.Query()["linkId"]; ok {
+		if _, err := uuid.Parse(linkID); err != nil {
+			s.writeError(w, http.StatusBadRequest, "invalid_request", "linkId: must be a UUID")
+			return
+		}
+		if !s.ownsLink(acct, linkID) {
+			s.writeError(w, http.StatusNotFound, "not_found", "no such link on this account")
+			return
+		}
+	}
+	rows := s.clickRows(acct, linkID)
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="clicks.csv"`)
+	w.WriteHeader(http.StatusOK)
+	cw := csv.NewWriter(w) // quotes fields holding commas, quotes or newlines, as RFC 4180 requires
+	cw.UseCRLF = true
+	_ = cw.Write(ExportColumns)
+	_ = cw.WriteAll(rows)
+}
+
+func (s *Server) clickRows(acct, linkID string) [][]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var rows [][]string
+	for _, c := range s.st.Clicks {
+		if c.AccountID != acct || (linkID != "" && c.LinkID != linkID) {
+			continue
+		}
+		rows = append(rows, []string{
+			c.At.Format("2006-01-02T15:04:05.000Z"), c.LinkID, c.Slug, c.ShortURL, c.Destination, c.Referrer, c.UserAgent,
+		})
+	}
+	return rows
+}

@@ -1,0 +1,200 @@
+package emulator
+
+import (
+	"fmt"
+	"math/rand"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// FaultKind is what an injected fault does to a request.
+type FaultKind string
+
+const (
+	// FaultStatus answers Status (500, 502, 503, 429, …) without doing the request.
+	FaultStatus FaultKind = "status"
+	// FaultDelay waits Delay, then does the request normally.
+	FaultDelay FaultKind = "delay"
+	// FaultCloseAfterCommit does the request, then closes the connection
+	// without answering: the change is committed but the client never
+	// learns it. The hardest case for a client that retries POSTs.
+	FaultCloseAfterCommit FaultKind = "close-after-commit"
+	// FaultClose closes the connection without doing the request.
+	FaultClose FaultKind = "close"
+)
+
+// Fault is one injected failure. Method and Path (a path pattern such as
+// /api/links/{id}), when set, restrict which requests it applies to.
+type Fault struct {
+	Kind       FaultKind `json:"kind"`
+	Status     int       `json:"status,omitempty"`
+	Delay      Duration  `json:"delay,omitempty"`
+	RetryAfter int       `json:"retryAfter,omitempty"` // seconds, for an injected 429
+	Method     string    `json:"method,omitempty"`
+	Path       string    `json:"path,omitempty"`
+}
+
+func (f Fault) matches(rt route) bool {
+	return (f.Method == "" || strings.EqualFold(f.Method, rt.method)) && (f.Path == "" || f.Path == rt.pattern)
+}
+
+// FaultPlan says which API requests fail and how. Script faults are used
+// first, each by the next request it matches; then each request fails with
+// probability Rate, with a fault drawn from Random.
+type FaultPlan struct {
+	Script []Fault `json:"script,omitempty"`
+	Rate   float64 `json:"rate,omitempty"`
+	Random []Fault `json:"random,omitempty"`
+	Seed   int64   `json:"seed,omitempty"` // makes the random draws repeatable
+}
+
+// DefaultRandomFaults is the mix drawn from when FaultPlan.Random is empty.
+func DefaultRandomFaults() []Fault {
+	return []Fault{
+		{Kind: FaultStatus, Status: http.StatusInternalServerError},
+		{Kind: FaultStatus, Status: http.StatusBadGateway},
+		{Kind: FaultStatus, Status: http.StatusServiceUnavailable},
+		{Kind: FaultDelay, Delay: Duration(150 * time.Millisecond)},
+		{Kind: FaultCloseAfterCommit},
+	}
+}
+
+type faultInjector struct {
+	mu   sync.Mutex
+	plan FaultPlan
+	rng  *rand.Rand
+}
+
+func newFaultInjector() *faultInjector {
+	return &faultInjector{rng: rand.New(rand.NewSource(1))}
+}
+
+func (fi *faultInjector) set(plan FaultPlan) {
+	fi.mu.Lock()
+	defer fi.mu.Unlock()
+	plan.Script = append([]Fault(nil), plan.Script...)
+	if len(plan.Random) == 0 {
+		plan.Random = DefaultRandomFaults()
+	}
+	fi.plan = plan
+	fi.rng = rand.New(rand.NewSource(plan.Seed))
+}
+
+func (fi *faultInjector) get() FaultPlan {
+	fi.mu.Lock()
+	defer fi.mu.Unlock()
+	p := fi.plan
+	p.Script = append([]Fault(nil), p.Script...)
+	return p
+}
+
+func (fi *faultInjector) push(faults ...Fault) {
+	fi.mu.Lock()
+	defer fi.mu.Unlock()
+	fi.plan.Script = append(fi.plan.Script, faults...)
+}
+
+// next takes the fault for this request, if any.
+func (fi *faultInjector) next(rt route) (Fault, bool) {
+	fi.mu.Lock()
+	defer fi.mu.Unlock()
+	for i, f := range fi.plan.Script {
+		if f.matches(rt) {
+			fi.plan.Script = append(fi.plan.Script[:i], fi.plan.Script[i+1:]...)
+			return f, true
+		}
+	}
+	if fi.plan.Rate <= 0 || fi.rng.Float64() >= fi.plan.Rate {
+		return Fault{}, false
+	}
+	var candidates []Fault
+	for _, f := range fi.plan.Random {
+		if f.matches(rt) {
+			candidates = append(candidates, f)
+		}
+	}
+	if len(candidates) == 0 {
+		return Fault{}, false
+	}
+	return candidates[fi.rng.Intn(len(candidates))], true
+}
+
+// SetFaults replaces the fault plan; the zero FaultPlan turns faults off.
+func (s *Server) SetFaults(plan FaultPlan) { s.faults.set(plan) }
+
+// Faults returns the plan in force, with what is left of its script.
+func (s *Server) Faults() FaultPlan { return s.faults.get() }
+
+// InjectFaults appends faults to the script.
+func (s *Server) InjectFaults(faults ...Fault) { s.faults.push(faults...) }
+
+// Burst429 makes the next n API requests answer 429 with Retry-After.
+func (s *Server) Burst429(n, retryAfterSeconds int) {
+	for range n {
+		s.faults.push(Fault{Kind: FaultStatus, Status: http.StatusTooManyRequests, RetryAfter: retryAfterSeconds})
+	}
+}
+
+// withFaults runs handle, or the fault this request draws instead.
+func (s *Server) withFaults(w http.ResponseWriter, r *http.Request, rt route, handle func(http.ResponseWriter)) {
+	f, ok := s.faults.next(rt)
+	if !ok {
+		handle(w)
+		return
+	}
+	switch f.Kind {
+	case FaultStatus:
+		s.writeFaultStatus(w, f)
+	case FaultDelay:
+		if sleepCtx(r, time.Duration(f.Delay)) {
+			handle(w)
+		}
+	case FaultCloseAfterCommit:
+		handle(discardWriter{header: http.Header{}})
+		panic(http.ErrAbortHandler) // the server closes the connection without an answer
+	case FaultClose:
+		panic(http.ErrAbortHandler)
+	default:
+		handle(w)
+	}
+}
+
+func (s *Server) writeFaultStatus(w http.ResponseWriter, f Fault) {
+	switch f.Status {
+	case http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", fmt.Sprint(f.RetryAfter))
+		s.writeError(w, f.Status, "rate_limited", "rate limit exceeded; retry after the time in Retry-After")
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		// What a proxy in front of a real service answers: not JSON.
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(f.Status)
+		fmt.Fprintf(w, "<html><body><h1>%d %s</h1></body></html>\n", f.Status, http.StatusText(f.Status))
+	default:
+		s.writeError(w, f.Status, "internal_error", "injected fault")
+	}
+}
+
+// sleepCtx waits d or until the request is cancelled; it reports whether the
+// whole wait passed.
+func sleepCtx(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// discardWriter swallows a response that will never be sent.
+type discardWriter struct{ header http.Header }
+
+func (d discardWriter) Header() http.Header         { return d.header }
+func (d discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d discardWriter) WriteHeader(int)             {}

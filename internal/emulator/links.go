@@ -1,0 +1,378 @@
+package emulator
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// maxBody bounds a request body; the largest valid one is a few KiB.
+const maxBody = 64 << 10
+
+var slugPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// requestError is a 400 invalid_request whose message names the field.
+type requestError struct{ field, problem string }
+
+func (e requestError) Error() string { return e.field + ": " + e.problem }
+
+type createBody struct {
+	Destination *string `json:"destination"`
+	DomainID    *string `json:"domainId"`
+	Slug        *string `json:"slug"`
+	ExpiresAt   *string `json:"expiresAt"`
+}
+
+type changeBody struct {
+	Destination *string         `json:"destination"`
+	UTM         json.RawMessage `json:"utm"`
+}
+
+func (s *Server) createLink(w http.ResponseWriter, r *http.Request, acct string) {
+	var body createBody
+	if err := decodeBody(r, &body, map[string]string{"utm": "not accepted on create; set it with PATCH /api/links/{id}"}); err != nil {
+		s.writeRequestError(w, err)
+		return
+	}
+	in, err := s.validateCreate(acct, body)
+	if err != nil {
+		s.writeRequestError(w, err)
+		return
+	}
+	if !s.passFilter(w, r, in.Destination) {
+		return
+	}
+	link, status, code, msg := s.insertLink(acct, in)
+	if status != 0 {
+		s.writeError(w, status, code, msg)
+		return
+	}
+	s.writeLink(w, s.Settings().Variants.CreateStatus, link)
+}
+
+func (s *Server) validateCreate(acct string, b createBody) (Link, error) {
+	var in Link
+	dest, err := requireDestination(b.Destination)
+	if err != nil {
+		return in, err
+	}
+	in.Destination = dest
+	if b.DomainID == nil || *b.DomainID == "" {
+		return in, requestError{"domainId", "required"}
+	}
+	if _, err := uuid.Parse(*b.DomainID); err != nil {
+		return in, requestError{"domainId", "must be a UUID"}
+	}
+	s.mu.Lock()
+	d, ok := s.st.Domains[*b.DomainID]
+	s.mu.Unlock()
+	if !ok || d.AccountID != acct {
+		return in, requestError{"domainId", "no such domain on this account"}
+	}
+	in.DomainID = d.ID
+	if b.Slug != nil {
+		if !slugPattern.MatchString(*b.Slug) {
+			return in, requestError{"slug", "must be 1 to 64 characters of A-Z, a-z, 0-9, '_' and '-'"}
+		}
+		in.Slug = *b.Slug
+	}
+	if b.ExpiresAt != nil {
+		t, err := time.Parse(time.RFC3339Nano, *b.ExpiresAt)
+		if err != nil {
+			return in, requestError{"expiresAt", "must be an ISO 8601 timestamp such as 2027-01-31T23:59:59.000Z"}
+		}
+		t = t.UTC()
+		in.ExpiresAt = &t
+	}
+	return in, nil
+}
+
+func requireDestination(v *string) (string, error) {
+	if v == nil || *v == "" {
+		return "", requestError{"destination", "required"}
+	}
+	u, err := url.Parse(*v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "HTTP" && u.Scheme != "HTTPS") || u.Host == "" {
+		return "", requestError{"destination", "must be an absolute http or https URL"}
+	}
+	if len(*v) > 2048 {
+		return "", requestError{"destination", "must be at most 2048 characters"}
+	}
+	return *v, nil
+}
+
+// insertLink stores a validated link. It checks the quota and the slug under
+// the lock, so parallel creates can neither exceed the quota nor share a slug.
+func (s *Server) insertLink(acct string, in Link) (Link, int, string, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.st.Accounts[acct]
+	now := s.now().UTC()
+	month := now.Format("2006-01")
+	if a.MonthlyQuota > 0 && a.CreatedByMonth[month] >= a.MonthlyQuota {
+		return Link{}, http.StatusPaymentRequired, "link_quota", fmt.Sprintf("the plan's monthly quota of %d links is exhausted", a.MonthlyQuota)
+	}
+	if in.Slug == "" {
+		in.Slug = s.freeSlugLocked(in.DomainID)
+	} else if s.st.linkBySlug(in.DomainID, in.Slug) != nil {
+		return Link{}, http.StatusConflict, "slug_taken", fmt.Sprintf("slug: %q is already taken on this domain", in.Slug)
+	}
+	in.Destination = s.normalize(in.Destination)
+	in.ID = newID()
+	in.AccountID = acct
+	in.CreatedAt, in.UpdatedAt = now, now
+	s.st.NextSeq++
+	in.Seq = s.st.NextSeq
+	link := in
+	s.st.addLink(&link)
+	if a.CreatedByMonth == nil {
+		a.CreatedByMonth = map[string]int{}
+	}
+	a.CreatedByMonth[month]++
+	if err := s.persistLocked(); err != nil {
+		return Link{}, http.StatusInternalServerError, "internal_error", err.Error()
+	}
+	return link, 0, "", ""
+}
+
+func (s *Server) freeSlugLocked(domainID string) string {
+	for {
+		slug := randomSlug()
+		if s.st.linkBySlug(domainID, slug) == nil {
+			return slug
+		}
+	}
+}
+
+func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, acct string) {
+	s.mu.Lock()
+	links := s.accountLinksLocked(acct)
+	s.mu.Unlock()
+	s.writeList(w, r, links)
+}
+
+// accountLinksLocked returns the account's links, oldest first.
+func (s *Server) accountLinksLocked(acct string) []Link {
+	var links []Link
+	for _, l := range s.st.Links {
+		if l.AccountID == acct {
+			links = append(links, *l)
+		}
+	}
+	sortLinks(links)
+	return links
+}
+
+func (s *Server) changeDestination(w http.ResponseWriter, r *http.Request, acct, id string) {
+	var body changeBody
+	immutable := map[string]string{
+		"slug":      "cannot be changed; create a new link",
+		"domainId":  "cannot be changed; create a new link",
+		"expiresAt": "cannot be changed; create a new link",
+	}
+	if err := decodeBody(r, &body, immutable); err != nil {
+		s.writeRequestError(w, err)
+		return
+	}
+	if !s.ownsLink(acct, id) {
+		s.writeError(w, http.StatusNotFound, "not_found", "no such link on this account")
+		return
+	}
+	dest, err := requireDestination(body.Destination)
+	if err != nil {
+		s.writeRequestError(w, err)
+		return
+	}
+	utm, clear, err := parseUTM(body.UTM)
+	if err != nil {
+		s.writeRequestError(w, err)
+		return
+	}
+	if !s.passFilter(w, r, dest) {
+		return
+	}
+	link, ok := s.applyChange(acct, id, dest, utm, clear)
+	if !ok {
+		// Deleted while the filter was checking the destination.
+		s.writeError(w, http.StatusNotFound, "not_found", "no such link on this account")
+		return
+	}
+	status := s.Settings().Variants.ChangeStatus
+	if status == http.StatusNoContent {
+		w.WriteHeader(status)
+		return
+	}
+	s.writeLink(w, status, link)
+}
+
+func (s *Server) applyChange(acct, id, dest string, utm *UTM, clear bool) (Link, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.st.Links[id]
+	if !ok || l.AccountID != acct {
+		return Link{}, false
+	}
+	l.Destination = s.normalize(dest)
+	switch {
+	case clear:
+		l.UTM = nil
+	case utm != nil:
+		l.UTM = utm
+	}
+	l.UpdatedAt = s.now().UTC()
+	if err := s.persistLocked(); err != nil {
+		return Link{}, false
+	}
+	return *l, true
+}
+
+// parseUTM reads the utm member of a PATCH body: absent keeps the link's
+// parameters, null or {} clears them.
+func parseUTM(raw json.RawMessage) (utm *UTM, clear bool, err error) {
+	if len(raw) == 0 {
+		return nil, false, nil
+	}
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil, true, nil
+	}
+	var u UTM
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&u); err != nil {
+		return nil, false, requestError{"utm", "must be an object with the string keys source, medium, campaign, term and content"}
+	}
+	if u.empty() {
+		return nil, true, nil
+	}
+	return &u, false, nil
+}
+
+func (s *Server) ownsLink(acct, id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.st.Links[id]
+	return ok && l.AccountID == acct
+}
+
+func (s *Server) deleteLink(w http.ResponseWriter, acct, id string) {
+	s.mu.Lock()
+	l, ok := s.st.Links[id]
+	found := ok && l.AccountID == acct
+	var err error
+	if found {
+		s.st.removeLink(id)
+		err = s.persistLocked()
+	}
+	s.mu.Unlock()
+	switch {
+	case !found:
+		s.writeError(w, http.StatusNotFound, "not_found", "no such link on this account")
+	case err != nil:
+		s.writeError(w, http.StatusInternalServerError, "internal_error", err.Error())
+	case s.Settings().Variants.DeleteStatus == http.StatusOK:
+		writeJSON(w, http.StatusOK, map[string]any{"deleted": true, "id": id})
+	default:
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+// passFilter runs the fraud filter: first its delay, then the blocked list.
+// It answers the request itself when the destination is rejected.
+func (s *Server) passFilter(w http.ResponseWriter, r *http.Request, dest string) bool {
+	f := s.Settings().Filter
+	if !sleepCtx(r, time.Duration(f.Delay)) {
+		return false // the client gave up; nothing is changed
+	}
+	if rule, blocked := blockedBy(f.Blocked, dest); blocked {
+		s.writeError(w, http.StatusUnprocessableEntity, "blocked_by_filter", fmt.Sprintf("destination: rejected by the fraud filter (rule %q)", rule))
+		return false
+	}
+	return true
+}
+
+func blockedBy(rules []string, dest string) (string, bool) {
+	u, err := url.Parse(dest)
+	if err != nil {
+		return "", false
+	}
+	host := strings.ToLower(u.Hostname())
+	for _, rule := range rules {
+		if strings.Contains(rule, "*") {
+			if ok, _ := path.Match(rule, dest); ok {
+				return rule, true
+			}
+			continue
+		}
+		rule = strings.ToLower(rule)
+		if host == rule || strings.HasSuffix(host, "."+rule) {
+			return rule, true
+		}
+	}
+	return "", false
+}
+
+// normalize applies the NormalizeDestination variant.
+func (s *Server) normalize(dest string) string {
+	if !s.settings.Variants.NormalizeDestination {
+		return dest
+	}
+	u, err := url.Parse(dest)
+	if err != nil {
+		return dest
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	u.Host = strings.ToLower(u.Host)
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	return u.String()
+}
+
+// decodeBody reads a JSON object strictly: malformed JSON, a wrong type or an
+// unknown field is a requestError naming the field. rejected gives the
+// message for known fields the endpoint does not take.
+func decodeBody(r *http.Request, dst any, rejected map[string]string) error {
+	raw, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		return requestError{"body", "could not be read"}
+	}
+	if len(raw) > maxBody {
+		return requestError{"body", fmt.Sprintf("larger than %d bytes", maxBody)}
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return requestError{"body", "must be a JSON object: " + err.Error()}
+	}
+	for name := range fields {
+		if msg, ok := rejected[name]; ok {
+			return requestError{name, msg}
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return requestError{typeErr.Field, "must be a " + typeErr.Type.String()}
+		}
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return requestError{strings.Trim(name, `"`), "unknown field"}
+		}
+		return requestError{"body", err.Error()}
+	}
+	return nil
+}
+
+func (s *Server) writeRequestError(w http.ResponseWriter, err error) {
+	s.writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
+}

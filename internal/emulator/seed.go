@@ -1,0 +1,285 @@
+package emulator
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// DefaultMonthlyQuota is the quota of accounts created by AddAccount.
+const DefaultMonthlyQuota = 10000
+
+// Fixture is a ready-to-use account: what a test or a user needs to point a
+// provider at the emulator.
+type Fixture struct {
+	AccountID  string `json:"accountId"`
+	DomainID   string `json:"domainId"`
+	DomainHost string `json:"domainHost"`
+	APIKey     string `json:"apiKey"`   // links:read and links:write
+	ReadKey    string `json:"readKey"`  // links:read only
+	WriteKey   string `json:"writeKey"` // links:write only
+}
+
+// AddAccount creates an account whose plan includes the API.
+func (s *Server) AddAccount(name string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := newID()
+	s.st.Accounts[id] = &Account{ID: id, Name: name, APIEnabled: true, MonthlyQuota: DefaultMonthlyQuota, CreatedByMonth: map[string]int{}}
+	s.mustPersistLocked()
+	return id
+}
+
+// AddKey creates an API key with the given scopes for an account.
+func (s *Server) AddKey(accountID string, scopes ...string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.st.Accounts[accountID]; !ok {
+		return "", fmt.Errorf("no account %q", accountID)
+	}
+	key := "sl_test_" + randomHex(16)
+	s.st.Keys[key] = &APIKey{Key: key, AccountID: accountID, Scopes: append([]string(nil), scopes...)}
+	s.mustPersistLocked()
+	return key, nil
+}
+
+// AddDomain gives an account a short-link domain.
+func (s *Server) AddDomain(accountID, host string) (string, error) {
+	host = strings.ToLower(host)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.st.Accounts[accountID]; !ok {
+		return "", fmt.Errorf("no account %q", accountID)
+	}
+	if s.st.domainByHost(host) != nil {
+		return "", fmt.Errorf("domain %q exists already", host)
+	}
+	id := newID()
+	s.st.Domains[id] = &Domain{ID: id, AccountID: accountID, Host: host}
+	s.mustPersistLocked()
+	return id, nil
+}
+
+// RevokeKey makes a key answer 401 from now on.
+func (s *Server) RevokeKey(key string) error {
+	return s.withKey(key, func(k *APIKey) { k.Revoked = true })
+}
+
+// SetKeyScopes replaces a key's scopes.
+func (s *Server) SetKeyScopes(key string, scopes ...string) error {
+	return s.withKey(key, func(k *APIKey) { k.Scopes = append([]string(nil), scopes...) })
+}
+
+func (s *Server) withKey(key string, change func(*APIKey)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k, ok := s.st.Keys[key]
+	if !ok {
+		return fmt.Errorf("no such key")
+	}
+	change(k)
+	s.mustPersistLocked()
+	return nil
+}
+
+// SetAPIEnabled says whether the account's plan includes the API.
+func (s *Server) SetAPIEnabled(accountID string, enabled bool) error {
+	return s.withAccount(accountID, func(a *Account) { a.APIEnabled = enabled })
+}
+
+// SetMonthlyQuota sets how many links the account may create a month (0: no limit).
+func (s *Server) SetMonthlyQuota(accountID string, quota int) error {
+	return s.withAccount(accountID, func(a *Account) { a.MonthlyQuota = quota })
+}
+
+func (s *Server) withAccount(id string, change func(*Account)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.st.Accounts[id]
+	if !ok {
+		return fmt.Errorf("no account %q", id)
+	}
+	change(a)
+	s.mustPersistLocked()
+	return nil
+}
+
+// SeedFixture creates an account with one domain and three keys (both
+// scopes, read only, write only).
+func (s *Server) SeedFixture(name, host string) (Fixture, error) {
+	f := Fixture{AccountID: s.AddAccount(name), DomainHost: strings.ToLower(host)}
+	var err error
+	if f.DomainID, err = s.AddDomain(f.AccountID, host); err != nil {
+		return Fixture{}, err
+	}
+	if f.APIKey, err = s.AddKey(f.AccountID, ScopeRead, ScopeWrite); err != nil {
+		return Fixture{}, err
+	}
+	if f.ReadKey, err = s.AddKey(f.AccountID, ScopeRead); err != nil {
+		return Fixture{}, err
+	}
+	f.WriteKey, err = s.AddKey(f.AccountID, ScopeWrite)
+	return f, err
+}
+
+// SeedLinks creates n links on a domain directly in the store (no API
+// request, no rate limit, no quota), with slugs prefix-0 … prefix-(n-1) and
+// destinations https://example.com/<prefix>/<i>. Benchmarks use it to start
+// from a large account.
+func (s *Server) SeedLinks(domainID, prefix string, n int) ([]Link, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.st.Domains[domainID]
+	if !ok {
+		return nil, fmt.Errorf("no domain %q", domainID)
+	}
+	now := s.now().UTC()
+	out := make([]Link, 0, n)
+	for i := range n {
+		slug := fmt.Sprintf("%s-%d", prefix, i)
+		if s.st.linkBySlug(domainID, slug) != nil {
+			return nil, fmt.Errorf("slug %q is taken", slug)
+		}
+		s.st.NextSeq++
+		l := &Link{
+			ID: newID(), AccountID: d.AccountID, DomainID: domainID, Slug: slug,
+			Destination: fmt.Sprintf("https://example.com/%s/%d", prefix, i),
+			CreatedAt:   now, UpdatedAt: now, Seq: s.st.NextSeq,
+		}
+		s.st.addLink(l)
+		out = append(out, *l)
+	}
+	s.mustPersistLocked()
+	return out, nil
+}
+
+// Links returns every stored link of an account, oldest first.
+func (s *Server) Links(accountID string) []Link {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.accountLinksLocked(accountID)
+}
+
+// AllLinks returns every stored link of every account, oldest first.
+func (s *Server) AllLinks() []Link {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	links := make([]Link, 0, len(s.st.Links))
+	for _, l := range s.st.Links {
+		links = append(links, *l)
+	}
+	sortLinks(links)
+	return links
+}
+
+// ChangeLinkOutOfBand changes a link's destination as a user in the
+// dashboard would: no API request, no filter, no rate limit.
+func (s *Server) ChangeLinkOutOfBand(id, destination string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.st.Links[id]
+	if !ok {
+		return fmt.Errorf("no link %q", id)
+	}
+	l.Destination = destination
+	l.UpdatedAt = s.now().UTC()
+	s.mustPersistLocked()
+	return nil
+}
+
+// DeleteLinkOutOfBand deletes a link as a user in the dashboard would.
+func (s *Server) DeleteLinkOutOfBand(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.st.Links[id]; !ok {
+		return fmt.Errorf("no link %q", id)
+	}
+	s.st.removeLink(id)
+	s.mustPersistLocked()
+	return nil
+}
+
+// Clicks returns the recorded clicks of an account, oldest first.
+func (s *Server) Clicks(accountID string) []Click {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Click
+	for _, c := range s.st.Clicks {
+		if c.AccountID == accountID {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// AddClicks records n clicks of a link directly in the store, for exports
+// of a large size.
+func (s *Server) AddClicks(linkID string, n int, referrer string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.st.Links[linkID]
+	if !ok {
+		return fmt.Errorf("no link %q", linkID)
+	}
+	host := s.st.Domains[l.DomainID].Host
+	at := s.now().UTC()
+	for i := range n {
+		s.st.Clicks = append(s.st.Clicks, Click{
+			At: at.Add(time.Duration(i) * time.Millisecond), AccountID: l.AccountID, LinkID: l.ID, Slug: l.Slug,
+			ShortURL: shortURL(host, l.Slug), Destination: l.Destination, Referrer: referrer,
+		})
+	}
+	s.mustPersistLocked()
+	return nil
+}
+
+// mustPersistLocked writes the store for the seeding helpers, which return
+// no error of their own; PersistError reports a failure.
+func (s *Server) mustPersistLocked() {
+	if err := s.persistLocked(); err != nil {
+		s.persistErr = err
+	}
+}
+
+// PersistError reports the last failure to write the data file by a
+// seeding helper.
+func (s *Server) PersistError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.persistErr
+}
+
+// ExistingFixture finds the fixture SeedFixture made for the account called
+// name, as reloaded from a data file.
+func (s *Server) ExistingFixture(name string) (Fixture, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.st.Accounts {
+		if a.Name != name {
+			continue
+		}
+		f := Fixture{AccountID: a.ID}
+		for _, d := range s.st.Domains {
+			if d.AccountID == a.ID {
+				f.DomainID, f.DomainHost = d.ID, d.Host
+			}
+		}
+		for _, k := range s.st.Keys {
+			if k.AccountID != a.ID || k.Revoked {
+				continue
+			}
+			switch {
+			case k.has(ScopeRead) && k.has(ScopeWrite):
+				f.APIKey = k.Key
+			case k.has(ScopeRead):
+				f.ReadKey = k.Key
+			case k.has(ScopeWrite):
+				f.WriteKey = k.Key
+			}
+		}
+		if f.DomainID != "" && f.APIKey != "" {
+			return f, true
+		}
+	}
+	return Fixture{}, false
+}

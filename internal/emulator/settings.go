@@ -1,0 +1,135 @@
+package emulator
+
+import (
+	"fmt"
+	"time"
+)
+
+// Settings are the switches of the emulator. They can be changed at any time,
+// in-process with Server.SetSettings or through the admin API.
+type Settings struct {
+	Limits   Limits   `json:"limits"`
+	Filter   Filter   `json:"filter"`
+	Variants Variants `json:"variants"`
+}
+
+// Limits configures the fixed rate-limit windows.
+type Limits struct {
+	Write  int      `json:"write"`  // requests per window on POST, PATCH, DELETE
+	Read   int      `json:"read"`   // requests per window on GET
+	Window Duration `json:"window"` // length of one window
+}
+
+// Filter configures the fraud filter that checks every destination on create
+// and on change of destination.
+type Filter struct {
+	// Blocked lists hosts (a destination whose host is that host or a
+	// subdomain of it is blocked) or glob patterns containing '*' matched
+	// against the whole destination URL with path.Match.
+	Blocked []string `json:"blocked"`
+	// Delay is how long every check takes; the real service is slow here.
+	Delay Duration `json:"delay"`
+}
+
+// Variants switch the emulator from its canonical answers to the other
+// reasonable answers listed in shared/design/contract.md.
+type Variants struct {
+	ObjectEnvelope string `json:"objectEnvelope"` // "" (bare), "data" or "link"
+	ListEnvelope   string `json:"listEnvelope"`   // "" (bare), "data", "links" or "items"
+	FieldStyle     string `json:"fieldStyle"`     // "camel", "snake" or "alias" (shortLink, qrCode, …)
+	CreateStatus   int    `json:"createStatus"`   // 201 or 200
+	ChangeStatus   int    `json:"changeStatus"`   // 200 or 204 (no body)
+	DeleteStatus   int    `json:"deleteStatus"`   // 204 or 200
+	Paging         string `json:"paging"`         // "none", "cursor", "next" or "link"
+	PageSize       int    `json:"pageSize"`       // links per page when paging
+	UTMStyle       string `json:"utmStyle"`       // "object", "prefixed" (utm_source…), "absent" or "merged" (into the destination's query)
+	TimeFormat     string `json:"timeFormat"`     // "millis" (2027-01-31T23:59:59.000Z), "seconds" (no fraction) or "offset" (+00:00)
+	// NormalizeDestination lower-cases scheme and host and gives an empty
+	// path a trailing slash, as some services do.
+	NormalizeDestination bool `json:"normalizeDestination"`
+	WriteGrantsRead      bool `json:"writeGrantsRead"` // links:write also grants links:read
+	HTMLErrors           bool `json:"htmlErrors"`      // error bodies are HTML pages, as from a proxy
+}
+
+// DefaultSettings are the canonical answers.
+func DefaultSettings() Settings {
+	return Settings{
+		Limits: Limits{Write: 60, Read: 600, Window: Duration(time.Minute)},
+		Filter: Filter{Blocked: []string{"blocked.example", "*phishing*"}, Delay: Duration(300 * time.Millisecond)},
+		Variants: Variants{
+			FieldStyle:   "camel",
+			CreateStatus: 201,
+			ChangeStatus: 200,
+			DeleteStatus: 204,
+			Paging:       "none",
+			PageSize:     100,
+			UTMStyle:     "object",
+			TimeFormat:   "millis",
+		},
+	}
+}
+
+// Validate reports the first setting that has no meaning.
+func (s Settings) Validate() error {
+	v := s.Variants
+	checks := []struct {
+		name  string
+		value any
+		ok    bool
+	}{
+		{"limits.write", s.Limits.Write, s.Limits.Write > 0},
+		{"limits.read", s.Limits.Read, s.Limits.Read > 0},
+		{"limits.window", s.Limits.Window, s.Limits.Window > 0},
+		{"filter.delay", s.Filter.Delay, s.Filter.Delay >= 0},
+		{"variants.objectEnvelope", v.ObjectEnvelope, oneOf(v.ObjectEnvelope, "", "data", "link")},
+		{"variants.listEnvelope", v.ListEnvelope, oneOf(v.ListEnvelope, "", "data", "links", "items")},
+		{"variants.fieldStyle", v.FieldStyle, oneOf(v.FieldStyle, "camel", "snake", "alias")},
+		{"variants.createStatus", v.CreateStatus, v.CreateStatus == 200 || v.CreateStatus == 201},
+		{"variants.changeStatus", v.ChangeStatus, v.ChangeStatus == 200 || v.ChangeStatus == 204},
+		{"variants.deleteStatus", v.DeleteStatus, v.DeleteStatus == 200 || v.DeleteStatus == 204},
+		{"variants.paging", v.Paging, oneOf(v.Paging, "none", "cursor", "next", "link")},
+		{"variants.pageSize", v.PageSize, v.PageSize > 0},
+		{"variants.utmStyle", v.UTMStyle, oneOf(v.UTMStyle, "object", "prefixed", "absent", "merged")},
+		{"variants.timeFormat", v.TimeFormat, oneOf(v.TimeFormat, "millis", "seconds", "offset")},
+	}
+	for _, c := range checks {
+		if !c.ok {
+			return fmt.Errorf("setting %s: %v is not allowed", c.name, c.value)
+		}
+	}
+	return nil
+}
+
+func oneOf(s string, allowed ...string) bool {
+	for _, a := range allowed {
+		if s == a {
+			return true
+		}
+	}
+	return false
+}
+
+// Duration is a time.Duration that reads and writes JSON as "1.5s" (or a
+// number of nanoseconds), so the admin API is pleasant to use with curl.
+type Duration time.Duration
+
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + time.Duration(d).String() + `"`), nil
+}
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		parsed, err := time.ParseDuration(string(b[1 : len(b)-1]))
+		if err != nil {
+			return err
+		}
+		*d = Duration(parsed)
+		return nil
+	}
+	var n int64
+	if _, err := fmt.Sscan(string(b), &n); err != nil {
+		return fmt.Errorf("duration %s: want a string such as \"2s\" or nanoseconds", b)
+	}
+	*d = Duration(n)
+	return nil
+}
