@@ -1,0 +1,61 @@
+# A spring campaign: one short link per landing page, all tagged with the same
+# UTM parameters, and the short URLs as an output for the newsletter team.
+#
+# The provider reads SHORTLINK_BASE_URL and SHORTLINK_API_KEY from the
+# environment, so the key never sits in this file.
+
+terraform {
+  required_providers {
+    shortlink = {
+      source = "shortlink/shortlink"
+    }
+  }
+}
+
+provider "shortlink" {}
+
+variable "domain_id" {
+  description = "ID of the short-link domain (dashboard → Domains)."
+  type        = string
+}
+
+variable "campaign" {
+  description = "utm_campaign of every link."
+  type        = string
+  default     = "spring-2027"
+}
+
+variable "landing_pages" {
+  description = "Slug → destination of each link."
+  type        = map(string)
+  default = {
+    spring-sale = "https://shop.example.com/spring"
+    newsletter  = "https://shop.example.com/newsletter"
+    webinar     = "https://events.example.com/spring-webinar"
+  }
+}
+
+resource "shortlink_link" "campaign" {
+  for_each = var.landing_pages
+
+  domain_id   = var.domain_id
+  slug        = each.key
+  destination = each.value
+  expires_at  = "2027-06-30T23:59:59Z"
+
+  utm = {
+    source   = "newsletter"
+    medium   = "email"
+    campaign = var.campaign
+  }
+}
+
+output "short_urls" {
+  description = "Slug → short URL."
+  value       = { for slug, link in shortlink_link.campaign : slug => link.short_url }
+}
+
+output "link_ids" {
+  description = "Slug → link ID, for the analytics export."
+  value       = { for slug, link in shortlink_link.campaign : slug => link.id }
+}

@@ -1,0 +1,402 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+const testKey = "sk_test_S3CRET_k3y_0123456789"
+
+// recorded is one request as the test server saw it.
+type recorded struct {
+	Method, EscapedPath, RawQuery string
+	Header                        http.Header
+	Body                          string
+}
+
+// step is one scripted answer of the test server.
+type step struct {
+	status int
+	body   string
+	header map[string]string
+	hangUp bool          // close the connection without answering
+	delay  time.Duration // wait (or until the request ends) before answering
+}
+
+// script is a test server that answers its steps in turn, repeating the
+// last one, and records every request.
+type script struct {
+	mu    sync.Mutex
+	steps []step
+	reqs  []recorded
+}
+
+func (s *script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	s.reqs = append(s.reqs, recorded{r.Method, r.URL.EscapedPath(), r.URL.RawQuery, r.Header.Clone(), string(body)})
+	st := s.steps[min(len(s.reqs)-1, len(s.steps)-1)]
+	s.mu.Unlock()
+	answer(w, r, st)
+}
+
+func answer(w http.ResponseWriter, r *http.Request, st step) {
+	if st.delay > 0 {
+		select {
+		case <-time.After(st.delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if st.hangUp {
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			_ = conn.Close()
+		}
+		return
+	}
+	for k, v := range st.header {
+		w.Header().Set(k, v)
+	}
+	if w.Header().Get("Content-Type") == "" && st.body != "" {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.WriteHeader(cmpOr(st.status, http.StatusOK))
+	_, _ = io.WriteString(w, st.body)
+}
+
+func (s *script) requests() []recorded {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]recorded(nil), s.reqs...)
+}
+
+func (s *script) count() int { return len(s.requests()) }
+
+// serve starts a test server answering steps.
+func serve(t *testing.T, steps ...step) (*script, *httptest.Server) {
+	t.Helper()
+	s := &script{steps: steps}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	return s, srv
+}
+
+// newRawServer starts a test server with handler h.
+func newRawServer(t *testing.T, h http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// newTestClient returns a client of srv with millisecond back-off and
+// keep-alives off, so that a hung-up connection is never retried by
+// net/http itself and request counts stay exact.
+func newTestClient(t *testing.T, srv *httptest.Server, mods ...func(*Config)) *Client {
+	t.Helper()
+	hc := srv.Client()
+	hc.Transport.(*http.Transport).DisableKeepAlives = true
+	cfg := Config{
+		BaseURL:      srv.URL,
+		APIKey:       testKey,
+		UserAgent:    "terraform-provider-shortlink/1.2.3",
+		HTTPClient:   hc,
+		MaxRetries:   3,
+		RetryWaitMin: time.Millisecond,
+		RetryWaitMax: 4 * time.Millisecond,
+	}
+	for _, m := range mods {
+		m(&cfg)
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return c
+}
+
+const linkJSON = `{"id":"l-1","destination":"https://example.com/a","domainId":"d-1","slug":"abc",` +
+	`"shortUrl":"https://sho.rt/abc","qrCodeUrl":"https://sho.rt/abc.png","expiresAt":null,"utm":null,` +
+	`"createdAt":"2026-01-02T03:04:05.678Z","updatedAt":"2026-01-02T03:04:05.678Z"}`
+
+func TestNewValidatesConfig(t *testing.T) {
+	tests := []struct {
+		name, baseURL, key, wantErr string
+	}{
+		{"ok", "http://127.0.0.1:8080", "k", ""},
+		{"ok https with prefix", "https://api.example.com/shortlink/", "k", ""},
+		{"key trimmed", "http://h", " k\n", ""},
+		{"empty base", "", "k", "absolute"},
+		{"relative base", "/api", "k", "absolute"},
+		{"other scheme", "ftp://h", "k", "absolute"},
+		{"no host", "http://", "k", "absolute"},
+		{"query", "http://h?x=1", "k", "query"},
+		{"user info", "http://u:p@h", "k", "user information"},
+		{"unparsable", "http://h:port:x", "k", "not a valid URL"},
+		{"empty key", "http://h", "  ", "empty"},
+		{"bearer prefix", "http://h", "Bearer " + testKey, "Bearer"},
+		{"control character", "http://h", "a\x00b", "control"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(Config{BaseURL: tt.baseURL, APIKey: tt.key})
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("New: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("New error = %v, want one containing %q", err, tt.wantErr)
+			}
+			if strings.Contains(err.Error(), testKey) {
+				t.Fatalf("error reveals the API key: %v", err)
+			}
+		})
+	}
+}
+
+func TestNewDefaults(t *testing.T) {
+	tests := []struct {
+		name        string
+		cfg         Config
+		wantRetries int
+		wantMin     time.Duration
+		wantMax     time.Duration
+		wantPages   int
+	}{
+		{"zero values", Config{}, DefaultMaxRetries, DefaultRetryWaitMin, DefaultRetryWaitMax, DefaultMaxPages},
+		{"no retries", Config{MaxRetries: -1}, 0, DefaultRetryWaitMin, DefaultRetryWaitMax, DefaultMaxPages},
+		{"explicit", Config{MaxRetries: 2, RetryWaitMin: time.Millisecond, RetryWaitMax: time.Second, MaxPages: 7}, 2, time.Millisecond, time.Second, 7},
+		{"max below min", Config{RetryWaitMin: time.Minute, RetryWaitMax: time.Second}, DefaultMaxRetries, time.Minute, time.Minute, DefaultMaxPages},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.cfg.BaseURL, tt.cfg.APIKey = "http://h", "k"
+			c, err := New(tt.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.maxRetries != tt.wantRetries || c.waitMin != tt.wantMin || c.waitMax != tt.wantMax || c.maxPages != tt.wantPages {
+				t.Fatalf("got retries=%d min=%v max=%v pages=%d", c.maxRetries, c.waitMin, c.waitMax, c.maxPages)
+			}
+			if c.userAgent != DefaultUserAgent || c.http.CheckRedirect == nil {
+				t.Fatalf("user agent %q, redirect policy set %v", c.userAgent, c.http.CheckRedirect != nil)
+			}
+		})
+	}
+}
+
+func TestRequestShape(t *testing.T) {
+	cet := time.FixedZone("CET", 3600)
+	expires := time.Date(2027, 2, 1, 0, 59, 59, 123456789, cet)
+	tests := []struct {
+		name       string
+		answer     step
+		run        func(*Client) error
+		method     string
+		path       string
+		query      string
+		accept     string
+		wantBody   string // "" means no body and no Content-Type
+		wantLinkID string
+	}{
+		{
+			name:   "create with every field, expiresAt from a non-UTC time",
+			answer: step{status: 201, body: linkJSON},
+			run: func(c *Client) error {
+				_, err := c.CreateLink(context.Background(), CreateLinkInput{Destination: "https://example.com/a?b=1&c=<2>", DomainID: "d-1", Slug: "abc", ExpiresAt: &expires})
+				return err
+			},
+			method: "POST", path: "/api/links", accept: "application/json",
+			wantBody: `{"destination":"https://example.com/a?b=1&c=<2>","domainId":"d-1","slug":"abc","expiresAt":"2027-01-31T23:59:59.123Z"}`,
+		},
+		{
+			name:   "create with required fields only",
+			answer: step{status: 201, body: linkJSON},
+			run: func(c *Client) error {
+				_, err := c.CreateLink(context.Background(), CreateLinkInput{Destination: "https://example.com/", DomainID: "d-1"})
+				return err
+			},
+			method: "POST", path: "/api/links", accept: "application/json",
+			wantBody: `{"destination":"https://example.com/","domainId":"d-1"}`,
+		},
+		{
+			name:   "create with a whole-second expiry still sends milliseconds",
+			answer: step{status: 201, body: linkJSON},
+			run: func(c *Client) error {
+				e := time.Date(2027, 1, 31, 23, 59, 59, 0, time.UTC)
+				_, err := c.CreateLink(context.Background(), CreateLinkInput{Destination: "https://e/", DomainID: "d", ExpiresAt: &e})
+				return err
+			},
+			method: "POST", path: "/api/links", accept: "application/json",
+			wantBody: `{"destination":"https://e/","domainId":"d","expiresAt":"2027-01-31T23:59:59.000Z"}`,
+		},
+		{
+			name:   "list",
+			answer: step{body: "[]"},
+			run: func(c *Client) error {
+				_, err := c.ListLinks(context.Background())
+				return err
+			},
+			method: "GET", path: "/api/links", accept: "application/json",
+		},
+		{
+			name:   "change destination without utm omits utm",
+			answer: step{body: linkJSON},
+			run: func(c *Client) error {
+				_, err := c.ChangeDestination(context.Background(), "l-1", ChangeDestinationInput{Destination: "https://example.com/b"})
+				return err
+			},
+			method: "PATCH", path: "/api/links/l-1", accept: "application/json",
+			wantBody: `{"destination":"https://example.com/b"}`,
+		},
+		{
+			name:   "change destination with utm omits empty keys",
+			answer: step{body: linkJSON},
+			run: func(c *Client) error {
+				_, err := c.ChangeDestination(context.Background(), "l-1", ChangeDestinationInput{Destination: "https://example.com/b", UTM: &UTM{Source: "news", Campaign: "spring", Content: "a&b"}})
+				return err
+			},
+			method: "PATCH", path: "/api/links/l-1", accept: "application/json",
+			wantBody: `{"destination":"https://example.com/b","utm":{"source":"news","campaign":"spring","content":"a&b"}}`,
+		},
+		{
+			name:   "change destination clearing utm sends null",
+			answer: step{status: 204},
+			run: func(c *Client) error {
+				_, err := c.ChangeDestination(context.Background(), "l-1", ChangeDestinationInput{Destination: "https://example.com/b", ClearUTM: true})
+				return err
+			},
+			method: "PATCH", path: "/api/links/l-1", accept: "application/json",
+			wantBody: `{"destination":"https://example.com/b","utm":null}`,
+		},
+		{
+			name:   "delete escapes the id",
+			answer: step{status: 204},
+			run: func(c *Client) error {
+				return c.DeleteLink(context.Background(), "a/b c?d")
+			},
+			method: "DELETE", path: "/api/links/a%2Fb%20c%3Fd", accept: "application/json",
+		},
+		{
+			name:   "export all",
+			answer: step{body: "a,b\n", header: map[string]string{"Content-Type": "text/csv"}},
+			run: func(c *Client) error {
+				_, err := c.ExportAnalytics(context.Background(), "")
+				return err
+			},
+			method: "GET", path: "/api/analytics/export", accept: "text/csv",
+		},
+		{
+			name:   "export one link",
+			answer: step{body: "a,b\n", header: map[string]string{"Content-Type": "text/csv"}},
+			run: func(c *Client) error {
+				_, err := c.ExportAnalytics(context.Background(), "l-1 &x")
+				return err
+			},
+			method: "GET", path: "/api/analytics/export", query: "linkId=l-1+%26x", accept: "text/csv",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, srv := serve(t, tt.answer)
+			if err := tt.run(newTestClient(t, srv)); err != nil {
+				t.Fatalf("request failed: %v", err)
+			}
+			reqs := s.requests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests, want 1", len(reqs))
+			}
+			r := reqs[0]
+			if r.Method != tt.method || r.EscapedPath != tt.path || r.RawQuery != tt.query {
+				t.Errorf("request %s %s?%s, want %s %s?%s", r.Method, r.EscapedPath, r.RawQuery, tt.method, tt.path, tt.query)
+			}
+			wantHeaders := map[string]string{
+				"Authorization": "Bearer " + testKey,
+				"User-Agent":    "terraform-provider-shortlink/1.2.3",
+				"Accept":        tt.accept,
+				"Content-Type":  "",
+			}
+			if tt.wantBody != "" {
+				wantHeaders["Content-Type"] = "application/json"
+			}
+			for k, want := range wantHeaders {
+				if got := r.Header.Get(k); got != want {
+					t.Errorf("header %s = %q, want %q", k, got, want)
+				}
+			}
+			if r.Body != tt.wantBody {
+				t.Errorf("body\n got %s\nwant %s", r.Body, tt.wantBody)
+			}
+		})
+	}
+}
+
+func TestBaseURLWithPathPrefix(t *testing.T) {
+	s, srv := serve(t, step{body: "[]"})
+	c := newTestClient(t, srv, func(cfg *Config) { cfg.BaseURL = srv.URL + "/prefix/" })
+	if _, err := c.ListLinks(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.requests()[0].EscapedPath; got != "/prefix/api/links" {
+		t.Fatalf("path %q, want /prefix/api/links", got)
+	}
+}
+
+func TestRequiredInputsAreCheckedBeforeSending(t *testing.T) {
+	s, srv := serve(t, step{body: linkJSON})
+	c := newTestClient(t, srv)
+	ctx := context.Background()
+	calls := map[string]func() error{
+		"create without destination": func() error { _, err := c.CreateLink(ctx, CreateLinkInput{DomainID: "d"}); return err },
+		"create without domain":      func() error { _, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/"}); return err },
+		"change without id": func() error {
+			_, err := c.ChangeDestination(ctx, "", ChangeDestinationInput{Destination: "https://e/"})
+			return err
+		},
+		"change without destination": func() error { _, err := c.ChangeDestination(ctx, "l", ChangeDestinationInput{}); return err },
+		"delete without id":          func() error { return c.DeleteLink(ctx, "") },
+	}
+	for name, call := range calls {
+		if err := call(); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if n := s.count(); n != 0 {
+		t.Fatalf("%d requests sent, want 0", n)
+	}
+}
+
+func TestWriteIsNotRedirected(t *testing.T) {
+	s, srv := serve(t, step{status: http.StatusFound, header: map[string]string{"Location": "/elsewhere"}})
+	_, err := newTestClient(t, srv).CreateLink(context.Background(), CreateLinkInput{Destination: "https://e/", DomainID: "d"})
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusFound || !strings.Contains(apiErr.Message, "/elsewhere") {
+		t.Fatalf("error = %v, want an APIError 302 naming the Location", err)
+	}
+	if n := s.count(); n != 1 {
+		t.Fatalf("%d requests, want 1 (the redirect must not be followed)", n)
+	}
+}
+
+func TestCanceledContextSendsNothing(t *testing.T) {
+	s, srv := serve(t, step{status: 201, body: linkJSON})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := newTestClient(t, srv).CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d"})
+	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("error = %v, want context.Canceled and not ErrAmbiguous", err)
+	}
+	if s.count() != 0 {
+		t.Fatal("a request was sent")
+	}
+}

@@ -1,0 +1,184 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Sentinel errors. An *APIError matches the sentinel of its status code
+// with errors.Is, so callers need not know the service's error codes.
+var (
+	ErrNotFound       = errors.New("not found")             // 404, 410
+	ErrUnauthorized   = errors.New("invalid API key")       // 401
+	ErrForbidden      = errors.New("insufficient scope")    // 403
+	ErrQuota          = errors.New("link quota exhausted")  // 402
+	ErrBlocked        = errors.New("blocked by the filter") // 422
+	ErrRateLimited    = errors.New("rate limited")          // 429
+	ErrConflict       = errors.New("conflict")              // 409
+	ErrInvalidRequest = errors.New("invalid request")       // 400
+	// ErrAmbiguous marks a POST that may have been carried out although no
+	// answer said so (transport error, time-out, 5xx, unreadable success
+	// body): look for the link before creating it again. A failure before
+	// the request left (name resolution, connecting, TLS) is not ambiguous.
+	ErrAmbiguous = errors.New("outcome unknown: the service may have carried out the request")
+	// ErrUnexpectedResponse marks a response that is not of the expected
+	// shape: a success body that cannot be read, a paging loop, too many pages.
+	ErrUnexpectedResponse = errors.New("unexpected response from the service")
+)
+
+// statusSentinels maps a status to the sentinel an APIError matches.
+var statusSentinels = map[int]error{
+	http.StatusBadRequest:          ErrInvalidRequest,
+	http.StatusUnauthorized:        ErrUnauthorized,
+	http.StatusPaymentRequired:     ErrQuota,
+	http.StatusForbidden:           ErrForbidden,
+	http.StatusNotFound:            ErrNotFound,
+	http.StatusGone:                ErrNotFound,
+	http.StatusConflict:            ErrConflict,
+	http.StatusUnprocessableEntity: ErrBlocked,
+	http.StatusTooManyRequests:     ErrRateLimited,
+}
+
+// statusCodes gives the service's error code for a status whose body did not
+// say (a proxy's HTML page, an empty body).
+var statusCodes = map[int]string{
+	http.StatusBadRequest:          "invalid_request",
+	http.StatusUnauthorized:        "invalid_api_key",
+	http.StatusPaymentRequired:     "link_quota",
+	http.StatusForbidden:           "insufficient_scope",
+	http.StatusNotFound:            "not_found",
+	http.StatusGone:                "not_found",
+	http.StatusConflict:            "slug_taken",
+	http.StatusUnprocessableEntity: "blocked_by_filter",
+	http.StatusTooManyRequests:     "rate_limited",
+}
+
+// maxErrorSnippet is how much of a non-JSON error body APIError.Body keeps.
+const maxErrorSnippet = 512
+
+// APIError is an HTTP error status answered by the service.
+type APIError struct {
+	StatusCode int
+	// Code is the service's error code; derived from the status when the
+	// body does not give one. Empty for statuses without a known code (5xx).
+	Code string
+	// Message is the service's message or detail, if any.
+	Message string
+	Method  string
+	Path    string
+	// Body is the beginning of a body that is not JSON, for diagnostics.
+	Body string
+	// RetryAfter is what the Retry-After header asked for, if anything.
+	RetryAfter time.Duration
+	// Attempts is how many times the request was sent.
+	Attempts int
+}
+
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %d", e.Method, e.Path, e.StatusCode)
+	switch {
+	case e.Code != "":
+		b.WriteString(" " + e.Code)
+	case http.StatusText(e.StatusCode) != "":
+		b.WriteString(" " + http.StatusText(e.StatusCode))
+	}
+	switch {
+	case e.Message != "":
+		b.WriteString(": " + e.Message)
+	case e.Body != "":
+		fmt.Fprintf(&b, ": non-JSON body %q", snippet(e.Body, 120))
+	}
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
+	}
+	return b.String()
+}
+
+// Is matches the sentinel of e's status code.
+func (e *APIError) Is(target error) bool {
+	s, ok := statusSentinels[e.StatusCode]
+	return ok && s == target
+}
+
+// IsNotFound reports whether err says the link does not exist.
+func IsNotFound(err error) bool {
+	return errors.Is(err, ErrNotFound)
+}
+
+// newAPIError reads an error response. redact removes the API key from what
+// the service echoed, since messages end up in Terraform's output.
+func newAPIError(method, path string, r *response, redact func(string) string) *APIError {
+	e := &APIError{
+		StatusCode: r.status,
+		Method:     method,
+		Path:       path,
+		Attempts:   r.attempts,
+	}
+	if d, ok := retryAfter(r.header, time.Now()); ok {
+		e.RetryAfter = d
+	}
+	code, msg, isJSON := parseErrorBody(r.body)
+	e.Code, e.Message = redact(code), redact(msg)
+	if !isJSON {
+		e.Body = redact(snippet(string(r.body), maxErrorSnippet))
+	}
+	if e.Code == "" {
+		e.Code = statusCodes[r.status]
+	}
+	if e.Message == "" && r.status >= 300 && r.status < 400 {
+		e.Message = redirectMessage(r.header.Get("Location"))
+	}
+	return e
+}
+
+func redirectMessage(location string) string {
+	if location == "" {
+		return "unexpected redirect"
+	}
+	return fmt.Sprintf("redirected to %s; point the base URL at the final address", location)
+}
+
+// parseErrorBody reads {"error":"code","message"|"detail":…} and the common
+// variants: a nested {"error":{"code","message"}}, a top-level "code", and an
+// "error" that is a sentence rather than a code. isJSON is false when the
+// body is not a JSON object (an HTML page from a proxy, an empty body).
+func parseErrorBody(body []byte) (code, message string, isJSON bool) {
+	var o object
+	if err := json.Unmarshal(body, &o); err != nil || o == nil {
+		return "", "", false
+	}
+	if inner, ok := o.objectField("error"); ok {
+		o = inner
+		code = o.loose("code", "type", "error")
+	} else {
+		code = o.loose("error", "code", "error_code", "errorCode")
+	}
+	message = o.loose("message", "detail", "error_description", "title", "msg")
+	if !looksLikeCode(code) && message == "" {
+		code, message = "", code
+	}
+	return code, message, true
+}
+
+// looksLikeCode tells a machine code (slug_taken) from a sentence.
+func looksLikeCode(s string) bool {
+	return s != "" && len(s) <= 64 && !strings.ContainsAny(s, " \t\n")
+}
+
+// snippet returns at most n bytes of s, cut at a rune boundary.
+func snippet(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,232 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+const pathLinks = "/api/links"
+
+// expiresAtLayout is how expiresAt is sent: UTC, milliseconds, Z suffix,
+// whatever RFC 3339 spelling the user wrote (contract.md).
+const expiresAtLayout = "2006-01-02T15:04:05.000Z"
+
+// UTM holds the UTM parameters of a link; empty strings are absent ones.
+type UTM struct{ Source, Medium, Campaign, Term, Content string }
+
+// Link is a short link as the service answered it.
+type Link struct {
+	ID, Destination, DomainID, Slug, ShortURL string
+	// QRCodeURL is "" when the service sends none.
+	QRCodeURL string
+	// ExpiresAt is nil when the link does not expire.
+	ExpiresAt *time.Time
+	// UTM is nil when the service sent none or null.
+	UTM *UTM
+	// UTMKnown is false when the response carried no utm information at all,
+	// so that the caller keeps its configured value.
+	UTMKnown bool
+	// CreatedAt and UpdatedAt are zero when absent; always in UTC.
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// CreateLinkInput is the body of a create. The service does not accept utm
+// on create; set it with ChangeDestination afterwards.
+type CreateLinkInput struct {
+	Destination, DomainID, Slug string
+	ExpiresAt                   *time.Time
+}
+
+// ChangeDestinationInput is the body of a change of destination.
+// UTM nil and ClearUTM true sends "utm": null; UTM nil and ClearUTM false
+// leaves utm out, so the service keeps what it has.
+type ChangeDestinationInput struct {
+	Destination string
+	UTM         *UTM
+	ClearUTM    bool
+}
+
+type createBody struct {
+	Destination string `json:"destination"`
+	DomainID    string `json:"domainId"`
+	Slug        string `json:"slug,omitempty"`
+	ExpiresAt   string `json:"expiresAt,omitempty"`
+}
+
+type changeBody struct {
+	Destination string          `json:"destination"`
+	UTM         json.RawMessage `json:"utm,omitempty"`
+}
+
+type utmBody struct {
+	Source   string `json:"source,omitempty"`
+	Medium   string `json:"medium,omitempty"`
+	Campaign string `json:"campaign,omitempty"`
+	Term     string `json:"term,omitempty"`
+	Content  string `json:"content,omitempty"`
+}
+
+// CreateLink creates a link. The POST is never re-sent after an answer that
+// leaves its outcome unknown; such errors match ErrAmbiguous, and the caller
+// should look for the link (ListLinks) before creating it again.
+func (c *Client) CreateLink(ctx context.Context, in CreateLinkInput) (*Link, error) {
+	if in.Destination == "" || in.DomainID == "" {
+		return nil, errors.New("create link: destination and domain ID are required")
+	}
+	b := createBody{Destination: in.Destination, DomainID: in.DomainID, Slug: in.Slug}
+	if in.ExpiresAt != nil {
+		b.ExpiresAt = in.ExpiresAt.UTC().Format(expiresAtLayout)
+	}
+	cl, err := c.jsonCall(http.MethodPost, pathLinks, c.endpoint(pathLinks, nil), b)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.do(ctx, cl)
+	if err != nil {
+		return nil, err
+	}
+	link, err := decodeLinkBody(resp.body)
+	if err != nil {
+		// The link was most likely created; only its answer is unreadable.
+		return nil, fmt.Errorf("%w; %w", c.unexpected(cl, resp, "a link", err), ErrAmbiguous)
+	}
+	return link, nil
+}
+
+// ListLinks returns all links of the account, following every page up to
+// Config.MaxPages.
+func (c *Client) ListLinks(ctx context.Context) ([]Link, error) {
+	all := []Link{}
+	next := c.endpoint(pathLinks, nil)
+	seen := map[string]bool{}
+	ids := map[string]bool{}
+	for n := 1; next != ""; n++ {
+		if n > c.maxPages {
+			return nil, fmt.Errorf("GET %s: %w: the list did not end after %d pages (the client's bound); the service may be paging in a loop",
+				pathLinks, ErrUnexpectedResponse, c.maxPages)
+		}
+		seen[next] = true
+		p, resp, err := c.listPage(ctx, next)
+		if err != nil {
+			return nil, err
+		}
+		all = appendNew(all, p.links, ids)
+		if next, err = c.nextPage(resp.requestURL, p, resp.header); err != nil {
+			return nil, fmt.Errorf("GET %s: page %d: %w", pathLinks, n, err)
+		}
+		if seen[next] {
+			return nil, fmt.Errorf("GET %s: %w: page %d points back to %q, already fetched; stopping to avoid an endless loop",
+				pathLinks, ErrUnexpectedResponse, n, next)
+		}
+	}
+	return all, nil
+}
+
+// appendNew appends the links whose ID was not seen yet: offset-based
+// paging repeats a link when links are created between two pages.
+func appendNew(all, links []Link, ids map[string]bool) []Link {
+	for _, l := range links {
+		if !ids[l.ID] {
+			ids[l.ID] = true
+			all = append(all, l)
+		}
+	}
+	return all
+}
+
+func (c *Client) listPage(ctx context.Context, pageURL string) (*page, *response, error) {
+	cl := call{method: http.MethodGet, path: pathLinks, url: pageURL, accept: "application/json", limit: MaxJSONBodyBytes}
+	resp, err := c.do(ctx, cl)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := decodeListBody(resp.body)
+	if err != nil {
+		return nil, nil, c.unexpected(cl, resp, "a list of links", err)
+	}
+	return p, resp, nil
+}
+
+// ChangeDestination changes where a link points, and its utm if in says so.
+// It returns (nil, nil) when the service answers without a body (204): the
+// caller then finds the link through ListLinks.
+func (c *Client) ChangeDestination(ctx context.Context, id string, in ChangeDestinationInput) (*Link, error) {
+	if id == "" || in.Destination == "" {
+		return nil, errors.New("change destination: link ID and destination are required")
+	}
+	b := changeBody{Destination: in.Destination}
+	switch {
+	case in.UTM != nil:
+		b.UTM, _ = marshal(utmBody(*in.UTM)) // a struct of strings always marshals
+	case in.ClearUTM:
+		b.UTM = json.RawMessage("null")
+	}
+	p := linkPath(id)
+	cl, err := c.jsonCall(http.MethodPatch, p, c.endpoint(p, nil), b)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.do(ctx, cl)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(resp.body)) == 0 {
+		return nil, nil
+	}
+	link, err := decodeLinkBody(resp.body)
+	if err != nil {
+		return nil, c.unexpected(cl, resp, "a link", err)
+	}
+	return link, nil
+}
+
+// DeleteLink deletes a link. A link that does not exist is an error
+// matching ErrNotFound; callers deleting may treat it as success.
+func (c *Client) DeleteLink(ctx context.Context, id string) error {
+	if id == "" {
+		return errors.New("delete link: link ID is required")
+	}
+	p := linkPath(id)
+	_, err := c.do(ctx, call{method: http.MethodDelete, path: p, url: c.endpoint(p, nil), accept: "application/json", limit: MaxJSONBodyBytes})
+	return err
+}
+
+func linkPath(id string) string {
+	return pathLinks + "/" + url.PathEscape(id)
+}
+
+// jsonCall builds a call with a JSON body.
+func (c *Client) jsonCall(method, path, u string, body any) (call, error) {
+	b, err := marshal(body)
+	if err != nil {
+		return call{}, fmt.Errorf("%s %s: encoding the body: %w", method, path, err)
+	}
+	return call{method: method, path: path, url: u, body: b, accept: "application/json", limit: MaxJSONBodyBytes}, nil
+}
+
+// marshal is json.Marshal without HTML escaping, so a destination's "&" is
+// sent as is rather than as \u0026.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// unexpected describes a success response that could not be read: what
+// came back, so that the user can tell a proxy's page from a service bug.
+func (c *Client) unexpected(cl call, resp *response, want string, cause error) error {
+	return fmt.Errorf("%s %s: %w: status %d, Content-Type %q, expected %s: %v; the body begins %q",
+		cl.method, cl.path, ErrUnexpectedResponse, resp.status, resp.contentType, want, cause,
+		c.redact(snippet(string(resp.body), 200)))
+}

@@ -1,0 +1,95 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// The API key must never reach a log. It travels only in the Authorization
+// header, which is never logged; as a second line of defence every string
+// logged here passes through redact, and do() also asks tflog to mask it.
+
+const redacted = "[REDACTED]"
+
+// redact removes the API key from s.
+func (c *Client) redact(s string) string {
+	if c.apiKey == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, c.apiKey, redacted)
+}
+
+// leveledLogger is the retryablehttp.LeveledLogger of one call, forwarding
+// to tflog with that call's context (tflog needs one; retryablehttp's
+// logger interface has none, hence one logger per call).
+type leveledLogger struct {
+	ctx    context.Context
+	redact func(string) string
+}
+
+func (l *leveledLogger) Error(msg string, kv ...any) { tflog.Error(l.ctx, l.redact(msg), l.fields(kv)) }
+func (l *leveledLogger) Warn(msg string, kv ...any)  { tflog.Warn(l.ctx, l.redact(msg), l.fields(kv)) }
+func (l *leveledLogger) Info(msg string, kv ...any)  { tflog.Info(l.ctx, l.redact(msg), l.fields(kv)) }
+func (l *leveledLogger) Debug(msg string, kv ...any) { tflog.Debug(l.ctx, l.redact(msg), l.fields(kv)) }
+
+// fields turns retryablehttp's key/value pairs into tflog fields, every
+// value rendered as a redacted string.
+func (l *leveledLogger) fields(kv []any) map[string]any {
+	m := make(map[string]any, len(kv)/2+1)
+	for i := 0; i < len(kv); i += 2 {
+		if i+1 == len(kv) {
+			m["extra"] = l.redact(fmt.Sprint(kv[i]))
+			break
+		}
+		m[l.redact(fmt.Sprint(kv[i]))] = l.redact(fmt.Sprint(kv[i+1]))
+	}
+	return m
+}
+
+// fields returns the fields that identify this call's attempt, plus extra,
+// with string values redacted.
+func (x *exchange) fields(extra map[string]any) map[string]any {
+	m := map[string]any{
+		"method":  x.call.method,
+		"path":    x.call.path,
+		"attempt": x.attempt,
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			m[k] = x.client.redact(s)
+		}
+	}
+	return m
+}
+
+// beforeAttempt is the retryablehttp.RequestLogHook: retry counts from 0.
+// Headers are not logged: Authorization carries the key.
+func (x *exchange) beforeAttempt(_ retryablehttp.Logger, req *http.Request, retry int) {
+	x.attempt = retry + 1
+	x.read, x.body = nil, nil
+	tflog.Debug(req.Context(), "sending request", x.fields(map[string]any{"url": req.URL.Redacted()}))
+}
+
+// afterResponse is the retryablehttp.ResponseLogHook: it logs the status
+// and the rate-limit headers, and hands the latter to Config.OnRateLimit.
+func (x *exchange) afterResponse(_ retryablehttp.Logger, resp *http.Response) {
+	f := map[string]any{"status": resp.StatusCode}
+	for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"} {
+		if v := resp.Header.Get(h); v != "" {
+			f[strings.ToLower(strings.ReplaceAll(h, "-", "_"))] = v
+		}
+	}
+	tflog.Debug(resp.Request.Context(), "received response", x.fields(f))
+	if rl, ok := parseRateLimit(resp.Header, time.Now()); ok && x.client.onRateLimit != nil {
+		x.client.onRateLimit(rateClass(x.call.method), rl)
+	}
+}

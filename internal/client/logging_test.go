@@ -1,0 +1,164 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+)
+
+func TestAPIKeyNeverLogged(t *testing.T) {
+	var buf bytes.Buffer
+	ctx := tflogtest.RootLogger(context.Background(), &buf)
+	rl := map[string]string{"X-RateLimit-Limit": "60", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "0", "X-Echo": testKey}
+	echo := `{"error":"invalid_api_key","message":"key ` + testKey + ` is revoked"}`
+
+	_, srv := serve(t,
+		step{status: 429, header: map[string]string{"Retry-After": "0", "X-RateLimit-Remaining": "0", "X-Echo": testKey}},
+		step{status: 201, body: linkJSON, header: rl})
+	c := newTestClient(t, srv)
+	if _, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/?key=" + testKey, DomainID: "d"}); err != nil {
+		t.Fatal(err)
+	}
+	_, srv = serve(t, step{hangUp: true}, step{status: 401, body: echo, header: rl})
+	if _, err := newTestClient(t, srv).ListLinks(ctx); err == nil {
+		t.Fatal("want an error")
+	}
+	_, srv = serve(t, step{status: 502, body: "<html>" + testKey + "</html>"})
+	if err := newTestClient(t, srv).DeleteLink(ctx, testKey); err == nil {
+		t.Fatal("want an error")
+	}
+
+	out := buf.String()
+	if strings.Contains(out, testKey) {
+		t.Fatalf("the API key appears in the log:\n%s", out)
+	}
+	entries, err := tflogtest.MultilineJSONDecode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertLogged(t, entries, "received response", map[string]any{"status": float64(429), "attempt": float64(1), "method": "POST", "path": "/api/links", "x_ratelimit_remaining": "0", "retry_after": "0"})
+	assertLogged(t, entries, "received response", map[string]any{"status": float64(201), "attempt": float64(2), "x_ratelimit_limit": "60"})
+	assertLogged(t, entries, "waiting before retry", map[string]any{"method": "POST", "wait": "0s", "next_attempt": float64(2)})
+	assertLogged(t, entries, "sending request", map[string]any{"method": "GET", "path": "/api/links", "attempt": float64(2)})
+	assertLogged(t, entries, "giving up: retries exhausted", map[string]any{"method": "DELETE", "attempt": float64(4)})
+}
+
+// assertLogged fails unless an entry with message msg has all fields.
+func assertLogged(t *testing.T, entries []map[string]any, msg string, fields map[string]any) {
+	t.Helper()
+next:
+	for _, e := range entries {
+		if e["@message"] != msg {
+			continue
+		}
+		for k, v := range fields {
+			if !reflect.DeepEqual(e[k], v) {
+				continue next
+			}
+		}
+		return
+	}
+	t.Errorf("no log entry %q with %v among %d entries", msg, fields, len(entries))
+}
+
+func TestLoggerAdapterRedacts(t *testing.T) {
+	// Without tflog's own masking, which do() adds, redact alone must hide the key.
+	var buf bytes.Buffer
+	ctx := tflogtest.RootLogger(context.Background(), &buf)
+	c, err := New(Config{BaseURL: "http://h", APIKey: testKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &leveledLogger{ctx: ctx, redact: c.redact}
+	l.Debug("request to "+testKey, "url", "http://h/?k="+testKey, "error", errors.New("bad key "+testKey), testKey, 1)
+	l.Error("failed", "odd")
+	l.Warn("w")
+	l.Info("i", "n", 3)
+	out := buf.String()
+	if strings.Contains(out, testKey) || !strings.Contains(out, redacted) {
+		t.Fatalf("log not redacted:\n%s", out)
+	}
+	for _, want := range []string{`"@level":"error"`, `"@level":"warn"`, `"@level":"info"`, `"extra":"odd"`, `"n":"3"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+func TestRedact(t *testing.T) {
+	c := &Client{apiKey: "k3y"}
+	if got := c.redact("Bearer k3y, again k3y"); got != "Bearer [REDACTED], again [REDACTED]" {
+		t.Fatalf("redact = %q", got)
+	}
+	if got := (&Client{}).redact("abc"); got != "abc" {
+		t.Fatalf("redact without a key = %q", got)
+	}
+}
+
+func TestOnRateLimit(t *testing.T) {
+	type seen struct {
+		class string
+		rl    RateLimit
+	}
+	var mu sync.Mutex
+	var got []seen
+	hook := func(class string, rl RateLimit) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, seen{class, rl})
+	}
+	_, srv := serve(t,
+		step{status: 201, body: linkJSON, header: map[string]string{"X-RateLimit-Limit": "60", "X-RateLimit-Remaining": "59", "X-RateLimit-Reset": "42"}},
+		step{body: "[]", header: map[string]string{"X-RateLimit-Limit": "600", "X-RateLimit-Remaining": "17"}},
+		step{status: 204})
+	c := newTestClient(t, srv, func(cfg *Config) { cfg.OnRateLimit = hook })
+	ctx := context.Background()
+	if _, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ListLinks(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteLink(ctx, "l"); err != nil { // no headers: no call
+		t.Fatal(err)
+	}
+	want := []seen{
+		{ClassWrite, RateLimit{Limit: 60, Remaining: 59, Reset: 42 * time.Second}},
+		{ClassRead, RateLimit{Limit: 600, Remaining: 17, Reset: -1}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("hook saw %+v, want %+v", got, want)
+	}
+}
+
+func TestParseRateLimit(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	tests := []struct {
+		name   string
+		header http.Header
+		want   RateLimit
+		ok     bool
+	}{
+		{"none", header(), RateLimit{-1, -1, -1}, false},
+		{"all", header("X-RateLimit-Limit", "60", "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "1.5"), RateLimit{60, 0, 1500 * time.Millisecond}, true},
+		{"reset as a Unix time", header("X-RateLimit-Reset", "1800000030"), RateLimit{-1, -1, 30 * time.Second}, true},
+		{"unreadable values", header("X-RateLimit-Limit", "lots", "X-RateLimit-Remaining", " 5 "), RateLimit{-1, 5, -1}, true},
+	}
+	for _, tt := range tests {
+		got, ok := parseRateLimit(tt.header, now)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("%s: parseRateLimit = %+v, %v; want %+v, %v", tt.name, got, ok, tt.want, tt.ok)
+		}
+	}
+	if rateClass("GET") != ClassRead || rateClass("POST") != ClassWrite || rateClass("PATCH") != ClassWrite || rateClass("DELETE") != ClassWrite {
+		t.Error("rateClass")
+	}
+}

@@ -1,0 +1,255 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// pager is a test server answering the pages of a list; render returns
+// page p (from 0) of n, and the page is chosen by the ?cursor=cP or ?page=P
+// of the request.
+type pager struct {
+	mu      sync.Mutex
+	queries []string
+	n       int
+	base    string
+	render  func(pg *pager, p int) (body string, header map[string]string)
+}
+
+func (pg *pager) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	pg.mu.Lock()
+	pg.queries = append(pg.queries, r.URL.RawQuery)
+	pg.mu.Unlock()
+	p := 0
+	if v := cmpOr(r.URL.Query().Get("cursor"), r.URL.Query().Get("page")); v != "" {
+		p, _ = strconv.Atoi(strings.TrimPrefix(v, "c"))
+	}
+	body, header := pg.render(pg, p)
+	for k, v := range header {
+		w.Header().Set(k, v)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = fmt.Fprint(w, body)
+}
+
+func (pg *pager) seen() []string {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	return append([]string(nil), pg.queries...)
+}
+
+func item(p int) string { return fmt.Sprintf(`{"id":"l-%d"}`, p) }
+
+func (pg *pager) last(p int) bool { return p >= pg.n-1 }
+
+// cursorPage renders {"<env>":[item],"<key>":"c<p+1>"|null}.
+func cursorPage(env, key string) func(*pager, int) (string, map[string]string) {
+	return func(pg *pager, p int) (string, map[string]string) {
+		next := fmt.Sprintf(`"c%d"`, p+1)
+		if pg.last(p) {
+			next = "null"
+		}
+		return fmt.Sprintf(`{%q:[%s],%q:%s}`, env, item(p), key, next), nil
+	}
+}
+
+// urlPage renders {"data":[item],"<key>":<url of page p+1>}; absent at the end.
+func urlPage(key string, url func(pg *pager, next int) string) func(*pager, int) (string, map[string]string) {
+	return func(pg *pager, p int) (string, map[string]string) {
+		if pg.last(p) {
+			return fmt.Sprintf(`{"data":[%s]}`, item(p)), nil
+		}
+		return fmt.Sprintf(`{"data":[%s],%q:%q}`, item(p), key, url(pg, p+1)), nil
+	}
+}
+
+// headerPage renders a bare array with a Link header.
+func headerPage(link func(pg *pager, next int) string) func(*pager, int) (string, map[string]string) {
+	return func(pg *pager, p int) (string, map[string]string) {
+		if pg.last(p) {
+			return "[" + item(p) + "]", map[string]string{"Link": fmt.Sprintf(`<%s/api/links?page=0>; rel="first"`, pg.base)}
+		}
+		return "[" + item(p) + "]", map[string]string{"Link": link(pg, p+1)}
+	}
+}
+
+func servePager(t *testing.T, n int, render func(*pager, int) (string, map[string]string)) *pager {
+	t.Helper()
+	pg := &pager{n: n, render: render}
+	srv := newRawServer(t, pg.ServeHTTP)
+	pg.base = srv.URL
+	return pg
+}
+
+func pagerClient(t *testing.T, pg *pager, mods ...func(*Config)) *Client {
+	t.Helper()
+	cfg := Config{BaseURL: pg.base, APIKey: testKey, RetryWaitMin: 1, RetryWaitMax: 1}
+	for _, m := range mods {
+		m(&cfg)
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestListPagingModes(t *testing.T) {
+	cursors := []string{"", "cursor=c1", "cursor=c2"}
+	pages := []string{"", "page=1", "page=2"}
+	abs := func(pg *pager, next int) string { return fmt.Sprintf("%s/api/links?page=%d", pg.base, next) }
+	rel := func(_ *pager, next int) string { return fmt.Sprintf("/api/links?page=%d", next) }
+	tests := []struct {
+		name   string
+		render func(*pager, int) (string, map[string]string)
+		want   []string // queries the server saw
+	}{
+		{"no paging", func(*pager, int) (string, map[string]string) {
+			return `[` + item(0) + `,` + item(1) + `,` + item(2) + `]`, nil
+		}, []string{""}},
+		{"nextCursor in data envelope", cursorPage("data", "nextCursor"), cursors},
+		{"next_cursor in links envelope", cursorPage("links", "next_cursor"), cursors},
+		{"cursor in items envelope", cursorPage("items", "cursor"), cursors},
+		{"cursor in meta", func(pg *pager, p int) (string, map[string]string) {
+			if pg.last(p) {
+				return `{"data":[` + item(p) + `],"meta":{"nextCursor":null}}`, nil
+			}
+			return fmt.Sprintf(`{"data":[%s],"meta":{"nextCursor":"c%d"}}`, item(p), p+1), nil
+		}, cursors},
+		{"numeric cursor", func(pg *pager, p int) (string, map[string]string) {
+			if pg.last(p) {
+				return `{"data":[` + item(p) + `]}`, nil
+			}
+			return fmt.Sprintf(`{"data":[%s],"nextCursor":%d}`, item(p), p+1), nil
+		}, []string{"", "cursor=1", "cursor=2"}},
+		{"has_more false ends despite a cursor", func(pg *pager, p int) (string, map[string]string) {
+			return fmt.Sprintf(`{"data":[%s],"has_more":%v,"next_cursor":"c%d"}`, item(p), !pg.last(p), p+1), nil
+		}, cursors},
+		{"next as an opaque token is a cursor", urlPage("next", func(_ *pager, next int) string { return fmt.Sprintf("c%d", next) }), cursors},
+		{"next absolute URL", urlPage("next", abs), pages},
+		{"next relative URL", urlPage("next", rel), pages},
+		{"next query-only URL", urlPage("next", func(_ *pager, next int) string { return fmt.Sprintf("?page=%d", next) }), pages},
+		{"next_url", urlPage("next_url", abs), pages},
+		{"nextUrl", urlPage("nextUrl", rel), pages},
+		{"Link header absolute", headerPage(func(pg *pager, next int) string {
+			return fmt.Sprintf(`<%s/api/links?page=0>; rel="first", <%s>; rel="next"`, pg.base, abs(pg, next))
+		}), pages},
+		{"Link header relative, unquoted rel with several types", headerPage(func(pg *pager, next int) string {
+			return fmt.Sprintf(`<%s>; title="x,y"; rel=next`, rel(pg, next))
+		}), pages},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pg := servePager(t, 3, tt.render)
+			links, err := pagerClient(t, pg).ListLinks(context.Background())
+			if err != nil {
+				t.Fatalf("ListLinks: %v", err)
+			}
+			wantIDs := []string{"l-0", "l-1", "l-2"}
+			if got := ids(links); !reflect.DeepEqual(got, wantIDs) {
+				t.Fatalf("ids %v, want %v", got, wantIDs)
+			}
+			if got := pg.seen(); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("queries %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestListPagingLoopsAndBound(t *testing.T) {
+	tests := []struct {
+		name         string
+		render       func(*pager, int) (string, map[string]string)
+		maxPages     int
+		wantRequests int
+		wantInErr    string
+	}{
+		{"cursor repeats", func(*pager, int) (string, map[string]string) {
+			return `{"data":[],"nextCursor":"same"}`, nil
+		}, 0, 2, "already fetched"},
+		{"next URL points at itself", func(*pager, int) (string, map[string]string) {
+			return `{"data":[],"next":"/api/links"}`, nil
+		}, 0, 1, "already fetched"},
+		{"Link header cycles between two pages", func(pg *pager, p int) (string, map[string]string) {
+			return "[]", map[string]string{"Link": fmt.Sprintf(`</api/links?page=%d>; rel="next"`, 1-p)}
+		}, 0, 3, "already fetched"},
+		{"page bound", func(_ *pager, p int) (string, map[string]string) {
+			return fmt.Sprintf(`{"data":[%s],"nextCursor":"c%d"}`, item(p), p+1), nil
+		}, 3, 3, "after 3 pages"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pg := servePager(t, 1, tt.render)
+			_, err := pagerClient(t, pg, func(c *Config) { c.MaxPages = tt.maxPages }).ListLinks(context.Background())
+			if !errors.Is(err, ErrUnexpectedResponse) || !strings.Contains(err.Error(), tt.wantInErr) {
+				t.Fatalf("error = %v, want ErrUnexpectedResponse mentioning %q", err, tt.wantInErr)
+			}
+			if n := len(pg.seen()); n != tt.wantRequests {
+				t.Fatalf("%d requests, want %d", n, tt.wantRequests)
+			}
+		})
+	}
+}
+
+func TestListRefusesNextPageOnAnotherOrigin(t *testing.T) {
+	other, otherSrv := serve(t, step{body: "[]"})
+	for name, header := range map[string]bool{"body": false, "Link header": true} {
+		t.Run(name, func(t *testing.T) {
+			pg := servePager(t, 1, func(*pager, int) (string, map[string]string) {
+				if header {
+					return "[]", map[string]string{"Link": "<" + otherSrv.URL + `/api/links?page=1>; rel="next"`}
+				}
+				return fmt.Sprintf(`{"data":[],"next":%q}`, otherSrv.URL+"/api/links?page=1"), nil
+			})
+			_, err := pagerClient(t, pg).ListLinks(context.Background())
+			if !errors.Is(err, ErrUnexpectedResponse) || !strings.Contains(err.Error(), "API key") {
+				t.Fatalf("error = %v", err)
+			}
+			if other.count() != 0 {
+				t.Fatal("the API key was sent to another origin")
+			}
+		})
+	}
+}
+
+func TestListDropsDuplicatesAcrossPages(t *testing.T) {
+	pg := servePager(t, 2, func(pg *pager, p int) (string, map[string]string) {
+		if p == 0 {
+			return `{"data":[{"id":"a"},{"id":"b"}],"nextCursor":"c1"}`, nil
+		}
+		return `{"data":[{"id":"b"},{"id":"c"}]}`, nil
+	})
+	links, err := pagerClient(t, pg).ListLinks(context.Background())
+	if err != nil || !reflect.DeepEqual(ids(links), []string{"a", "b", "c"}) {
+		t.Fatalf("ids %v, err %v", ids(links), err)
+	}
+}
+
+func TestLinkHeaderNext(t *testing.T) {
+	tests := []struct {
+		values []string
+		want   string
+	}{
+		{nil, ""},
+		{[]string{`<https://h/a?page=2>; rel="next"`}, "https://h/a?page=2"},
+		{[]string{`<https://h/a?page=1>; rel="prev", <https://h/a?page=3>; rel="next"`}, "https://h/a?page=3"},
+		{[]string{`<https://h/a?p=1>; rel="prev"`, `<https://h/a?p=3>; rel="next"`}, "https://h/a?p=3"},
+		{[]string{`</a?p=2>; rel="next last"`}, "/a?p=2"},
+		{[]string{`</a?p=2>;rel=NEXT`}, "/a?p=2"},
+		{[]string{`</a?p=2>; rel="nextpage"`}, ""},
+		{[]string{`</a?p=2>; title="rel=next"`}, ""},
+		{[]string{`garbage`, `<unterminated; rel="next"`}, ""},
+	}
+	for _, tt := range tests {
+		if got := linkHeaderNext(tt.values); got != tt.want {
+			t.Errorf("linkHeaderNext(%q) = %q, want %q", tt.values, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package client
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// shouldRetry decides, from one attempt's outcome alone, whether to send
+// the request again; reason says why, for the log.
+//
+//   - 429 is retried for every method: the service refused the request
+//     without carrying it out.
+//   - 5xx (except 501) and transport errors are retried for GET, PATCH and
+//     DELETE, which are idempotent. A POST is never re-sent after them: the
+//     service may have created the link before the failure, and a second
+//     POST would create a second link.
+//   - Nothing else is retried: another 4xx will not change by itself.
+//
+// Whether the caller's context has ended is checked by checkRetry.
+func shouldRetry(method string, resp *http.Response, err error) (retry bool, reason string) {
+	if err != nil {
+		switch {
+		case permanent(err):
+			return false, "an error that a retry will not cure"
+		case method == http.MethodPost:
+			return false, "a POST is not re-sent after a transport error: the service may have carried it out"
+		}
+		return true, "transport error"
+	}
+	s := resp.StatusCode
+	switch {
+	case s == http.StatusTooManyRequests:
+		return true, "rate limited"
+	case s < 500 || s == http.StatusNotImplemented:
+		return false, ""
+	case method == http.MethodPost:
+		return false, "a POST is not re-sent after a server error: the service may have carried it out"
+	}
+	return true, "server error"
+}
+
+// permanent reports transport errors that retrying cannot cure.
+func permanent(err error) bool {
+	var tooLarge *bodyTooLargeError
+	return errors.As(err, &tooLarge) || certificateError(err)
+}
+
+func certificateError(err error) bool {
+	var (
+		unknownCA  x509.UnknownAuthorityError
+		hostname   x509.HostnameError
+		invalid    x509.CertificateInvalidError
+		verifyFail *tls.CertificateVerificationError
+	)
+	return errors.As(err, &unknownCA) || errors.As(err, &hostname) ||
+		errors.As(err, &invalid) || errors.As(err, &verifyFail)
+}
+
+// neverSent reports transport errors that happen before the request leaves
+// the machine (name resolution, connecting, the TLS handshake), after which
+// even a POST is known not to have been carried out.
+func neverSent(err error) bool {
+	var (
+		dns *net.DNSError
+		op  *net.OpError
+	)
+	return errors.As(err, &dns) || (errors.As(err, &op) && op.Op == "dial") || certificateError(err)
+}
+
+// retryWait says how long to wait before retry number attempt+1 (attempt
+// counts from 0). The service's own word comes first: Retry-After on a 429
+// or 503 (seconds or an HTTP date), then X-RateLimit-Reset on a 429. Without
+// it the wait is a capped exponential back-off with jitter. A Retry-After
+// longer than waitMax is honoured: retrying earlier would only be refused.
+func retryWait(waitMin, waitMax time.Duration, attempt int, resp *http.Response) time.Duration {
+	now := time.Now()
+	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+		if d, ok := retryAfter(resp.Header, now); ok {
+			return d
+		}
+	}
+	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
+		if d, ok := resetAfter(resp.Header, now); ok {
+			return d
+		}
+	}
+	return backoff(waitMin, waitMax, attempt)
+}
+
+// backoff doubles waitMin per attempt up to waitMax. Half of the wait is
+// random ("equal jitter") so that parallel Terraform operations that failed
+// together do not all retry at the same instant; it never drops below waitMin.
+func backoff(waitMin, waitMax time.Duration, attempt int) time.Duration {
+	waitMin = max(waitMin, 0)
+	waitMax = max(waitMax, waitMin)
+	d := waitMin
+	for i := 0; i < attempt && d < waitMax; i++ {
+		d = min(2*d, waitMax) // min also keeps 2*d from overflowing for long
+	}
+	if d <= 0 {
+		return 0
+	}
+	half := d / 2
+	return max(half+rand.N(d-half+1), waitMin)
+}
+
+// retryAfter reads Retry-After: delay-seconds or an HTTP date (RFC 9110).
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		return seconds(secs), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// resetAfter reads X-RateLimit-Reset. The specification says it counts
+// seconds; some services send a Unix time instead, which is recognised by
+// its size (any value past 2001-09-09).
+func resetAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("X-RateLimit-Reset"))
+	secs, err := strconv.ParseFloat(v, 64)
+	if v == "" || err != nil {
+		return 0, false
+	}
+	if secs >= 1e9 {
+		return max(time.Unix(int64(secs), 0).Sub(now), 0), true
+	}
+	return seconds(secs), true
+}
+
+// seconds converts a count of seconds to a Duration, clamping nonsense.
+func seconds(s float64) time.Duration {
+	switch {
+	case math.IsNaN(s) || s <= 0:
+		return 0
+	case s > float64(math.MaxInt64/int64(time.Second)):
+		return math.MaxInt64
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+// bodyTooLargeError is a success body over the limit; retrying would
+// fetch the same body again.
+type bodyTooLargeError struct{ limit int64 }
+
+func (e *bodyTooLargeError) Error() string {
+	return fmt.Sprintf("the response body exceeds the client's limit of %d MiB", e.limit>>20)
+}
+
+// Unwrap makes an oversized body match ErrUnexpectedResponse.
+func (e *bodyTooLargeError) Unwrap() error { return ErrUnexpectedResponse }
+
+// checkRetry is the retryablehttp.CheckRetry of one call.
+func (x *exchange) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	x.lastStatus, x.uncertain = 0, !neverSent(err)
+	if err == nil {
+		x.lastStatus, x.uncertain = resp.StatusCode, resp.StatusCode >= 500
+	}
+	retry, reason := shouldRetry(x.call.method, resp, err)
+	if !retry {
+		if reason != "" {
+			tflog.Debug(ctx, "not retrying request", x.fields(map[string]any{"reason": reason}))
+		}
+		return false, nil
+	}
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	if x.attempt > x.client.maxRetries {
+		tflog.Debug(ctx, "giving up: retries exhausted", x.fields(map[string]any{"reason": reason, "max_retries": x.client.maxRetries}))
+	}
+	return true, nil
+}
+
+// backoff is the retryablehttp.Backoff of one call: retryWait, logged.
+func (x *exchange) backoff(waitMin, waitMax time.Duration, attempt int, resp *http.Response) time.Duration {
+	d := retryWait(waitMin, waitMax, attempt, resp)
+	tflog.Debug(x.ctx, "waiting before retry", x.fields(map[string]any{
+		"wait":         d.String(),
+		"next_attempt": x.attempt + 1,
+	}))
+	return d
+}

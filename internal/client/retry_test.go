@@ -1,0 +1,289 @@
+package client
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestShouldRetry(t *testing.T) {
+	transportErr := &url.Error{Op: "Get", URL: "http://h/api/links", Err: io.ErrUnexpectedEOF}
+	outcomes := []struct {
+		name   string
+		status int // 0: transport error
+	}{
+		{"200", 200}, {"429", 429}, {"500", 500}, {"502", 502}, {"503", 503},
+		{"400", 400}, {"404", 404}, {"transport error", 0},
+	}
+	// want[method][outcome]
+	want := map[string]map[string]bool{
+		"GET":    {"200": false, "429": true, "500": true, "502": true, "503": true, "400": false, "404": false, "transport error": true},
+		"PATCH":  {"200": false, "429": true, "500": true, "502": true, "503": true, "400": false, "404": false, "transport error": true},
+		"DELETE": {"200": false, "429": true, "500": true, "502": true, "503": true, "400": false, "404": false, "transport error": true},
+		"POST":   {"200": false, "429": true, "500": false, "502": false, "503": false, "400": false, "404": false, "transport error": false},
+	}
+	for method, byOutcome := range want {
+		for _, o := range outcomes {
+			t.Run(method+" "+o.name, func(t *testing.T) {
+				var resp *http.Response
+				var err error
+				if o.status == 0 {
+					err = transportErr
+				} else {
+					resp = &http.Response{StatusCode: o.status, Header: http.Header{}}
+				}
+				got, reason := shouldRetry(method, resp, err)
+				if got != byOutcome[o.name] {
+					t.Fatalf("shouldRetry(%s, %s) = %v (%s), want %v", method, o.name, got, reason, byOutcome[o.name])
+				}
+				if (got || o.status >= 500 || o.status == 0) && reason == "" {
+					t.Fatalf("no reason given")
+				}
+			})
+		}
+	}
+}
+
+func TestShouldRetryPermanentErrors(t *testing.T) {
+	for name, err := range map[string]error{
+		"unknown CA":        &url.Error{Op: "Get", URL: "https://h", Err: x509.UnknownAuthorityError{}},
+		"wrong host name":   &url.Error{Op: "Get", URL: "https://h", Err: x509.HostnameError{Host: "h"}},
+		"oversized success": fmt.Errorf("reading: %w", &bodyTooLargeError{limit: MaxJSONBodyBytes}),
+	} {
+		if got, _ := shouldRetry(http.MethodGet, nil, err); got {
+			t.Errorf("%s: retried", name)
+		}
+	}
+	if got, _ := shouldRetry(http.MethodGet, &http.Response{StatusCode: 501}, nil); got {
+		t.Error("501 Not Implemented retried")
+	}
+}
+
+func header(kv ...string) http.Header {
+	h := http.Header{}
+	for i := 0; i < len(kv); i += 2 {
+		h.Set(kv[i], kv[i+1])
+	}
+	return h
+}
+
+func TestRetryWait(t *testing.T) {
+	const lo, hi = 10 * time.Millisecond, 80 * time.Millisecond
+	future := time.Now().Add(5 * time.Second).UTC().Format(http.TimeFormat)
+	past := time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat)
+	epoch := strconv.FormatInt(time.Now().Add(30*time.Second).Unix(), 10)
+	tests := []struct {
+		name     string
+		status   int // 0: no response
+		header   http.Header
+		min, max time.Duration
+	}{
+		{"429 Retry-After seconds", 429, header("Retry-After", "3"), 3 * time.Second, 3 * time.Second},
+		{"429 Retry-After seconds beyond RetryWaitMax is honoured", 429, header("Retry-After", "120"), 2 * time.Minute, 2 * time.Minute},
+		{"429 Retry-After HTTP date", 429, header("Retry-After", future), 3 * time.Second, 5 * time.Second},
+		{"429 Retry-After date in the past", 429, header("Retry-After", past), 0, 0},
+		{"429 Retry-After zero", 429, header("Retry-After", "0"), 0, 0},
+		{"429 Retry-After wins over X-RateLimit-Reset", 429, header("Retry-After", "2", "X-RateLimit-Reset", "50"), 2 * time.Second, 2 * time.Second},
+		{"429 falls back to X-RateLimit-Reset seconds", 429, header("X-RateLimit-Reset", "7"), 7 * time.Second, 7 * time.Second},
+		{"429 X-RateLimit-Reset as a Unix time", 429, header("X-RateLimit-Reset", epoch), 28 * time.Second, 31 * time.Second},
+		{"429 unreadable Retry-After falls back to the reset", 429, header("Retry-After", "soon", "X-RateLimit-Reset", "4"), 4 * time.Second, 4 * time.Second},
+		{"429 without headers backs off", 429, header(), lo, lo},
+		{"503 Retry-After", 503, header("Retry-After", "2"), 2 * time.Second, 2 * time.Second},
+		{"503 ignores X-RateLimit-Reset", 503, header("X-RateLimit-Reset", "50"), lo, lo},
+		{"500 backs off", 500, header("Retry-After", "50"), lo, lo},
+		{"transport error backs off", 0, nil, lo, lo},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var resp *http.Response
+			if tt.status != 0 {
+				resp = &http.Response{StatusCode: tt.status, Header: tt.header}
+			}
+			got := retryWait(lo, hi, 0, resp)
+			if got < tt.min || got > tt.max {
+				t.Fatalf("retryWait = %v, want within [%v, %v]", got, tt.min, tt.max)
+			}
+		})
+	}
+}
+
+func TestBackoffGrowsWithJitterWithinBounds(t *testing.T) {
+	const lo, hi = 10 * time.Millisecond, 160 * time.Millisecond
+	for attempt := 0; attempt < 70; attempt++ {
+		ceiling := min(lo<<min(attempt, 20), hi)
+		for range 50 {
+			got := backoff(lo, hi, attempt)
+			if got < max(ceiling/2, lo) || got > ceiling {
+				t.Fatalf("attempt %d: backoff %v outside [%v, %v]", attempt, got, max(ceiling/2, lo), ceiling)
+			}
+		}
+	}
+	if got := backoff(0, 0, 3); got != 0 {
+		t.Fatalf("zero bounds: %v", got)
+	}
+}
+
+func TestRetriesAgainstServer(t *testing.T) {
+	ctx := context.Background()
+	get := func(c *Client) error { _, err := c.ListLinks(ctx); return err }
+	patch := func(c *Client) error {
+		_, err := c.ChangeDestination(ctx, "l-1", ChangeDestinationInput{Destination: "https://e/"})
+		return err
+	}
+	del := func(c *Client) error { return c.DeleteLink(ctx, "l-1") }
+	post := func(c *Client) error {
+		_, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d"})
+		return err
+	}
+	hangUp := step{hangUp: true}
+	tests := []struct {
+		name         string
+		op           func(*Client) error
+		steps        []step
+		maxRetries   int
+		wantRequests int
+		wantErr      bool
+		ambiguous    bool
+	}{
+		{"GET 503, 502, then 200", get, []step{{status: 503}, {status: 502}, {body: "[]"}}, 3, 3, false, false},
+		{"GET transport error, then 200", get, []step{hangUp, {body: "[]"}}, 3, 2, false, false},
+		{"GET transport errors exhaust retries", get, []step{hangUp}, 2, 3, true, false},
+		{"PATCH 500, then 200", patch, []step{{status: 500}, {body: linkJSON}}, 3, 2, false, false},
+		{"DELETE 502, then 204", del, []step{{status: 502}, {status: 204}}, 3, 2, false, false},
+		{"DELETE transport error, then 204", del, []step{hangUp, {status: 204}}, 3, 2, false, false},
+		{"POST 429, then 201", post, []step{{status: 429, header: map[string]string{"Retry-After": "0"}}, {status: 201, body: linkJSON}}, 3, 2, false, false},
+		{"POST 500 is not re-sent", post, []step{{status: 500}, {status: 201, body: linkJSON}}, 3, 1, true, true},
+		{"POST transport error is not re-sent", post, []step{hangUp, {status: 201, body: linkJSON}}, 3, 1, true, true},
+		{"GET 400 is not retried", get, []step{{status: 400}, {body: "[]"}}, 3, 1, true, false},
+		{"DELETE 404 is not retried", del, []step{{status: 404}, {status: 204}}, 3, 1, true, false},
+		{"no retries at all", get, []step{{status: 503}, {body: "[]"}}, -1, 1, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, srv := serve(t, tt.steps...)
+			err := tt.op(newTestClient(t, srv, func(c *Config) { c.MaxRetries = tt.maxRetries }))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("error = %v, want error %v", err, tt.wantErr)
+			}
+			if got := errors.Is(err, ErrAmbiguous); got != tt.ambiguous {
+				t.Errorf("errors.Is(err, ErrAmbiguous) = %v, want %v (err %v)", got, tt.ambiguous, err)
+			}
+			if n := s.count(); n != tt.wantRequests {
+				t.Errorf("%d requests, want %d", n, tt.wantRequests)
+			}
+		})
+	}
+}
+
+func TestReadFailureMidBodyIsRetriedForGET(t *testing.T) {
+	var calls atomic.Int32
+	srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			// Promise more than is sent: the server then drops the connection.
+			w.Header().Set("Content-Length", "100")
+			_, _ = io.WriteString(w, `[{"id":`)
+			return
+		}
+		_, _ = io.WriteString(w, `[{"id":"l-1"}]`)
+	})
+	links, err := newTestClient(t, srv).ListLinks(context.Background())
+	if err != nil || len(links) != 1 || calls.Load() != 2 {
+		t.Fatalf("links %v, err %v, calls %d; want 1 link after 2 calls", links, err, calls.Load())
+	}
+}
+
+func TestRetryAfterSecondsIsHonoured(t *testing.T) {
+	s, srv := serve(t, step{status: 429, header: map[string]string{"Retry-After": "1"}}, step{body: "[]"})
+	start := time.Now()
+	if _, err := newTestClient(t, srv).ListLinks(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if elapsed := time.Since(start); elapsed < 950*time.Millisecond {
+		t.Fatalf("retried after %v, want about 1s", elapsed)
+	}
+	if s.count() != 2 {
+		t.Fatalf("%d requests, want 2", s.count())
+	}
+}
+
+func TestContextEndsWaitPromptly(t *testing.T) {
+	for _, method := range []string{"GET", "POST"} {
+		t.Run(method, func(t *testing.T) {
+			s, srv := serve(t, step{status: 429, header: map[string]string{"Retry-After": "60"}})
+			c := newTestClient(t, srv)
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			var err error
+			if method == "GET" {
+				_, err = c.ListLinks(ctx)
+			} else {
+				_, err = c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d"})
+			}
+			if elapsed := time.Since(start); elapsed > 2*time.Second {
+				t.Fatalf("returned after %v", elapsed)
+			}
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("error = %v, want context.DeadlineExceeded", err)
+			}
+			// The POST was refused with 429, so nothing was created.
+			if errors.Is(err, ErrAmbiguous) {
+				t.Fatalf("error = %v is ambiguous", err)
+			}
+			if s.count() != 1 {
+				t.Fatalf("%d requests, want 1", s.count())
+			}
+		})
+	}
+}
+
+func TestContextEndingDuringPOSTIsAmbiguous(t *testing.T) {
+	_, srv := serve(t, step{delay: 10 * time.Second, status: 201, body: linkJSON})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := newTestClient(t, srv).CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d"})
+	if time.Since(start) > 2*time.Second {
+		t.Fatal("did not return promptly")
+	}
+	if !errors.Is(err, ErrAmbiguous) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error = %v, want ErrAmbiguous and context.DeadlineExceeded", err)
+	}
+}
+
+func TestAttemptTimeoutIsRetriedForGET(t *testing.T) {
+	s, srv := serve(t, step{delay: 2 * time.Second, body: "[]"}, step{body: "[]"})
+	c := newTestClient(t, srv)
+	c.http.Timeout = 100 * time.Millisecond
+	if _, err := c.ListLinks(context.Background()); err != nil {
+		t.Fatalf("ListLinks: %v", err)
+	}
+	if s.count() != 2 {
+		t.Fatalf("%d requests, want 2", s.count())
+	}
+}
+
+func TestPOSTThatNeverLeftIsNotAmbiguous(t *testing.T) {
+	srv := newRawServer(t, func(http.ResponseWriter, *http.Request) {})
+	base := srv.URL
+	srv.Close() // nothing listens there any more: connecting fails
+	c, err := New(Config{BaseURL: base, APIKey: testKey, RetryWaitMin: 1, RetryWaitMax: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.CreateLink(context.Background(), CreateLinkInput{Destination: "https://e/", DomainID: "d"})
+	if err == nil || errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("error = %v, want a connection error that is not ambiguous", err)
+	}
+	if got, _ := shouldRetry(http.MethodGet, nil, err); !got {
+		t.Fatal("a GET would not be retried after a connection error")
+	}
+}

@@ -1,0 +1,200 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+)
+
+// Each error of the service surfaces as a diagnostic that says what happened
+// and what to do.
+
+func TestAccLinkErrors_unknownKey(t *testing.T) {
+	e := newTestEnv(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config:      e.providerBlock("sl_test_not_a_key") + linkBody(e.fx.DomainID, "https://example.com/a"),
+			ExpectError: expectErr("401 invalid_api_key", "Check that api_key", "plan still includes the API"),
+		}},
+	})
+}
+
+func TestAccLinkErrors_planWithoutAPI(t *testing.T) {
+	e := newTestEnv(t)
+	if err := e.srv.SetAPIEnabled(e.fx.AccountID, false); err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config:      e.config(linkBody(e.fx.DomainID, "https://example.com/a")),
+			ExpectError: expectErr("401 invalid_api_key", "plan still includes the API"),
+		}},
+	})
+}
+
+func TestAccLinkErrors_readOnlyKeyCannotCreate(t *testing.T) {
+	e := newTestEnv(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config:      e.providerBlock(e.fx.ReadKey) + linkBody(e.fx.DomainID, "https://example.com/a"),
+			ExpectError: expectErr("403 insufficient_scope", "needs links:write", "both links:read"),
+		}},
+	})
+}
+
+func TestAccLinkErrors_writeOnlyKeyCannotRefresh(t *testing.T) {
+	e := newTestEnv(t)
+	body := linkBody(e.fx.DomainID, "https://example.com/a")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
+		Steps: []resource.TestStep{
+			{Config: e.config(body)},
+			{
+				Config:      e.providerBlock(e.fx.WriteKey) + body,
+				ExpectError: expectErr("403 insufficient_scope", "GET /api/links needs links:read", "every refresh"),
+			},
+			{Config: e.config(body)}, // back to a full key, so destroy can refresh
+		},
+	})
+}
+
+func TestAccLinkErrors_blockedDestination(t *testing.T) {
+	e := newTestEnv(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
+		Steps: []resource.TestStep{
+			{
+				Config:      e.config(linkBody(e.fx.DomainID, "https://blocked.example/win")),
+				ExpectError: expectErr("with shortlink_link.test,", "destination", "422 blocked_by_filter", "Choose another destination"),
+			},
+			{Config: e.config(linkBody(e.fx.DomainID, "https://example.com/fine"))},
+			{
+				Config:      e.config(linkBody(e.fx.DomainID, "https://www.blocked.example/")),
+				ExpectError: expectErr("fraud filter rejected the destination"),
+			},
+			{Config: e.config(linkBody(e.fx.DomainID, "https://example.com/fine"))},
+		},
+	})
+}
+
+func TestAccLinkErrors_quotaExhausted(t *testing.T) {
+	e := newTestEnv(t)
+	if err := e.srv.SetMonthlyQuota(e.fx.AccountID, 1); err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
+		Steps: []resource.TestStep{{
+			Config: e.config(fmt.Sprintf(`
+resource "shortlink_link" "test" {
+  count       = 2
+  domain_id   = %q
+  destination = "https://example.com/${count.index}"
+}
+`, e.fx.DomainID)),
+			ExpectError: expectErr("402 link_quota", "next month"),
+		}},
+	})
+}
+
+func TestAccLinkErrors_slugTaken(t *testing.T) {
+	e := newTestEnv(t)
+	if _, err := e.srv.SeedLinks(e.fx.DomainID, "taken", 1); err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config: e.config(fmt.Sprintf(`
+resource "shortlink_link" "test" {
+  domain_id   = %q
+  destination = "https://example.com/a"
+  slug        = "taken-0"
+}
+`, e.fx.DomainID)),
+			ExpectError: expectErr("with shortlink_link.test,", "slug", "409 slug_taken", "import the existing link"),
+		}},
+	})
+}
+
+func TestAccLinkErrors_domainOfAnotherAccount(t *testing.T) {
+	e := newTestEnv(t)
+	other, err := e.srv.SeedFixture("other", "other.example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config:      e.config(linkBody(other.DomainID, "https://example.com/a")),
+			ExpectError: expectErr("with shortlink_link.test,", "domain_id", "400 invalid_request", "no such domain on this account"),
+		}},
+	})
+}
+
+func TestAccLinkErrors_rateLimitedAfterRetries(t *testing.T) {
+	e := newTestEnv(t)
+	e.srv.Burst429(20, 0)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config:      e.config(linkBody(e.fx.DomainID, "https://example.com/a")),
+			ExpectError: expectErr("429 rate_limited after every retry", "-parallelism"),
+		}},
+	})
+}
+
+func TestAccProvider_missingSettings(t *testing.T) {
+	t.Setenv(EnvBaseURL, "")
+	t.Setenv(EnvAPIKey, "")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config:      `provider "shortlink" {}` + linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a"),
+			ExpectError: expectErr("Missing base_url", "SHORTLINK_BASE_URL"),
+		}, {
+			Config:      `provider "shortlink" {}` + linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a"),
+			ExpectError: expectErr("Missing api_key", "SHORTLINK_API_KEY"),
+		}},
+	})
+}
+
+func TestAccProvider_settingsFromEnvironment(t *testing.T) {
+	e := newTestEnv(t)
+	t.Setenv(EnvBaseURL, e.url)
+	t.Setenv(EnvAPIKey, e.fx.APIKey)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
+		Steps:                    []resource.TestStep{{Config: linkBody(e.fx.DomainID, "https://example.com/env")}},
+	})
+}
+
+func linkBody(domainID, destination string) string {
+	return fmt.Sprintf(`
+resource "shortlink_link" "test" {
+  domain_id   = %q
+  destination = %q
+}
+`, domainID, destination)
+}
+
+// expectErr matches an error holding each phrase in order. Terraform wraps
+// diagnostics at about 80 columns, so a space in a phrase matches any run of
+// white space, line breaks included.
+func expectErr(phrases ...string) *regexp.Regexp {
+	quoted := make([]string, len(phrases))
+	for i, p := range phrases {
+		quoted[i] = strings.Join(strings.Fields(regexp.QuoteMeta(p)), `\s+`)
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(quoted, ".*"))
+}

@@ -1,0 +1,187 @@
+package provider
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+)
+
+// linkModel is shortlink_link's state, and one element of shortlink_links.
+type linkModel struct {
+	ID          types.String      `tfsdk:"id"`
+	DomainID    types.String      `tfsdk:"domain_id"`
+	Destination types.String      `tfsdk:"destination"`
+	Slug        types.String      `tfsdk:"slug"`
+	ExpiresAt   timetypes.RFC3339 `tfsdk:"expires_at"`
+	UTM         types.Object      `tfsdk:"utm"`
+	ShortURL    types.String      `tfsdk:"short_url"`
+	QRCodeURL   types.String      `tfsdk:"qr_code_url"`
+	CreatedAt   timetypes.RFC3339 `tfsdk:"created_at"`
+}
+
+// linkResourceModel adds what only the resource has.
+type linkResourceModel struct {
+	linkModel
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
+}
+
+var utmAttrTypes = map[string]attr.Type{
+	"source":   types.StringType,
+	"medium":   types.StringType,
+	"campaign": types.StringType,
+	"term":     types.StringType,
+	"content":  types.StringType,
+}
+
+var linkAttrTypes = map[string]attr.Type{
+	"id":          types.StringType,
+	"domain_id":   types.StringType,
+	"destination": types.StringType,
+	"slug":        types.StringType,
+	"expires_at":  timetypes.RFC3339Type{},
+	"utm":         types.ObjectType{AttrTypes: utmAttrTypes},
+	"short_url":   types.StringType,
+	"qr_code_url": types.StringType,
+	"created_at":  timetypes.RFC3339Type{},
+}
+
+// applyLink writes what the service answered into the model. Where the
+// service spells a value differently but means the same thing (a timestamp,
+// a normalised URL), the value already in the model is kept, so a plan never
+// shows a difference the user did not make. Fields the answer lacks keep
+// their value.
+func (m *linkModel) applyLink(l *client.Link) {
+	m.ID = types.StringValue(l.ID)
+	if l.DomainID != "" && !equalFoldString(m.DomainID, l.DomainID) {
+		m.DomainID = types.StringValue(l.DomainID)
+	}
+	if l.UTMKnown {
+		m.UTM = utmObject(l.UTM)
+	}
+	// The UTM parameters in force, which a service may have merged into
+	// the destination's query.
+	utm, _ := utmFromObject(context.Background(), m.UTM)
+	if l.Destination != "" && !sameDestination(m.Destination.ValueString(), l.Destination, utm) {
+		m.Destination = types.StringValue(l.Destination)
+	}
+	if l.Slug != "" {
+		m.Slug = types.StringValue(l.Slug)
+	}
+	m.ExpiresAt = keepSameInstant(m.ExpiresAt, l.ExpiresAt)
+	m.ShortURL = optionalString(l.ShortURL, m.ShortURL)
+	m.QRCodeURL = types.StringNull()
+	if l.QRCodeURL != "" {
+		m.QRCodeURL = types.StringValue(l.QRCodeURL)
+	}
+	if !l.CreatedAt.IsZero() {
+		m.CreatedAt = keepSameInstant(m.CreatedAt, &l.CreatedAt)
+	}
+	if m.UTM.IsNull() || m.UTM.IsUnknown() {
+		m.UTM = types.ObjectNull(utmAttrTypes)
+	}
+}
+
+func optionalString(v string, prior types.String) types.String {
+	if v == "" {
+		if prior.IsUnknown() {
+			return types.StringNull()
+		}
+		return prior
+	}
+	return types.StringValue(v)
+}
+
+func equalFoldString(v types.String, s string) bool {
+	return !v.IsNull() && !v.IsUnknown() && stringsEqualFold(v.ValueString(), s)
+}
+
+// keepSameInstant returns prior when it names the same instant as t, else t
+// spelled in RFC 3339.
+func keepSameInstant(prior timetypes.RFC3339, t *time.Time) timetypes.RFC3339 {
+	if t == nil {
+		return timetypes.NewRFC3339Null()
+	}
+	if !prior.IsNull() && !prior.IsUnknown() {
+		if p, diags := prior.ValueRFC3339Time(); !diags.HasError() && p.Equal(*t) {
+			return prior
+		}
+	}
+	return timetypes.NewRFC3339ValueMust(t.UTC().Format(time.RFC3339Nano))
+}
+
+func utmObject(u *client.UTM) types.Object {
+	if u == nil || *u == (client.UTM{}) {
+		return types.ObjectNull(utmAttrTypes)
+	}
+	return types.ObjectValueMust(utmAttrTypes, map[string]attr.Value{
+		"source":   stringOrNull(u.Source),
+		"medium":   stringOrNull(u.Medium),
+		"campaign": stringOrNull(u.Campaign),
+		"term":     stringOrNull(u.Term),
+		"content":  stringOrNull(u.Content),
+	})
+}
+
+func stringOrNull(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+type utmModel struct {
+	Source   types.String `tfsdk:"source"`
+	Medium   types.String `tfsdk:"medium"`
+	Campaign types.String `tfsdk:"campaign"`
+	Term     types.String `tfsdk:"term"`
+	Content  types.String `tfsdk:"content"`
+}
+
+// utmFromObject reads the configured utm; nil when it is null.
+func utmFromObject(ctx context.Context, o types.Object) (*client.UTM, diag.Diagnostics) {
+	if o.IsNull() || o.IsUnknown() {
+		return nil, nil
+	}
+	var m utmModel
+	diags := o.As(ctx, &m, basetypes.ObjectAsOptions{})
+	return &client.UTM{
+		Source:   m.Source.ValueString(),
+		Medium:   m.Medium.ValueString(),
+		Campaign: m.Campaign.ValueString(),
+		Term:     m.Term.ValueString(),
+		Content:  m.Content.ValueString(),
+	}, diags
+}
+
+// linkObject turns a link into an element of shortlink_links.
+func linkObject(l *client.Link) types.Object {
+	m := linkModel{
+		DomainID:    types.StringNull(),
+		Destination: types.StringNull(),
+		Slug:        types.StringNull(),
+		ExpiresAt:   timetypes.NewRFC3339Null(),
+		ShortURL:    types.StringNull(),
+		CreatedAt:   timetypes.NewRFC3339Null(),
+		UTM:         types.ObjectNull(utmAttrTypes),
+	}
+	m.applyLink(l)
+	return types.ObjectValueMust(linkAttrTypes, map[string]attr.Value{
+		"id":          m.ID,
+		"domain_id":   m.DomainID,
+		"destination": m.Destination,
+		"slug":        m.Slug,
+		"expires_at":  m.ExpiresAt,
+		"utm":         m.UTM,
+		"short_url":   m.ShortURL,
+		"qr_code_url": m.QRCodeURL,
+		"created_at":  m.CreatedAt,
+	})
+}

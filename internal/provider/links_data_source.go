@@ -1,0 +1,112 @@
+package provider
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
+)
+
+var (
+	_ datasource.DataSource              = (*linksDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*linksDataSource)(nil)
+)
+
+// NewLinksDataSource is shortlink_links.
+func NewLinksDataSource() datasource.DataSource { return &linksDataSource{} }
+
+type linksDataSource struct {
+	data *providerData
+}
+
+type linksDataSourceModel struct {
+	DomainID types.String `tfsdk:"domain_id"`
+	Links    types.List   `tfsdk:"links"`
+}
+
+func (d *linksDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_links"
+}
+
+func (d *linksDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Every link of the account, oldest first, optionally only those of one domain. Needs the scope `links:read`.",
+		Attributes: map[string]schema.Attribute{
+			"domain_id": schema.StringAttribute{
+				MarkdownDescription: "Only links of this domain (UUID).",
+				Optional:            true,
+				Validators:          []validator.String{validate.UUID()},
+			},
+			"links": schema.ListNestedAttribute{
+				MarkdownDescription: "The links, with every attribute of `shortlink_link`.",
+				Computed:            true,
+				NestedObject:        schema.NestedAttributeObject{Attributes: linkDataAttributes()},
+			},
+		},
+	}
+}
+
+// linkDataAttributes describes a link in a data source: every attribute of
+// shortlink_link, all computed.
+func linkDataAttributes() map[string]schema.Attribute {
+	str := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+	}
+	expires := str("When the link expires (RFC 3339); null when it does not.")
+	expires.CustomType = timetypes.RFC3339Type{}
+	created := str("When the link was created (RFC 3339).")
+	created.CustomType = timetypes.RFC3339Type{}
+	return map[string]schema.Attribute{
+		"id":          str("Identifier of the link."),
+		"domain_id":   str("UUID of the link's domain."),
+		"destination": str("Where the short link redirects."),
+		"slug":        str("Path of the short link on its domain."),
+		"expires_at":  expires,
+		"utm": schema.SingleNestedAttribute{
+			MarkdownDescription: "UTM parameters; null when none.",
+			Computed:            true,
+			Attributes: map[string]schema.Attribute{
+				"source": str("utm_source"), "medium": str("utm_medium"), "campaign": str("utm_campaign"),
+				"term": str("utm_term"), "content": str("utm_content"),
+			},
+		},
+		"short_url":   str("The short URL."),
+		"qr_code_url": str("URL of the QR code; null when the service sends none."),
+		"created_at":  created,
+	}
+}
+
+func (d *linksDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *linksDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var cfg linksDataSourceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	links, err := d.data.client.ListLinks(ctx)
+	if err != nil {
+		addServiceError(&resp.Diagnostics, "list the links", err)
+		return
+	}
+	elems := make([]attr.Value, 0, len(links))
+	for i := range links {
+		if !cfg.DomainID.IsNull() && !strings.EqualFold(links[i].DomainID, cfg.DomainID.ValueString()) {
+			continue
+		}
+		elems = append(elems, linkObject(&links[i]))
+	}
+	list, diags := types.ListValue(types.ObjectType{AttrTypes: linkAttrTypes}, elems)
+	resp.Diagnostics.Append(diags...)
+	cfg.Links = list
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}

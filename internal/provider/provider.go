@@ -1,0 +1,161 @@
+// Package provider is the Terraform glue of the short-link provider: schemas,
+// plans and state. Every request to the service goes through internal/client.
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+)
+
+// Address is the provider's registry address.
+const Address = "registry.terraform.io/shortlink/shortlink"
+
+// Environment variables read when the provider block leaves a setting out.
+const (
+	EnvBaseURL = "SHORTLINK_BASE_URL"
+	EnvAPIKey  = "SHORTLINK_API_KEY"
+)
+
+// DefaultMaxRetries is how often a request is retried after a 429, a 5xx or
+// a transport error before the operation fails.
+const DefaultMaxRetries = 8
+
+var _ provider.Provider = (*shortlinkProvider)(nil)
+
+type shortlinkProvider struct {
+	version string
+}
+
+type providerModel struct {
+	BaseURL    types.String `tfsdk:"base_url"`
+	APIKey     types.String `tfsdk:"api_key"`
+	MaxRetries types.Int64  `tfsdk:"max_retries"`
+}
+
+// New returns a constructor of the provider, as providerserver wants.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider { return &shortlinkProvider{version: version} }
+}
+
+func (p *shortlinkProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "shortlink"
+	resp.Version = p.version
+}
+
+func (p *shortlinkProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Manages short links of the short-link service: create, re-target in place and delete them, and read their click analytics.",
+		Attributes: map[string]schema.Attribute{
+			"base_url": schema.StringAttribute{
+				MarkdownDescription: "Base URL of the service, such as `https://api.example.com`. May also be set with the `" + EnvBaseURL + "` environment variable.",
+				Optional:            true,
+			},
+			"api_key": schema.StringAttribute{
+				MarkdownDescription: "API key from the API-key section of the dashboard. It needs the scopes `links:read` (every refresh lists links) and `links:write`. May also be set with the `" + EnvAPIKey + "` environment variable, which keeps it out of the configuration.",
+				Optional:            true,
+				Sensitive:           true,
+			},
+			"max_retries": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("How often a request is retried after a 429, a 5xx answer or a network error before the operation fails. Defaults to %d. A create is never re-sent blindly: after an ambiguous failure the provider first looks for the link it may have created.", DefaultMaxRetries),
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.Between(0, 100)},
+			},
+		},
+	}
+}
+
+func (p *shortlinkProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	baseURL := settingOrEnv(cfg.BaseURL, EnvBaseURL)
+	apiKey := settingOrEnv(cfg.APIKey, EnvAPIKey)
+	if cfg.BaseURL.IsUnknown() || cfg.APIKey.IsUnknown() {
+		// Known only after another resource is applied: resources will
+		// be planned as unknown and configured on apply.
+		return
+	}
+	if baseURL == "" {
+		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Missing base_url",
+			"Set base_url in the provider block or the "+EnvBaseURL+" environment variable to the service's base URL.")
+	}
+	if apiKey == "" {
+		resp.Diagnostics.AddAttributeError(path.Root("api_key"), "Missing api_key",
+			"Set api_key in the provider block or the "+EnvAPIKey+" environment variable to an API key from the dashboard's API-key section.")
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	maxRetries := DefaultMaxRetries
+	if !cfg.MaxRetries.IsNull() && !cfg.MaxRetries.IsUnknown() {
+		maxRetries = int(cfg.MaxRetries.ValueInt64())
+	}
+	c, err := client.New(client.Config{
+		BaseURL:    baseURL,
+		APIKey:     apiKey,
+		UserAgent:  fmt.Sprintf("terraform-provider-shortlink/%s (+https://registry.terraform.io/providers/shortlink/shortlink; Terraform %s)", p.version, req.TerraformVersion),
+		MaxRetries: retriesSetting(maxRetries),
+	})
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid provider configuration", err.Error())
+		return
+	}
+	data := &providerData{client: c}
+	resp.ResourceData = data
+	resp.DataSourceData = data
+}
+
+// retriesSetting translates "no retries" into the client's spelling of it.
+func retriesSetting(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
+func settingOrEnv(v types.String, env string) string {
+	if !v.IsNull() && !v.IsUnknown() && v.ValueString() != "" {
+		return v.ValueString()
+	}
+	return os.Getenv(env)
+}
+
+func (p *shortlinkProvider) Resources(context.Context) []func() resource.Resource {
+	return []func() resource.Resource{NewLinkResource}
+}
+
+func (p *shortlinkProvider) DataSources(context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{NewLinksDataSource}
+}
+
+// providerData is what Configure hands to resources and data sources.
+type providerData struct {
+	client *client.Client
+}
+
+// providerDataFrom unpacks what Configure handed over; nil before Configure.
+func providerDataFrom(data any, diags interface{ AddError(string, string) }) *providerData {
+	if data == nil {
+		return nil
+	}
+	pd, ok := data.(*providerData)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("Expected *providerData, got %T. Please report this issue to the provider developers.", data))
+		return nil
+	}
+	return pd
+}

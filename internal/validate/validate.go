@@ -1,0 +1,130 @@
+// Package validate holds the plan-time validators of the provider's
+// attributes, so a bad value is reported on its own attribute before any
+// request is sent.
+package validate
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+)
+
+// MaxDestinationLength bounds destination URLs; browsers and most services
+// stop around 2,000 characters.
+const MaxDestinationLength = 2048
+
+// MaxSlugLength is the longest slug accepted.
+const MaxSlugLength = 64
+
+var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// UUID accepts identifiers such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60.
+func UUID() validator.String {
+	return stringCheck{
+		description: "must be a UUID such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60",
+		check: func(v string) string {
+			if !uuidPattern.MatchString(v) {
+				return fmt.Sprintf("%q is not a UUID; copy the ID from the dashboard (it looks like 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60)", v)
+			}
+			return ""
+		},
+	}
+}
+
+// HTTPURL accepts absolute http and https URLs of a sane length.
+func HTTPURL() validator.String {
+	return stringCheck{
+		description: fmt.Sprintf("must be an absolute http or https URL of at most %d characters", MaxDestinationLength),
+		check:       checkHTTPURL,
+	}
+}
+
+func checkHTTPURL(v string) string {
+	if len(v) > MaxDestinationLength {
+		return fmt.Sprintf("is %d characters long; at most %d are allowed", len(v), MaxDestinationLength)
+	}
+	u, err := url.Parse(v)
+	if err != nil {
+		return fmt.Sprintf("%q is not a URL: %v", v, err)
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return fmt.Sprintf("%q must start with http:// or https://", v)
+	}
+	if u.Host == "" {
+		return fmt.Sprintf("%q has no host; write an absolute URL such as https://example.com/sale", v)
+	}
+	return ""
+}
+
+// Slug accepts a path segment: no '/', '?', '#', no white space or control
+// characters, at most MaxSlugLength characters.
+func Slug() validator.String {
+	return stringCheck{
+		description: fmt.Sprintf("must be 1 to %d characters without '/', '?', '#', spaces or control characters", MaxSlugLength),
+		check: func(v string) string {
+			if v == "" || len([]rune(v)) > MaxSlugLength {
+				return fmt.Sprintf("must be 1 to %d characters long", MaxSlugLength)
+			}
+			for _, r := range v {
+				if r == '/' || r == '?' || r == '#' || unicode.IsSpace(r) || unicode.IsControl(r) {
+					return fmt.Sprintf("%q contains %q; a slug is one path segment without '/', '?', '#', spaces or control characters", v, r)
+				}
+			}
+			return ""
+		},
+	}
+}
+
+// stringCheck adapts a check that returns a problem ("" when none) to a
+// framework validator.
+type stringCheck struct {
+	description string
+	check       func(string) string
+}
+
+var _ validator.String = stringCheck{}
+
+func (c stringCheck) Description(context.Context) string         { return c.description }
+func (c stringCheck) MarkdownDescription(context.Context) string { return c.description }
+
+func (c stringCheck) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if problem := c.check(req.ConfigValue.ValueString()); problem != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), req.Path.String()+" "+problem)
+	}
+}
+
+// NotEmptyObject rejects an object whose attributes are all null, such as
+// utm = {}: the service would store no parameters and the plan could never
+// match.
+func NotEmptyObject() validator.Object { return notEmptyObject{} }
+
+type notEmptyObject struct{}
+
+var _ validator.Object = notEmptyObject{}
+
+func (notEmptyObject) Description(context.Context) string {
+	return "must set at least one attribute"
+}
+func (v notEmptyObject) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (notEmptyObject) ValidateObject(_ context.Context, req validator.ObjectRequest, resp *validator.ObjectResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	for _, v := range req.ConfigValue.Attributes() {
+		if !v.IsNull() {
+			return
+		}
+	}
+	resp.Diagnostics.AddAttributeError(req.Path, "Empty "+req.Path.String(),
+		req.Path.String()+" sets no attribute; set at least one of its attributes, or remove it to clear the parameters.")
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# make demo: the provider end to end on the emulator, with nothing but Go and
+# the Terraform CLI. Builds the provider and the emulator, starts the emulator
+# on a free loopback port, points Terraform at the fresh build with a CLI
+# configuration of its own (never the user's), applies examples/campaign,
+# simulates clicks, re-targets one link in place, shows that the click history
+# survived, destroys everything and stops the emulator.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+demo="$root/.demo"
+rm -rf "$demo"
+mkdir -p "$demo/bin" "$demo/work"
+
+step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+
+step "Building the provider and the emulator"
+(cd "$root" && go build -o "$demo/bin/terraform-provider-shortlink" . && go build -o "$demo/bin/shortlink-emulator" ./cmd/shortlink-emulator)
+
+step "Starting the emulator on a free loopback port (fraud filter: 300ms per write)"
+"$demo/bin/shortlink-emulator" -addr 127.0.0.1:0 -info-file "$demo/emulator.json" -filter-delay 300ms \
+  >"$demo/emulator.out" 2>"$demo/emulator.log" &
+emulator_pid=$!
+trap 'kill "$emulator_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  [ -s "$demo/emulator.json" ] && break
+  kill -0 "$emulator_pid" 2>/dev/null || { cat "$demo/emulator.log"; echo "the emulator did not start" >&2; exit 1; }
+  sleep 0.1
+done
+[ -s "$demo/emulator.json" ] || { echo "the emulator did not start in time" >&2; exit 1; }
+field() { sed -n "s/.*\"$1\": \"\([^\"]*\)\".*/\1/p" "$demo/emulator.json"; }
+export SHORTLINK_BASE_URL SHORTLINK_API_KEY TF_VAR_domain_id
+SHORTLINK_BASE_URL=$(field baseUrl)
+SHORTLINK_API_KEY=$(field apiKey)
+TF_VAR_domain_id=$(field domainId)
+echo "emulator at $SHORTLINK_BASE_URL, domain $TF_VAR_domain_id"
+
+# Terraform uses the fresh build through dev_overrides, from a CLI
+# configuration of the demo's own; nothing is downloaded.
+cat >"$demo/terraformrc" <<RC
+provider_installation {
+  dev_overrides {
+    "shortlink/shortlink" = "$demo/bin"
+  }
+  direct {}
+}
+RC
+export TF_CLI_CONFIG_FILE="$demo/terraformrc" TF_DATA_DIR="$demo/work/.terraform" CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
+cp "$root/examples/campaign/main.tf" "$demo/work/"
+tf() { terraform -chdir="$demo/work" "$@" 2> >(grep -v -e 'Provider development overrides are in effect' >&2); }
+
+step "terraform apply: the spring campaign"
+tf apply -auto-approve -input=false -compact-warnings
+tf output short_urls
+
+step "Visitors click the links"
+visit() { "$demo/bin/shortlink-emulator" click -base "$SHORTLINK_BASE_URL" -url "$1" -n "$2" -referrer "$3"; }
+sale_url=$(tf output -json short_urls | sed -n 's/.*"spring-sale":"\([^"]*\)".*/\1/p')
+news_url=$(tf output -json short_urls | sed -n 's/.*"newsletter":"\([^"]*\)".*/\1/p')
+visit "$sale_url" 3 "https://mail.example.net/inbox"
+visit "$news_url" 1 "https://news.example.org/"
+
+step "terraform plan: re-target spring-sale in place (same short link, same QR code)"
+new_pages='{"spring-sale":"https://shop.example.com/spring-extended","newsletter":"https://shop.example.com/newsletter","webinar":"https://events.example.com/spring-webinar"}'
+tf plan -input=false -compact-warnings -var "landing_pages=$new_pages" -out="$demo/retarget.plan" | grep -E '~ resource|~ destination|Plan:|update in-place|must be replaced' || true
+if tf show -no-color "$demo/retarget.plan" | grep -q 'must be replaced'; then
+  echo "the plan replaces a link instead of updating it in place" >&2; exit 1
+fi
+tf apply -input=false -compact-warnings "$demo/retarget.plan"
+
+step "More visitors, now sent to the new destination"
+visit "$sale_url" 2 "https://social.example.com/post/1"
+
+step "The click history of spring-sale survived the change (analytics export)"
+sale_id=$(tf output -json link_ids | sed -n 's/.*"spring-sale":"\([^"]*\)".*/\1/p')
+"$demo/bin/shortlink-emulator" export -link-id "$sale_id" | tee "$demo/spring-sale.csv"
+old=$(grep -c 'shop.example.com/spring?' "$demo/spring-sale.csv" || true)
+new=$(grep -c 'shop.example.com/spring-extended' "$demo/spring-sale.csv" || true)
+echo "clicks before the change: $old, after: $new (same link ID $sale_id)"
+[ "$old" = 3 ] && [ "$new" = 2 ] || { echo "the export does not show the whole click history" >&2; exit 1; }
+
+step "terraform destroy"
+tf destroy -auto-approve -input=false -compact-warnings
+echo
+echo "Demo finished: created 3 links, re-targeted one in place, kept its 5 clicks, destroyed everything."
