@@ -2,9 +2,13 @@
 // loopback, so users can try the provider without an account.
 //
 //	shortlink-emulator -addr 127.0.0.1:8080
+//	shortlink-emulator click -url https://go.example.test/spring -n 3
+//	shortlink-emulator export -link-id <link-id>
 //
 // On start it prints the base URL, an API key holding both scopes, the ID of a
-// seeded domain and the admin token, ready to copy into a provider block.
+// seeded domain and the admin token, ready to copy into a provider block. It
+// runs until interrupted. The subcommands click and export act as a visitor
+// and as an analyst against a running emulator.
 package main
 
 import (
@@ -27,10 +31,26 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "shortlink-emulator:", err)
 		os.Exit(1)
 	}
+}
+
+// dispatch runs the subcommand named by the first argument, or the emulator.
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "click":
+			return runClick(args[1:], stdout, stderr)
+		case "export":
+			return runExport(args[1:], stdout, stderr)
+		}
+	}
+	return run(ctx, args, stdout, stderr)
 }
 
 type options struct {
@@ -71,7 +91,8 @@ type startInfo struct {
 	AdminToken string `json:"adminToken"`
 }
 
-func run(args []string, stdout, stderr io.Writer) error {
+// run serves the emulator until ctx is done, then shuts it down gracefully.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
@@ -90,10 +111,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := srv.PersistError(); err != nil {
+		return fmt.Errorf("writing %s: %w", o.data, err)
+	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return err
 	}
+	defer ln.Close() // when announce fails; Shutdown closes it otherwise
 	info := startInfo{
 		BaseURL: "http://" + ln.Addr().String(), APIKey: fixture.APIKey, ReadKey: fixture.ReadKey, WriteKey: fixture.WriteKey,
 		DomainID: fixture.DomainID, DomainHost: fixture.DomainHost, AccountID: fixture.AccountID, AdminToken: o.adminToken,
@@ -105,7 +130,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if !o.quiet {
 		handler = logRequests(log.New(stderr, "", log.LstdFlags), srv)
 	}
-	return serve(ln, handler)
+	return serve(ctx, ln, handler)
 }
 
 // firstFixture reuses the account of a reloaded data file, so keys and the
@@ -139,13 +164,17 @@ short links:   curl -i %s/r/%s/<slug>
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(infoFile, b, 0o600)
+	// Scripts wait for the file to appear and read it at once: write it
+	// whole under a temporary name, then rename it into place.
+	tmp := infoFile + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, infoFile)
 }
 
-func serve(ln net.Listener, handler http.Handler) error {
+func serve(ctx context.Context, ln net.Listener, handler http.Handler) error {
 	server := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- server.Serve(ln) }()
 	select {
@@ -161,14 +190,23 @@ func serve(ln net.Listener, handler http.Handler) error {
 	return nil
 }
 
-// logRequests logs method, path, status and duration of every request. It
-// never logs headers, so API keys stay out of the log.
+// logRequests logs method, path, status and duration of every request ("closed"
+// for a connection closed by fault injection). It never logs headers, so API
+// keys stay out of the log.
 func logRequests(l *log.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		defer func() {
-			l.Printf("%s %s %d %s", r.Method, r.URL.RequestURI(), rec.status, time.Since(start).Round(time.Millisecond))
+			status := fmt.Sprint(rec.status)
+			v := recover()
+			if v != nil {
+				status = "closed"
+			}
+			l.Printf("%s %s %s %s", r.Method, r.URL.RequestURI(), status, time.Since(start).Round(time.Millisecond))
+			if v != nil {
+				panic(v) // let the HTTP server close the connection
+			}
 		}()
 		next.ServeHTTP(rec, r)
 	})

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"path"
 	"regexp"
 	"strings"
 	"time"
@@ -305,10 +304,11 @@ func blockedBy(rules []string, dest string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	host := strings.ToLower(u.Hostname())
+	// A fully qualified host ("blocked.example.") is the same host.
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	for _, rule := range rules {
 		if strings.Contains(rule, "*") {
-			if ok, _ := path.Match(rule, dest); ok {
+			if globMatch(strings.ToLower(rule), strings.ToLower(dest)) {
 				return rule, true
 			}
 			continue
@@ -319,6 +319,26 @@ func blockedBy(rules []string, dest string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// globMatch reports whether s matches pattern, in which '*' stands for any run
+// of characters, '/' included (path.Match would stop at '/', so no rule could
+// match a URL), and every other character for itself.
+func globMatch(pattern, s string) bool {
+	parts := strings.Split(pattern, "*")
+	first, last := parts[0], parts[len(parts)-1]
+	if !strings.HasPrefix(s, first) {
+		return false
+	}
+	s = s[len(first):]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, p)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(p):]
+	}
+	return strings.HasSuffix(s, last)
 }
 
 // normalize applies the NormalizeDestination variant.

@@ -53,18 +53,16 @@ func (rl *rateLimiter) take(key, class string, limit int, length time.Duration, 
 	return rateDecision{allowed: true, limit: limit, remaining: limit - w.count, reset: reset}
 }
 
-// remaining reports the allowance left without consuming any.
-func (rl *rateLimiter) remaining(key, class string, limit int, now time.Time) int {
+// peek reports the allowance left in the key's current window without
+// consuming any; a window that is over counts as a fresh one.
+func (rl *rateLimiter) peek(key, class string, limit int, length time.Duration, now time.Time) rateDecision {
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
 	w, ok := rl.windows[key+"\x00"+class]
-	if !ok || w.count >= limit {
-		if !ok {
-			return limit
-		}
-		return 0
+	if !ok || !now.Before(w.start.Add(length)) {
+		return rateDecision{allowed: true, limit: limit, remaining: limit, reset: length}
 	}
-	return limit - w.count
+	return rateDecision{allowed: w.count < limit, limit: limit, remaining: max(limit-w.count, 0), reset: w.start.Add(length).Sub(now)}
 }
 
 func (rl *rateLimiter) current(id string, length time.Duration, now time.Time) *window {

@@ -194,7 +194,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.keyHasScope(key, rt.scope(), settings) {
-		setRateHeaders(rec, limit, s.limiter.remaining(token, rt.class(), limit, s.now()), time.Duration(settings.Limits.Window))
+		d := s.limiter.peek(token, rt.class(), limit, time.Duration(settings.Limits.Window), s.now())
+		setRateHeaders(rec, d.limit, d.remaining, d.reset)
 		s.writeError(rec, http.StatusForbidden, "insufficient_scope", fmt.Sprintf("this key lacks the scope %s", rt.scope()))
 		return
 	}

@@ -24,8 +24,9 @@ type Limits struct {
 // and on change of destination.
 type Filter struct {
 	// Blocked lists hosts (a destination whose host is that host or a
-	// subdomain of it is blocked) or glob patterns containing '*' matched
-	// against the whole destination URL with path.Match.
+	// subdomain of it is blocked) or glob patterns containing '*' (any run
+	// of characters, '/' included) matched against the whole destination
+	// URL. Both ignore case.
 	Blocked []string `json:"blocked"`
 	// Delay is how long every check takes; the real service is slow here.
 	Delay Duration `json:"delay"`

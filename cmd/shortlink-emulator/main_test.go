@@ -1,0 +1,353 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+)
+
+// syncBuffer is an io.Writer the server's goroutines can share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// instance is one emulator started by run in the background.
+type instance struct {
+	info           startInfo
+	stdout, stderr *syncBuffer
+	stop           func() error // ends run and returns its error
+}
+
+// start runs the command with a free port, an info file, no filter delay and
+// extra, and waits for the info file.
+func start(t *testing.T, extra ...string) *instance {
+	t.Helper()
+	infoFile := filepath.Join(t.TempDir(), "info.json")
+	args := append([]string{"-addr", "127.0.0.1:0", "-info-file", infoFile, "-filter-delay", "0"}, extra...)
+	in := &instance{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, args, in.stdout, in.stderr) }()
+	var once sync.Once
+	var runErr error
+	in.stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case runErr = <-done:
+			case <-time.After(10 * time.Second):
+				runErr = errors.New("run did not return after cancel")
+			}
+		})
+		return runErr
+	}
+	t.Cleanup(func() { _ = in.stop() })
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := os.ReadFile(infoFile)
+		if err == nil {
+			// The file is written whole: the first successful read parses.
+			if err := json.Unmarshal(b, &in.info); err != nil {
+				t.Fatalf("info file %q: %v", b, err)
+			}
+			return in
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("run ended before writing the info file: %v\nstderr: %s", err, in.stderr)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no info file after 10 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// call sends an API request to the instance.
+func (in *instance) call(t *testing.T, method, path, key string, body any) (int, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, in.info.BaseURL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b
+}
+
+func (in *instance) createLink(t *testing.T, slug string) map[string]any {
+	t.Helper()
+	status, body := in.call(t, http.MethodPost, "/api/links", in.info.APIKey,
+		map[string]any{"destination": "https://example.com/" + slug, "domainId": in.info.DomainID, "slug": slug})
+	if status != http.StatusCreated {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	var link map[string]any
+	if err := json.Unmarshal(body, &link); err != nil {
+		t.Fatal(err)
+	}
+	return link
+}
+
+func (in *instance) listSlugs(t *testing.T) []string {
+	t.Helper()
+	status, body := in.call(t, http.MethodGet, "/api/links", in.info.APIKey, nil)
+	if status != http.StatusOK {
+		t.Fatalf("list: %d %s", status, body)
+	}
+	var links []struct{ Slug string }
+	if err := json.Unmarshal(body, &links); err != nil {
+		t.Fatal(err)
+	}
+	var slugs []string
+	for _, l := range links {
+		slugs = append(slugs, l.Slug)
+	}
+	return slugs
+}
+
+func TestRunServesTheAPI(t *testing.T) {
+	in := start(t, "-quiet", "-write-limit", "7", "-domain", "Links.Example.Test")
+	info := in.info
+	if !strings.HasPrefix(info.BaseURL, "http://127.0.0.1:") || strings.HasSuffix(info.BaseURL, ":0") {
+		t.Errorf("baseUrl = %q", info.BaseURL)
+	}
+	for name, v := range map[string]string{"apiKey": info.APIKey, "readKey": info.ReadKey, "writeKey": info.WriteKey, "domainId": info.DomainID, "accountId": info.AccountID, "adminToken": info.AdminToken} {
+		if v == "" {
+			t.Errorf("%s is empty in the info file", name)
+		}
+	}
+	if info.DomainHost != "links.example.test" {
+		t.Errorf("domainHost = %q", info.DomainHost)
+	}
+	out := in.stdout.String()
+	for _, want := range []string{`base_url = "` + info.BaseURL + `"`, `api_key  = "` + info.APIKey + `"`, info.DomainID, info.AdminToken} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+
+	link := in.createLink(t, "spring")
+	if link["shortUrl"] != "https://links.example.test/spring" {
+		t.Errorf("shortUrl = %v", link["shortUrl"])
+	}
+	if got := in.listSlugs(t); len(got) != 1 || got[0] != "spring" {
+		t.Errorf("list = %v", got)
+	}
+	// The flags are in force, and the admin API answers to the printed token.
+	req, err := http.NewRequest(http.MethodGet, info.BaseURL+"/_emulator/settings", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(emulator.AdminTokenHeader, info.AdminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var settings emulator.Settings
+	err = json.NewDecoder(resp.Body).Decode(&settings)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("admin settings: %d %v", resp.StatusCode, err)
+	}
+	if settings.Limits.Write != 7 || settings.Limits.Read != 600 || settings.Filter.Delay != 0 {
+		t.Errorf("settings = %+v", settings)
+	}
+
+	if err := in.stop(); err != nil {
+		t.Errorf("run returned %v after cancel", err)
+	}
+	if _, err := http.Get(info.BaseURL + "/api/links"); err == nil {
+		t.Error("the emulator still answers after stop")
+	}
+	if in.stderr.String() != "" {
+		t.Errorf("-quiet logged: %s", in.stderr)
+	}
+}
+
+func TestRunRestartReusesFixture(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "store.json")
+	first := start(t, "-quiet", "-data", data)
+	first.createLink(t, "kept")
+	if err := first.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	second := start(t, "-quiet", "-data", data)
+	a, b := first.info, second.info
+	if a.APIKey != b.APIKey || a.ReadKey != b.ReadKey || a.WriteKey != b.WriteKey || a.DomainID != b.DomainID || a.AccountID != b.AccountID || a.DomainHost != b.DomainHost {
+		t.Errorf("fixture changed across the restart:\n %+v\n %+v", a, b)
+	}
+	if got := second.listSlugs(t); len(got) != 1 || got[0] != "kept" {
+		t.Errorf("links after restart = %v", got)
+	}
+	// The slug index was rebuilt.
+	status, body := second.call(t, http.MethodPost, "/api/links", b.APIKey, map[string]any{"destination": "https://example.com/", "domainId": b.DomainID, "slug": "kept"})
+	if status != http.StatusConflict {
+		t.Errorf("duplicate slug after restart: %d %s", status, body)
+	}
+	second.createLink(t, "new")
+	if err := second.stop(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Dir(data))
+	if err != nil || len(entries) != 1 {
+		t.Errorf("data directory holds %v (%v)", entries, err)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	dir := t.TempDir()
+	corrupt := filepath.Join(dir, "corrupt.json")
+	if err := os.WriteFile(corrupt, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string][]string{
+		"unknown flag":        {"-nope"},
+		"bad duration":        {"-window", "soon"},
+		"zero write limit":    {"-write-limit", "0"},
+		"negative delay":      {"-filter-delay", "-1s"},
+		"bad address":         {"-addr", "256.0.0.1:http"},
+		"corrupt data file":   {"-data", corrupt},
+		"unwritable data dir": {"-data", filepath.Join(dir, "missing", "store.json")},
+	}
+	for name, args := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			var stdout, stderr syncBuffer
+			err := run(ctx, append([]string{"-addr", "127.0.0.1:0", "-quiet"}, args...), &stdout, &stderr)
+			if err == nil || errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("run = %v, want an error at start", err)
+			}
+		})
+	}
+}
+
+func TestRunLogsRequests(t *testing.T) {
+	in := start(t)
+	in.createLink(t, "logged")
+	in.call(t, http.MethodGet, "/api/links", "", nil)
+	// A connection closed by fault injection is logged as such.
+	req, err := http.NewRequest(http.MethodPut, in.info.BaseURL+"/_emulator/faults", strings.NewReader(`{"script":[{"kind":"close"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(emulator.AdminTokenHeader, in.info.AdminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("PUT faults: %d", resp.StatusCode)
+	}
+	req, err = http.NewRequest(http.MethodDelete, in.info.BaseURL+"/api/links/abc", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+in.info.APIKey)
+	if resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("the close fault answered %d", resp.StatusCode)
+	}
+	if err := in.stop(); err != nil {
+		t.Fatal(err)
+	}
+	log := in.stderr.String()
+	for _, want := range []string{"POST /api/links 201 ", "GET /api/links 401 ", "DELETE /api/links/abc closed "} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, in.info.APIKey) || strings.Contains(log, in.info.AdminToken) {
+		t.Errorf("log holds a secret:\n%s", log)
+	}
+}
+
+func TestClickAndExportSubcommands(t *testing.T) {
+	in := start(t, "-quiet")
+	link := in.createLink(t, "spring")
+	base := in.info.BaseURL
+	ctx := context.Background()
+
+	var out, errOut syncBuffer
+	err := dispatch(ctx, []string{"click", "-base", base, "-url", "https://go.example.test/spring", "-n", "3", "-referrer", "https://news.example/a,b"}, &out, &errOut)
+	if err != nil {
+		t.Fatalf("click: %v (%s)", err, errOut.String())
+	}
+	if got := strings.Count(out.String(), "→ 302 https://example.com/spring\n"); got != 3 {
+		t.Errorf("click output:\n%s", out.String())
+	}
+	if err := dispatch(ctx, []string{"click", "-base", base, "-url", "not a url"}, &out, &errOut); err == nil {
+		t.Error("click accepted a malformed -url")
+	}
+
+	t.Setenv("SHORTLINK_API_KEY", in.info.ReadKey)
+	out = syncBuffer{}
+	if err := dispatch(ctx, []string{"export", "-base", base, "-link-id", link["id"].(string)}, &out, &errOut); err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()
+	if err != nil {
+		t.Fatalf("export output is not CSV: %v\n%s", err, out.String())
+	}
+	if len(rows) != 4 || strings.Join(rows[0], ",") != strings.Join(emulator.ExportColumns, ",") || rows[3][5] != "https://news.example/a,b" {
+		t.Errorf("export rows = %v", rows)
+	}
+	if err := dispatch(ctx, []string{"export", "-base", base, "-link-id", "00000000-0000-0000-0000-000000000000"}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("export of an unknown link = %v, want a 404 error", err)
+	}
+	t.Setenv("SHORTLINK_API_KEY", "")
+	if err := dispatch(ctx, []string{"export", "-base", base}, &out, &errOut); err == nil {
+		t.Error("export without SHORTLINK_API_KEY succeeded")
+	}
+}

@@ -1,0 +1,221 @@
+package emulator
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+)
+
+const adminToken = "admin-secret"
+
+// admin sends an admin API request with token and decodes the answer into out.
+func (e *env) admin(t *testing.T, method, path, token string, body any, out any) *response {
+	t.Helper()
+	req, err := e.request(method, "/_emulator/"+path, "", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set(AdminTokenHeader, token)
+	}
+	r, err := e.send(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != nil && r.Status == http.StatusOK {
+		if err := json.Unmarshal(r.Body, out); err != nil {
+			t.Fatalf("%s %s: %v: %s", method, path, err, r.Body)
+		}
+	}
+	return r
+}
+
+var adminRoutes = []struct{ method, path string }{
+	{http.MethodGet, "settings"},
+	{http.MethodPut, "settings"},
+	{http.MethodGet, "faults"},
+	{http.MethodPut, "faults"},
+	{http.MethodGet, "counters"},
+	{http.MethodDelete, "counters"},
+	{http.MethodPost, "fixtures"},
+	{http.MethodPost, "accounts/quota"},
+	{http.MethodPost, "accounts/api"},
+	{http.MethodPost, "keys/revoke"},
+	{http.MethodPost, "links/seed"},
+	{http.MethodGet, "links"},
+}
+
+func TestAdminAuth(t *testing.T) {
+	e := newEnvWith(t, Options{Settings: testSettings(), AdminToken: adminToken})
+	disabled := newEnv(t)
+	for _, rt := range adminRoutes {
+		for name, c := range map[string]struct {
+			e     *env
+			token string
+		}{
+			"no token":                  {e, ""},
+			"wrong token":               {e, "admin-secreT"},
+			"API key":                   {e, e.fx.APIKey},
+			"admin disabled":            {disabled, ""},
+			"admin disabled, any token": {disabled, "anything"},
+		} {
+			t.Run(rt.method+" "+rt.path+"/"+name, func(t *testing.T) {
+				r := c.e.admin(t, rt.method, rt.path, c.token, map[string]any{}, nil)
+				wantStatus(t, r, http.StatusUnauthorized)
+				if body := r.object(t); body["error"] != "invalid_admin_token" {
+					t.Errorf("body = %s", r.Body)
+				}
+			})
+		}
+	}
+	// Nothing was changed by the refused requests.
+	if s := e.srv.Settings(); s.Variants != testSettings().Variants || len(e.srv.Faults().Script) != 0 || len(e.srv.AllLinks()) != 0 {
+		t.Errorf("refused admin requests changed the server")
+	}
+	wantStatus(t, e.admin(t, http.MethodGet, "nope", adminToken, nil, nil), http.StatusNotFound)
+}
+
+func TestAdminAPI(t *testing.T) {
+	e := newEnvWith(t, Options{Settings: testSettings(), AdminToken: adminToken})
+
+	t.Run("settings", func(t *testing.T) {
+		var got Settings
+		wantStatus(t, e.admin(t, http.MethodGet, "settings", adminToken, nil, &got), http.StatusOK)
+		if !sameJSON(got, testSettings()) {
+			t.Errorf("GET settings = %+v", got)
+		}
+		next := testSettings(func(s *Settings) {
+			s.Variants.ObjectEnvelope = "data"
+			s.Limits.Window = Duration(90 * time.Second)
+		})
+		wantStatus(t, e.admin(t, http.MethodPut, "settings", adminToken, next, nil), http.StatusOK)
+		if !sameJSON(e.srv.Settings(), next) {
+			t.Errorf("settings after PUT = %+v", e.srv.Settings())
+		}
+		// Durations are written as strings.
+		r := e.admin(t, http.MethodGet, "settings", adminToken, nil, nil)
+		var raw struct {
+			Limits struct{ Window string }
+		}
+		if err := json.Unmarshal(r.Body, &raw); err != nil || raw.Limits.Window != "1m30s" {
+			t.Errorf("window = %q (%v)", raw.Limits.Window, err)
+		}
+		// Invalid or unknown settings are refused and change nothing.
+		bad := next
+		bad.Variants.Paging = "offset"
+		wantStatus(t, e.admin(t, http.MethodPut, "settings", adminToken, bad, nil), http.StatusBadRequest)
+		wantStatus(t, e.admin(t, http.MethodPut, "settings", adminToken, `{"variants":{"colour":"red"}}`, nil), http.StatusBadRequest)
+		wantStatus(t, e.admin(t, http.MethodPut, "settings", adminToken, `{`, nil), http.StatusBadRequest)
+		if !sameJSON(e.srv.Settings(), next) {
+			t.Errorf("a refused PUT changed the settings: %+v", e.srv.Settings())
+		}
+		// The change is in force.
+		r = e.do(t, http.MethodPost, "/api/links", e.fx.APIKey, e.createBody("https://example.com/"))
+		wantStatus(t, r, http.StatusCreated)
+		if _, ok := r.object(t)["data"]; !ok {
+			t.Errorf("objectEnvelope data not in force: %s", r.Body)
+		}
+		if err := e.srv.SetSettings(testSettings()); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("faults", func(t *testing.T) {
+		plan := `{"script":[{"kind":"status","status":503,"path":"/api/links","method":"GET"},{"kind":"delay","delay":"10ms"}],"seed":3}`
+		var got FaultPlan
+		wantStatus(t, e.admin(t, http.MethodPut, "faults", adminToken, plan, &got), http.StatusOK)
+		if len(got.Script) != 2 || got.Script[0].Status != 503 || time.Duration(got.Script[1].Delay) != 10*time.Millisecond {
+			t.Errorf("PUT faults = %+v", got)
+		}
+		wantStatus(t, e.do(t, http.MethodGet, "/api/links", e.fx.APIKey, nil), http.StatusServiceUnavailable)
+		wantStatus(t, e.admin(t, http.MethodGet, "faults", adminToken, nil, &got), http.StatusOK)
+		if len(got.Script) != 1 || got.Script[0].Kind != FaultDelay {
+			t.Errorf("GET faults = %+v", got)
+		}
+		wantStatus(t, e.admin(t, http.MethodPut, "faults", adminToken, `{}`, nil), http.StatusOK)
+		if got := e.srv.Faults(); len(got.Script) != 0 || got.Rate != 0 {
+			t.Errorf("{} did not turn faults off: %+v", got)
+		}
+		wantStatus(t, e.admin(t, http.MethodPut, "faults", adminToken, `{"rate":"high"}`, nil), http.StatusBadRequest)
+	})
+
+	t.Run("counters", func(t *testing.T) {
+		wantStatus(t, e.admin(t, http.MethodDelete, "counters", adminToken, nil, nil), http.StatusOK)
+		e.list(t)
+		e.do(t, http.MethodGet, "/api/links", "", nil)
+		var rows []CounterRow
+		wantStatus(t, e.admin(t, http.MethodGet, "counters", adminToken, nil, &rows), http.StatusOK)
+		want := []CounterRow{
+			{CounterKey{http.MethodGet, "/api/links", 200}, 1},
+			{CounterKey{http.MethodGet, "/api/links", 401}, 1},
+		}
+		if !sameJSON(rows, want) {
+			t.Errorf("counters = %+v, want %+v", rows, want)
+		}
+		wantStatus(t, e.admin(t, http.MethodDelete, "counters", adminToken, nil, nil), http.StatusOK)
+		if got := e.srv.TotalRequests(); got != 0 {
+			t.Errorf("TotalRequests after DELETE = %d", got)
+		}
+	})
+
+	var fx Fixture
+	t.Run("fixtures", func(t *testing.T) {
+		wantStatus(t, e.admin(t, http.MethodPost, "fixtures", adminToken, map[string]any{"name": "acme", "host": "Acme.Example.Test"}, &fx), http.StatusOK)
+		if fx.AccountID == "" || fx.DomainID == "" || fx.APIKey == "" || fx.ReadKey == "" || fx.WriteKey == "" || fx.DomainHost != "acme.example.test" {
+			t.Fatalf("fixture = %+v", fx)
+		}
+		r := e.do(t, http.MethodPost, "/api/links", fx.APIKey, map[string]any{"destination": "https://acme.example/", "domainId": fx.DomainID, "slug": "hello"})
+		wantStatus(t, r, http.StatusCreated)
+		if got := r.object(t)["shortUrl"]; got != "https://acme.example.test/hello" {
+			t.Errorf("shortUrl = %v", got)
+		}
+		wantError(t, e.do(t, http.MethodPost, "/api/links", fx.ReadKey, map[string]any{"destination": "https://acme.example/", "domainId": fx.DomainID}), http.StatusForbidden, "insufficient_scope", "")
+		wantError(t, e.do(t, http.MethodGet, "/api/links", fx.WriteKey, nil), http.StatusForbidden, "insufficient_scope", "")
+		// A host that exists already is refused.
+		wantStatus(t, e.admin(t, http.MethodPost, "fixtures", adminToken, map[string]any{"name": "dup", "host": "acme.example.test"}, nil), http.StatusBadRequest)
+	})
+
+	t.Run("links/seed and links", func(t *testing.T) {
+		var got map[string]int
+		wantStatus(t, e.admin(t, http.MethodPost, "links/seed", adminToken, map[string]any{"domainId": fx.DomainID, "prefix": "bulk", "count": 5}, &got), http.StatusOK)
+		if got["seeded"] != 5 {
+			t.Errorf("seeded = %v", got)
+		}
+		r := e.do(t, http.MethodGet, "/api/links", fx.APIKey, nil)
+		if links := r.array(t); len(links) != 6 || links[1]["slug"] != "bulk-0" || links[5]["destination"] != "https://example.com/bulk/4" {
+			t.Errorf("list after seeding = %s", r.Body)
+		}
+		var all []Link
+		wantStatus(t, e.admin(t, http.MethodGet, "links", adminToken, nil, &all), http.StatusOK)
+		if len(all) != len(e.srv.AllLinks()) || len(all) < 6 {
+			t.Errorf("GET links has %d links", len(all))
+		}
+		wantStatus(t, e.admin(t, http.MethodPost, "links/seed", adminToken, map[string]any{"domainId": fx.DomainID, "prefix": "bulk", "count": 1}, nil), http.StatusBadRequest)
+		wantStatus(t, e.admin(t, http.MethodPost, "links/seed", adminToken, map[string]any{"domainId": "nope", "prefix": "x", "count": 1}, nil), http.StatusBadRequest)
+	})
+
+	t.Run("accounts/quota", func(t *testing.T) {
+		wantStatus(t, e.admin(t, http.MethodPost, "accounts/quota", adminToken, map[string]any{"accountId": fx.AccountID, "quota": 1}, nil), http.StatusOK)
+		// One link was created through the API this month.
+		wantError(t, e.do(t, http.MethodPost, "/api/links", fx.APIKey, map[string]any{"destination": "https://acme.example/", "domainId": fx.DomainID}), http.StatusPaymentRequired, "link_quota", "")
+		wantStatus(t, e.admin(t, http.MethodPost, "accounts/quota", adminToken, map[string]any{"accountId": fx.AccountID, "quota": 0}, nil), http.StatusOK)
+		wantStatus(t, e.do(t, http.MethodPost, "/api/links", fx.APIKey, map[string]any{"destination": "https://acme.example/", "domainId": fx.DomainID}), http.StatusCreated)
+		wantStatus(t, e.admin(t, http.MethodPost, "accounts/quota", adminToken, map[string]any{"accountId": "nope", "quota": 1}, nil), http.StatusBadRequest)
+	})
+
+	t.Run("accounts/api", func(t *testing.T) {
+		wantStatus(t, e.admin(t, http.MethodPost, "accounts/api", adminToken, map[string]any{"accountId": fx.AccountID, "enabled": false}, nil), http.StatusOK)
+		wantError(t, e.do(t, http.MethodGet, "/api/links", fx.APIKey, nil), http.StatusUnauthorized, "invalid_api_key", "")
+		wantStatus(t, e.admin(t, http.MethodPost, "accounts/api", adminToken, map[string]any{"accountId": fx.AccountID, "enabled": true}, nil), http.StatusOK)
+		wantStatus(t, e.do(t, http.MethodGet, "/api/links", fx.APIKey, nil), http.StatusOK)
+		wantStatus(t, e.admin(t, http.MethodPost, "accounts/api", adminToken, map[string]any{"accountId": "nope", "enabled": true}, nil), http.StatusBadRequest)
+	})
+
+	t.Run("keys/revoke", func(t *testing.T) {
+		wantStatus(t, e.admin(t, http.MethodPost, "keys/revoke", adminToken, map[string]any{"key": fx.ReadKey}, nil), http.StatusOK)
+		wantError(t, e.do(t, http.MethodGet, "/api/links", fx.ReadKey, nil), http.StatusUnauthorized, "invalid_api_key", "")
+		wantStatus(t, e.do(t, http.MethodGet, "/api/links", fx.APIKey, nil), http.StatusOK)
+		wantStatus(t, e.admin(t, http.MethodPost, "keys/revoke", adminToken, map[string]any{"key": "nope"}, nil), http.StatusBadRequest)
+	})
+}

@@ -1,0 +1,277 @@
+package emulator
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestRateLimitWindows(t *testing.T) {
+	e := newEnv(t, func(s *Settings) { s.Limits = Limits{Write: 3, Read: 4, Window: Duration(10 * time.Second)} })
+	second, err := e.srv.AddKey(e.fx.AccountID, ScopeRead, ScopeWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func(key string) *response {
+		return e.do(t, http.MethodPost, "/api/links", key, e.createBody("https://example.com/"))
+	}
+	headers := func(t *testing.T, r *response, limit, remaining, reset int) {
+		t.Helper()
+		if l, rem, res := wantRateHeaders(t, r); l != limit || rem != remaining || res != reset {
+			t.Errorf("X-RateLimit limit/remaining/reset = %d/%d/%d, want %d/%d/%d", l, rem, res, limit, remaining, reset)
+		}
+	}
+
+	// Remaining counts down in the write window of the first key.
+	for i := range 3 {
+		r := create(e.fx.APIKey)
+		wantStatus(t, r, http.StatusCreated)
+		headers(t, r, 3, 2-i, 10)
+	}
+	r := create(e.fx.APIKey)
+	wantError(t, r, http.StatusTooManyRequests, "rate_limited", "")
+	headers(t, r, 3, 0, 10)
+	if got := r.Header.Get("Retry-After"); got != "10" {
+		t.Errorf("Retry-After = %q, want 10", got)
+	}
+
+	// Reads have a window of their own, and so has every key.
+	r = e.do(t, http.MethodGet, "/api/links", e.fx.APIKey, nil)
+	wantStatus(t, r, http.StatusOK)
+	headers(t, r, 4, 3, 10)
+	r = create(second)
+	wantStatus(t, r, http.StatusCreated)
+	headers(t, r, 3, 2, 10)
+
+	// Retry-After is the ceiling of the seconds left.
+	e.clock.Advance(2500 * time.Millisecond)
+	for range 3 { // refused requests consume nothing and move nothing
+		r = create(e.fx.APIKey)
+		wantStatus(t, r, http.StatusTooManyRequests)
+		headers(t, r, 3, 0, 8)
+		if got := r.Header.Get("Retry-After"); got != "8" {
+			t.Errorf("Retry-After = %q, want 8 (ceil of 7.5 s)", got)
+		}
+	}
+	e.clock.Advance(7499 * time.Millisecond)
+	r = create(e.fx.APIKey)
+	wantStatus(t, r, http.StatusTooManyRequests)
+	if got := r.Header.Get("Retry-After"); got != "1" {
+		t.Errorf("Retry-After 1 ms before the reset = %q, want 1", got)
+	}
+
+	// At the reset the whole next window is available: the 429s above did not
+	// consume any of it.
+	e.clock.Advance(time.Millisecond)
+	for i := range 3 {
+		r := create(e.fx.APIKey)
+		wantStatus(t, r, http.StatusCreated)
+		headers(t, r, 3, 2-i, 10)
+	}
+	wantStatus(t, create(e.fx.APIKey), http.StatusTooManyRequests)
+
+	if got := e.srv.Count(http.MethodPost, "/api/links", http.StatusCreated); got != 7 {
+		t.Errorf("201 count = %d, want 7", got)
+	}
+	if got := e.srv.Count(http.MethodPost, "/api/links", http.StatusTooManyRequests); got != 6 {
+		t.Errorf("429 count = %d, want 6", got)
+	}
+}
+
+// The window runs on the real clock as well.
+func TestRateLimitWindowRealTime(t *testing.T) {
+	e := newEnvWith(t, Options{Settings: testSettings(func(s *Settings) {
+		s.Limits = Limits{Write: 1, Read: 1, Window: Duration(200 * time.Millisecond)}
+	}), Now: time.Now})
+	wantStatus(t, e.do(t, http.MethodGet, "/api/links", e.fx.APIKey, nil), http.StatusOK)
+	r := e.do(t, http.MethodGet, "/api/links", e.fx.APIKey, nil)
+	wantStatus(t, r, http.StatusTooManyRequests)
+	if got := r.Header.Get("Retry-After"); got != "1" {
+		t.Errorf("Retry-After = %q, want 1 (rounded up)", got)
+	}
+	time.Sleep(250 * time.Millisecond)
+	wantStatus(t, e.do(t, http.MethodGet, "/api/links", e.fx.APIKey, nil), http.StatusOK)
+}
+
+func TestLimitsChangeAtRuntime(t *testing.T) {
+	e := newEnv(t, func(s *Settings) { s.Limits = Limits{Write: 5, Read: 5, Window: Duration(time.Minute)} })
+	for range 3 {
+		wantStatus(t, e.do(t, http.MethodGet, "/api/links", e.fx.APIKey, nil), http.StatusOK)
+	}
+	if err := e.srv.UpdateSettings(func(s *Settings) { s.Limits.Read = 2 }); err != nil {
+		t.Fatal(err)
+	}
+	r := e.do(t, http.MethodGet, "/api/links", e.fx.APIKey, nil)
+	wantStatus(t, r, http.StatusTooManyRequests)
+	if l, rem, _ := wantRateHeaders(t, r); l != 2 || rem != 0 {
+		t.Errorf("limit/remaining = %d/%d, want 2/0", l, rem)
+	}
+}
+
+// parallel runs f(g, i) for i in [0, per) in each of n goroutines.
+func parallel(n, per int, f func(g, i int)) {
+	var wg sync.WaitGroup
+	for g := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range per {
+				f(g, i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestParallelCreatesUnderRateLimit(t *testing.T) {
+	e := newEnv(t, func(s *Settings) { s.Limits = Limits{Write: 120, Read: 600, Window: Duration(time.Minute)} })
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var created []map[string]any
+	var errs []error
+	parallel(50, 4, func(g, i int) {
+		r, err := e.try(http.MethodPost, "/api/links", e.fx.APIKey, e.createBody(fmt.Sprintf("https://example.com/%d/%d", g, i)))
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		statuses[r.Status]++
+		if r.Status == http.StatusCreated {
+			created = append(created, r.object(t))
+		}
+	})
+	if len(errs) > 0 {
+		t.Fatalf("transport errors: %v", errs)
+	}
+	if statuses[201] != 120 || statuses[429] != 80 || len(statuses) != 2 {
+		t.Fatalf("statuses = %v, want 120×201 and 80×429", statuses)
+	}
+	wantUnique(t, created, 120)
+	stored := e.srv.Links(e.fx.AccountID)
+	if len(stored) != 120 {
+		t.Errorf("%d links stored, want 120", len(stored))
+	}
+	for _, l := range stored {
+		if !containsID(created, l.ID) {
+			t.Errorf("stored link %s was never answered", l.ID)
+		}
+	}
+	for status, want := range map[int]int{201: 120, 429: 80} {
+		if got := e.srv.Count(http.MethodPost, "/api/links", status); got != want {
+			t.Errorf("Count(POST, /api/links, %d) = %d, want %d", status, got, want)
+		}
+	}
+	if got := e.srv.TotalRequests(); got != 200 {
+		t.Errorf("TotalRequests = %d, want 200", got)
+	}
+	if got := e.srv.CountStatus(http.StatusTooManyRequests); got != 80 {
+		t.Errorf("CountStatus(429) = %d, want 80", got)
+	}
+}
+
+func TestParallelCreatesAllStored(t *testing.T) {
+	e := newEnv(t)
+	if err := e.srv.UpdateSettings(func(s *Settings) { s.Limits.Write = 1000 }); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var created []map[string]any
+	parallel(200, 1, func(g, _ int) {
+		r, err := e.try(http.MethodPost, "/api/links", e.fx.APIKey, e.createBody(fmt.Sprintf("https://example.com/%d", g)))
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			t.Errorf("create %d: %v", g, err)
+			return
+		}
+		if r.Status != http.StatusCreated {
+			t.Errorf("create %d: %s", g, r)
+			return
+		}
+		created = append(created, r.object(t))
+	})
+	wantUnique(t, created, 200)
+	if n := len(e.srv.Links(e.fx.AccountID)); n != 200 {
+		t.Errorf("%d links stored, want 200", n)
+	}
+	if got := len(e.list(t)); got != 200 {
+		t.Errorf("list has %d links, want 200", got)
+	}
+	if got := e.srv.Count(http.MethodPost, "/api/links", http.StatusCreated); got != 200 {
+		t.Errorf("Count(POST, 201) = %d, want 200", got)
+	}
+}
+
+// Parallel creates of one slug: exactly one wins.
+func TestParallelSameSlug(t *testing.T) {
+	e := newEnv(t)
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	parallel(20, 1, func(g, _ int) {
+		r, err := e.try(http.MethodPost, "/api/links", e.fx.APIKey, e.createBody("https://example.com/", "slug", "contested"))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		mu.Lock()
+		statuses[r.Status]++
+		mu.Unlock()
+	})
+	if statuses[201] != 1 || statuses[409] != 19 {
+		t.Errorf("statuses = %v, want 1×201 and 19×409", statuses)
+	}
+	if n := len(e.srv.Links(e.fx.AccountID)); n != 1 {
+		t.Errorf("%d links stored, want 1", n)
+	}
+}
+
+// Parallel creates against a monthly quota never exceed it.
+func TestParallelQuota(t *testing.T) {
+	e := newEnv(t)
+	if err := e.srv.SetMonthlyQuota(e.fx.AccountID, 25); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	parallel(40, 1, func(g, _ int) {
+		r, err := e.try(http.MethodPost, "/api/links", e.fx.APIKey, e.createBody("https://example.com/"))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		mu.Lock()
+		statuses[r.Status]++
+		mu.Unlock()
+	})
+	if statuses[201] != 25 || statuses[402] != 15 {
+		t.Errorf("statuses = %v, want 25×201 and 15×402", statuses)
+	}
+}
+
+func wantUnique(t *testing.T, links []map[string]any, n int) {
+	t.Helper()
+	if len(links) != n {
+		t.Errorf("%d links answered, want %d", len(links), n)
+	}
+	seenID, seenSlug := map[string]bool{}, map[string]bool{}
+	for _, l := range links {
+		id, slug := str(l["id"]), str(l["slug"])
+		if seenID[id] || seenSlug[slug] {
+			t.Errorf("duplicate id %s or slug %s", id, slug)
+		}
+		seenID[id], seenSlug[slug] = true, true
+	}
+}
+
+func containsID(links []map[string]any, id string) bool {
+	for _, l := range links {
+		if l["id"] == id {
+			return true
+		}
+	}
+	return false
+}
