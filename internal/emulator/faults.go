@@ -172,7 +172,25 @@ func (s *Server) writeFaultStatus(w http.ResponseWriter, f Fault) {
 		w.WriteHeader(f.Status)
 		fmt.Fprintf(w, "<html><body><h1>%d %s</h1></body></html>\n", f.Status, http.StatusText(f.Status))
 	default:
-		s.writeError(w, f.Status, "internal_error", "injected fault")
+		s.writeError(w, f.Status, faultCodes[f.Status], "injected fault")
+	}
+}
+
+// faultCodes are the error codes of injected statuses, so that an injected
+// 404 reads like the service's own (a link deleted by someone else between
+// a refresh and an apply); anything unlisted is internal_error.
+var faultCodes = map[int]string{
+	http.StatusUnauthorized:        "invalid_api_key",
+	http.StatusPaymentRequired:     "link_quota",
+	http.StatusForbidden:           "insufficient_scope",
+	http.StatusNotFound:            "not_found",
+	http.StatusConflict:            "slug_taken",
+	http.StatusUnprocessableEntity: "blocked_by_filter",
+}
+
+func init() {
+	for status := 500; status < 600; status++ {
+		faultCodes[status] = "internal_error"
 	}
 }
 

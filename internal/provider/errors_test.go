@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
 // Each error of the service surfaces as a diagnostic that says what happened
@@ -197,4 +200,46 @@ func expectErr(phrases ...string) *regexp.Regexp {
 		quoted[i] = strings.Join(strings.Fields(regexp.QuoteMeta(p)), `\s+`)
 	}
 	return regexp.MustCompile(`(?s)` + strings.Join(quoted, ".*"))
+}
+
+func TestAccLinkErrors_deletedBetweenRefreshAndUpdate(t *testing.T) {
+	e := newTestEnv(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
+		Steps: []resource.TestStep{
+			{Config: e.config(linkBody(e.fx.DomainID, "https://example.com/a"))},
+			{
+				// The service answers the PATCH as if the link had been
+				// deleted after the refresh.
+				PreConfig: func() {
+					e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: 404, Method: "PATCH"})
+				},
+				Config:      e.config(linkBody(e.fx.DomainID, "https://example.com/b")),
+				ExpectError: expectErr("was deleted outside Terraform", "terraform apply"),
+			},
+		},
+	})
+}
+
+func TestAccLink_deleteOfAlreadyGoneLinkSucceeds(t *testing.T) {
+	e := newTestEnv(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		// The DELETE was answered 404 (the fault), so the link is still
+		// stored, and destroy must have succeeded all the same.
+		CheckDestroy: func(*terraform.State) error {
+			if n := e.srv.Count("DELETE", "/api/links/{id}", 404); n != 1 {
+				return fmt.Errorf("DELETE answered 404 %d times, want 1", n)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{{
+			Config: e.config(linkBody(e.fx.DomainID, "https://example.com/a")),
+			Check: func(*terraform.State) error {
+				e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: 404, Method: "DELETE"})
+				return nil
+			},
+		}},
+	})
 }
