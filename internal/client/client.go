@@ -189,7 +189,9 @@ func cmpOr[T comparable](v, fallback T) T {
 
 // httpClient returns a copy of base (or a new client) that does not follow
 // redirects of writes: Go would turn a redirected POST into a GET and drop
-// its body, so a create could "succeed" without creating anything.
+// its body, so a create could "succeed" without creating anything. Its
+// transport is throttled to the service's rate limits, one throttle per
+// Client.
 func httpClient(base *http.Client) *http.Client {
 	var hc http.Client
 	if base != nil {
@@ -203,6 +205,7 @@ func httpClient(base *http.Client) *http.Client {
 	if hc.CheckRedirect == nil {
 		hc.CheckRedirect = checkRedirect
 	}
+	hc.Transport = newThrottle(hc.Transport, time.Now)
 	return &hc
 }
 

@@ -73,10 +73,11 @@ func certificateError(err error) bool {
 // even a POST is known not to have been carried out.
 func neverSent(err error) bool {
 	var (
-		dns *net.DNSError
-		op  *net.OpError
+		dns     *net.DNSError
+		op      *net.OpError
+		waiting *throttleWaitError
 	)
-	return errors.As(err, &dns) || (errors.As(err, &op) && op.Op == "dial") || certificateError(err)
+	return errors.As(err, &dns) || (errors.As(err, &op) && op.Op == "dial") || certificateError(err) || errors.As(err, &waiting)
 }
 
 // retryWait says how long to wait before retry number attempt+1 (attempt

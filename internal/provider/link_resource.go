@@ -162,12 +162,13 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 		}
 		in.ExpiresAt = &t
 	}
-	link, err := r.data.client.CreateLink(ctx, in)
+	link, adopted, err := r.data.creator.create(ctx, in)
 	if err != nil {
 		addServiceError(&resp.Diagnostics, "create the link", err)
 		return
 	}
-	tflog.Debug(ctx, "created link", map[string]any{"id": link.ID, "slug": link.Slug})
+	r.data.links.Put(*link)
+	tflog.Debug(ctx, "created link", map[string]any{"id": link.ID, "slug": link.Slug, "adopted": adopted})
 
 	// Write the link to state before anything else can fail, so that a
 	// failed UTM step leaves a tracked (tainted) link, never an orphan.
@@ -192,23 +193,20 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 }
 
 // changeDestination sends the PATCH and returns the changed link, looked up
-// in the list when the service answers without a body.
+// in a fresh listing when the service answers without a body.
 func (r *linkResource) changeDestination(ctx context.Context, id string, in client.ChangeDestinationInput) (*client.Link, error) {
 	link, err := r.data.client.ChangeDestination(ctx, id, in)
-	if err != nil || link != nil {
-		return link, err
+	if err == nil && link == nil {
+		link, err = r.listedLink(ctx, id)
 	}
-	return r.findLink(ctx, id)
+	if err == nil {
+		r.data.links.Put(*link)
+	}
+	return link, err
 }
 
-var (
-	// errLinkGone reports a link that is not in the account's list.
-	errLinkGone = errors.New("the link is not in the account's list")
-	// errNoSuchLink reports a lookup that matched no link.
-	errNoSuchLink = errors.New("no such link")
-)
-
-func (r *linkResource) findLink(ctx context.Context, id string) (*client.Link, error) {
+// listedLink finds a link in a fresh listing, bypassing the snapshot.
+func (r *linkResource) listedLink(ctx context.Context, id string) (*client.Link, error) {
 	links, err := r.data.client.ListLinks(ctx)
 	if err != nil {
 		return nil, err
@@ -219,6 +217,26 @@ func (r *linkResource) findLink(ctx context.Context, id string) (*client.Link, e
 		}
 	}
 	return nil, errLinkGone
+}
+
+var (
+	// errLinkGone reports a link that is not in the account's list.
+	errLinkGone = errors.New("the link is not in the account's list")
+	// errNoSuchLink reports a lookup that matched no link.
+	errNoSuchLink = errors.New("no such link")
+)
+
+// findLink finds a link in the shared snapshot of the account's links.
+func (r *linkResource) findLink(ctx context.Context, id string) (*client.Link, error) {
+	link, ok, err := r.data.links.Get(ctx, id)
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok:
+		return nil, errLinkGone
+	}
+	r.data.creator.hold(id)
+	return &link, nil
 }
 
 func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -306,7 +324,9 @@ func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	err := r.data.client.DeleteLink(ctx, state.ID.ValueString())
 	if err != nil && !client.IsNotFound(err) { // 404: already gone, which is what we want
 		addServiceError(&resp.Diagnostics, "delete the link "+state.ID.ValueString(), err)
+		return
 	}
+	r.data.links.Remove(state.ID.ValueString())
 }
 
 // ImportState takes a link ID, or <domain_id>/<slug>.
@@ -331,7 +351,7 @@ func (r *linkResource) findBySlug(ctx context.Context, domainID, slug string) (*
 	if domainID == "" || slug == "" {
 		return nil, fmt.Errorf("%w: %q is not of the form <domain_id>/<slug>", errNoSuchLink, domainID+"/"+slug)
 	}
-	links, err := r.data.client.ListLinks(ctx)
+	links, err := r.data.links.Links(ctx)
 	if err != nil {
 		return nil, err
 	}

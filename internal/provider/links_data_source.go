@@ -93,7 +93,7 @@ func (d *linksDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	links, err := d.data.client.ListLinks(ctx)
+	links, err := d.data.links.Links(ctx)
 	if err != nil {
 		addServiceError(&resp.Diagnostics, "list the links", err)
 		return

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -17,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
 )
 
 // Address is the provider's registry address.
@@ -39,9 +41,10 @@ type shortlinkProvider struct {
 }
 
 type providerModel struct {
-	BaseURL    types.String `tfsdk:"base_url"`
-	APIKey     types.String `tfsdk:"api_key"`
-	MaxRetries types.Int64  `tfsdk:"max_retries"`
+	BaseURL     types.String `tfsdk:"base_url"`
+	APIKey      types.String `tfsdk:"api_key"`
+	MaxRetries  types.Int64  `tfsdk:"max_retries"`
+	BulkRefresh types.Bool   `tfsdk:"bulk_refresh"`
 }
 
 // New returns a constructor of the provider, as providerserver wants.
@@ -71,6 +74,10 @@ func (p *shortlinkProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				MarkdownDescription: fmt.Sprintf("How often a request is retried after a 429, a 5xx answer or a network error before the operation fails. Defaults to %d. A create is never re-sent blindly: after an ambiguous failure the provider first looks for the link it may have created.", DefaultMaxRetries),
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.Between(0, 100)},
+			},
+			"bulk_refresh": schema.BoolAttribute{
+				MarkdownDescription: fmt.Sprintf("The service has no way to read one link, only to list them all. With `bulk_refresh` (the default, `true`), one listing of the account's links serves every refresh of a Terraform run: the first refresh lists, concurrent ones wait for that same request, and later ones are served from it for %s, updated by this provider's own creates, changes and deletes. Set it to `false` to list the links again for every resource.", snapshot.DefaultLifetime),
+				Optional:            true,
 			},
 		},
 	}
@@ -114,10 +121,22 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid provider configuration", err.Error())
 		return
 	}
-	data := &providerData{client: c}
+	lifetime := snapshot.DefaultLifetime
+	if !cfg.BulkRefresh.IsNull() && !cfg.BulkRefresh.IsUnknown() && !cfg.BulkRefresh.ValueBool() {
+		lifetime = 0
+	}
+	data := &providerData{
+		client:  c,
+		links:   snapshot.New(c.ListLinks, lifetime),
+		creator: newLinkCreator(c, maxRetries, createRetryWait),
+	}
 	resp.ResourceData = data
 	resp.DataSourceData = data
 }
+
+// createRetryWait is the first wait before a create is sent again after an
+// ambiguous failure that left no link; it doubles with every attempt.
+const createRetryWait = time.Second
 
 // retriesSetting translates "no retries" into the client's spelling of it.
 func retriesSetting(n int) int {
@@ -142,9 +161,14 @@ func (p *shortlinkProvider) DataSources(context.Context) []func() datasource.Dat
 	return []func() datasource.DataSource{NewLinksDataSource}
 }
 
-// providerData is what Configure hands to resources and data sources.
+// providerData is what Configure hands to resources and data sources: one
+// client, one snapshot of the links and one creator per provider instance,
+// so that rate limits, listings and the links held are shared by all
+// operations of a Terraform run.
 type providerData struct {
-	client *client.Client
+	client  *client.Client
+	links   *snapshot.Snapshot
+	creator *linkCreator
 }
 
 // providerDataFrom unpacks what Configure handed over; nil before Configure.

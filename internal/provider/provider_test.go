@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -93,4 +94,8 @@ func (e *testEnv) onlyLink(t *testing.T) emulator.Link {
 		t.Fatalf("the service holds %d links, want 1", len(links))
 	}
 	return links[0]
+}
+
+func replaceOnce(s, old, replacement string) string {
+	return strings.Replace(s, old, replacement, 1)
 }

@@ -1,0 +1,215 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// ThrottleMargin is added to every reset time the throttle learns. The
+// service counts a request when it arrives, a little after we send it, so a
+// window learnt from the send time may end a network latency early; the
+// margin keeps the first request of the next window from arriving before
+// the window has turned.
+const ThrottleMargin = 150 * time.Millisecond
+
+// throttle is an http.RoundTripper that keeps a Client within the
+// service's rate limits before the service has to refuse a request. It
+// keeps one budget for reads and one for writes, as the service counts
+// them, shared by every request of the Client (so by every operation of a
+// provider instance). When a budget is spent, requests wait for the window
+// to turn instead of being sent to be answered 429.
+type throttle struct {
+	next        http.RoundTripper
+	read, write *budget
+}
+
+func newThrottle(next http.RoundTripper, now func() time.Time) *throttle {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return &throttle{next: next, read: newBudget(ClassRead, now), write: newBudget(ClassWrite, now)}
+}
+
+func (t *throttle) budgetFor(method string) *budget {
+	if rateClass(method) == ClassRead {
+		return t.read
+	}
+	return t.write
+}
+
+// RoundTrip waits for the budget, sends the request and learns from the
+// answer's rate-limit headers.
+func (t *throttle) RoundTrip(req *http.Request) (*http.Response, error) {
+	b := t.budgetFor(req.Method)
+	tk, err := b.acquire(req.Context())
+	if err != nil {
+		return nil, err
+	}
+	resp, err := t.next.RoundTrip(req)
+	b.observe(tk, resp)
+	return resp, err
+}
+
+// budget is one allowance of the service, learnt from the X-RateLimit-*
+// headers of its answers.
+type budget struct {
+	class string
+	now   func() time.Time
+
+	mu sync.Mutex
+	// changed is closed (and replaced) whenever waiters should look again.
+	changed chan struct{}
+	// limit is the allowance per window; -1 until learnt.
+	limit int
+	// remaining is how many requests may still be sent in this window,
+	// counting those already sent; -1 while unknown.
+	remaining int
+	// resetAt is when the window turns; zero while unknown.
+	resetAt time.Time
+	// windowStart is when this budget last turned its window: answers to
+	// requests sent before it describe the old window.
+	windowStart time.Time
+	// probing is true while a request is out to learn an unknown budget.
+	probing bool
+	// unmetered is true when the service sends no rate-limit headers: then
+	// there is nothing to learn and nothing is held back.
+	unmetered bool
+}
+
+// ticket is what acquire hands a request and observe takes back.
+type ticket struct {
+	sentAt time.Time
+	probe  bool
+}
+
+func newBudget(class string, now func() time.Time) *budget {
+	return &budget{class: class, now: now, changed: make(chan struct{}), limit: -1, remaining: -1}
+}
+
+// throttleWaitError is a request given up while it waited for its budget:
+// it was never sent, so even a POST is not ambiguous.
+type throttleWaitError struct{ err error }
+
+func (e *throttleWaitError) Error() string {
+	return fmt.Sprintf("stopped waiting for the rate-limit window to turn: %v", e.err)
+}
+func (e *throttleWaitError) Unwrap() error { return e.err }
+
+// acquire waits until the budget allows one more request and takes it.
+// While the budget is unknown, one request at a time is let through to
+// learn it.
+func (b *budget) acquire(ctx context.Context) (ticket, error) {
+	logged := false
+	for {
+		b.mu.Lock()
+		now := b.now()
+		if !b.resetAt.IsZero() && !now.Before(b.resetAt) {
+			b.turnWindowLocked(now)
+		}
+		switch {
+		case b.unmetered:
+			b.mu.Unlock()
+			return ticket{sentAt: now}, nil
+		case b.remaining > 0:
+			b.remaining--
+			b.mu.Unlock()
+			return ticket{sentAt: now}, nil
+		case b.remaining < 0 && !b.probing:
+			b.probing = true
+			b.mu.Unlock()
+			return ticket{sentAt: now, probe: true}, nil
+		}
+		changed, resetAt := b.changed, b.resetAt
+		b.mu.Unlock()
+		if !logged && !resetAt.IsZero() {
+			tflog.Debug(ctx, "rate-limit budget spent: waiting for the window to turn", map[string]any{
+				"class": b.class, "wait": resetAt.Sub(now).Round(time.Millisecond).String(),
+			})
+			logged = true
+		}
+		if err := waitFor(ctx, changed, resetAt, now); err != nil {
+			return ticket{}, &throttleWaitError{err: err}
+		}
+	}
+}
+
+// waitFor returns when changed is closed, resetAt has passed (if known) or
+// ctx ends.
+func waitFor(ctx context.Context, changed <-chan struct{}, resetAt, now time.Time) error {
+	var expired <-chan time.Time
+	if !resetAt.IsZero() {
+		timer := time.NewTimer(resetAt.Sub(now))
+		defer timer.Stop()
+		expired = timer.C
+	}
+	select {
+	case <-changed:
+	case <-expired:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}
+
+// turnWindowLocked starts a new window with the whole allowance.
+func (b *budget) turnWindowLocked(now time.Time) {
+	b.windowStart, b.resetAt = now, time.Time{}
+	b.remaining = b.limit // -1 while the limit is unknown: probe again
+	b.broadcastLocked()
+}
+
+func (b *budget) broadcastLocked() {
+	close(b.changed)
+	b.changed = make(chan struct{})
+}
+
+// observe learns from an answer (resp is nil after a transport error).
+func (b *budget) observe(tk ticket, resp *http.Response) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	defer b.broadcastLocked()
+	if tk.probe {
+		b.probing = false
+	}
+	if resp == nil {
+		return
+	}
+	now := b.now()
+	rl, ok := parseRateLimit(resp.Header, now)
+	if !ok {
+		b.unmetered = resp.StatusCode != http.StatusTooManyRequests
+		return
+	}
+	b.unmetered = false
+	if tk.sentAt.Before(b.windowStart) {
+		return // an answer from the window that has turned since
+	}
+	if rl.Limit > 0 {
+		b.limit = rl.Limit
+	}
+	if rl.Reset >= 0 {
+		if est := tk.sentAt.Add(rl.Reset + ThrottleMargin); b.resetAt.IsZero() || est.Before(b.resetAt) {
+			b.resetAt = est
+		}
+	}
+	if rl.Remaining >= 0 && (b.remaining < 0 || rl.Remaining < b.remaining) {
+		// The service's count includes other users of the key; ours
+		// includes requests still on their way. The smaller is safe.
+		b.remaining = rl.Remaining
+	}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		// Refused: nothing more goes out until the service says so.
+		// Retry-After is its own word and beats what the window suggests.
+		b.remaining = 0
+		if d, ok := retryAfter(resp.Header, now); ok {
+			b.resetAt = now.Add(d)
+		} else if b.resetAt.IsZero() {
+			b.resetAt = now.Add(time.Second)
+		}
+	}
+}
