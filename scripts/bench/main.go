@@ -1,0 +1,318 @@
+// Command bench measures the provider with the real Terraform CLI against
+// the emulator, and writes the figures as Markdown (docs/benchmarks.md).
+//
+//	go run ./scripts/bench                      # everything (make bench)
+//	go run ./scripts/bench -only throttle       # the write-budget scenario
+//	go run ./scripts/bench -only refresh -sizes 100,1000
+//
+// Scenarios:
+//
+//   - throttle: 40 links applied with a write budget of 10 requests per 2 s
+//     window. The budget allows no less than 3 windows of waiting (6 s);
+//     the table gives the apply's wall time against that floor and the
+//     share of requests the service answered 429.
+//   - refresh: N links are seeded, brought under management with import
+//     blocks, then `terraform plan` (with refresh) is timed, with the list
+//     requests counted by the emulator and the provider process's peak
+//     memory; in the same run Terraform's own plan of N terraform_data
+//     resources (the floor no provider can beat) and the provider with
+//     bulk_refresh = false.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	only      string
+	sizes     []int
+	runs      int
+	out       string
+	offLimit  int
+	pageSize  int
+	terraform string
+}
+
+func parseOptions() (options, error) {
+	var o options
+	var sizes string
+	flag.StringVar(&o.only, "only", "", "run one scenario: throttle or refresh")
+	flag.StringVar(&sizes, "sizes", "100,1000,5000", "numbers of links for the refresh scenario")
+	flag.IntVar(&o.runs, "runs", 3, "timed runs per measurement (the median is reported)")
+	flag.StringVar(&o.out, "out", "docs/benchmarks.md", "where to write the Markdown report (- for stdout)")
+	flag.IntVar(&o.offLimit, "snapshot-off-max", 1000, "largest N measured with bulk_refresh = false")
+	flag.IntVar(&o.pageSize, "page-size", 100, "links per page of the emulator's list (cursor paging)")
+	flag.Parse()
+	for _, s := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return o, fmt.Errorf("-sizes: %q is not a positive number", s)
+		}
+		o.sizes = append(o.sizes, n)
+	}
+	tf, err := exec.LookPath("terraform")
+	if err != nil {
+		return o, errors.New("terraform is not on PATH")
+	}
+	o.terraform = tf
+	return o, nil
+}
+
+func run() error {
+	o, err := parseOptions()
+	if err != nil {
+		return err
+	}
+	h, err := newHarness(o)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(h.dir)
+	var report bytes.Buffer
+	fmt.Fprintf(&report, "# Benchmarks\n\nMeasured by `make bench` (`go run ./scripts/bench`) on %s.\n\n%s\n", time.Now().UTC().Format("2006-01-02"), machine(h))
+	if o.only == "" || o.only == "throttle" {
+		if err := h.throttleScenario(&report); err != nil {
+			return fmt.Errorf("throttle: %w", err)
+		}
+	}
+	if o.only == "" || o.only == "refresh" {
+		if err := h.refreshScenario(&report); err != nil {
+			return fmt.Errorf("refresh: %w", err)
+		}
+	}
+	if o.out == "-" {
+		_, err = os.Stdout.Write(report.Bytes())
+		return err
+	}
+	if err := os.WriteFile(o.out, report.Bytes(), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s\n", o.out)
+	return nil
+}
+
+// harness holds the built provider and the Terraform CLI configuration
+// that points at it.
+type harness struct {
+	o      options
+	dir    string
+	rcFile string
+}
+
+func newHarness(o options) (*harness, error) {
+	dir, err := os.MkdirTemp("", "shortlink-bench-")
+	if err != nil {
+		return nil, err
+	}
+	h := &harness{o: o, dir: dir, rcFile: filepath.Join(dir, "terraformrc")}
+	bin := filepath.Join(dir, "bin")
+	logf("building the provider")
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-shortlink"), ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return nil, fmt.Errorf("building the provider: %w", err)
+	}
+	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"shortlink/shortlink\" = %q\n  }\n  direct {}\n}\n", bin)
+	return h, os.WriteFile(h.rcFile, []byte(rc), 0o644)
+}
+
+// emulatorServer serves an emulator and notes when write requests arrive.
+type emulatorServer struct {
+	srv        *emulator.Server
+	fx         emulator.Fixture
+	url        string
+	close      func()
+	firstWrite atomic.Int64
+	lastWrite  atomic.Int64
+}
+
+func startEmulator(settings emulator.Settings) (*emulatorServer, error) {
+	srv, err := emulator.New(emulator.Options{Settings: settings})
+	if err != nil {
+		return nil, err
+	}
+	fx, err := srv.SeedFixture("bench", "go.example.test")
+	if err != nil {
+		return nil, err
+	}
+	es := &emulatorServer{srv: srv, fx: fx}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			now := time.Now().UnixNano()
+			es.firstWrite.CompareAndSwap(0, now)
+			es.lastWrite.Store(now)
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	es.url, es.close = ts.URL, ts.Close
+	return es, nil
+}
+
+// workdir is one Terraform working directory.
+type workdir struct {
+	h   *harness
+	dir string
+	env []string
+}
+
+func (h *harness) workdir(name string, es *emulatorServer, files map[string]string) (*workdir, error) {
+	dir := filepath.Join(h.dir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	for file, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+h.rcFile, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+	if es != nil {
+		env = append(env, "SHORTLINK_BASE_URL="+es.url, "SHORTLINK_API_KEY="+es.fx.APIKey)
+	}
+	return &workdir{h: h, dir: dir, env: env}, nil
+}
+
+// terraform runs the CLI, failing with its output when it fails; a plan
+// with -detailed-exitcode that finds changes (exit 2) is a failure too.
+func (w *workdir) terraform(args ...string) (time.Duration, error) {
+	cmd := exec.Command(w.h.o.terraform, append([]string{"-chdir=" + w.dir}, args...)...)
+	cmd.Env = w.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	elapsed := time.Since(start)
+	if err != nil {
+		tail := out.String()
+		if len(tail) > 3000 {
+			tail = tail[len(tail)-3000:]
+		}
+		return elapsed, fmt.Errorf("terraform %s: %w\n%s", strings.Join(args, " "), err, tail)
+	}
+	return elapsed, nil
+}
+
+const providerBlock = `
+terraform {
+  required_providers {
+    shortlink = { source = "shortlink/shortlink" }
+  }
+}
+`
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func seconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+// machine describes where the figures were measured.
+func machine(h *harness) string {
+	cpu := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if name, ok := strings.CutPrefix(line, "model name"); ok {
+				cpu = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), ":"))
+				break
+			}
+		}
+	}
+	mem := ""
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int
+		fmt.Sscanf(strings.SplitN(string(b), "\n", 2)[0], "MemTotal: %d kB", &kb)
+		mem = fmt.Sprintf(", %.0f GiB of memory", float64(kb)/(1<<20))
+	}
+	tfv, _ := exec.Command(h.o.terraform, "version").Output()
+	return fmt.Sprintf("Machine: %d × %s%s, %s/%s, %s, %s. Shared and noisy: compare figures of one run, not across runs.\n",
+		runtime.NumCPU(), cpu, mem, runtime.GOOS, runtime.GOARCH, runtime.Version(), strings.SplitN(string(tfv), "\n", 2)[0])
+}
+
+// peakRSS samples the high-water mark of the provider processes' resident
+// memory while f runs.
+func peakRSS(f func() error) (int64, error) {
+	var peak atomic.Int64
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if kb := providerHWM(); kb > peak.Load() {
+				peak.Store(kb)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	})
+	err := f()
+	cancel()
+	wg.Wait()
+	return peak.Load(), err
+}
+
+// providerHWM is the largest VmHWM (kB) among running provider processes.
+func providerHWM() int64 {
+	entries, _ := os.ReadDir("/proc")
+	var best int64
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		comm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		if err != nil || !strings.HasPrefix(string(comm), "terraform-provi") {
+			continue
+		}
+		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+				kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+				best = max(best, kb)
+			}
+		}
+	}
+	return best
+}
+
+func writeJSON(v any) string {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b)
+}
