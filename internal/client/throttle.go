@@ -74,8 +74,13 @@ type budget struct {
 	// windowStart is when this budget last turned its window: answers to
 	// requests sent before it describe the old window.
 	windowStart time.Time
+	// refused is true when a 429 set resetAt in this window: the estimates
+	// of other answers no longer move it.
+	refused bool
 	// probing is true while a request is out to learn an unknown budget.
 	probing bool
+	// inflight counts the requests sent and not yet answered.
+	inflight int
 	// unmetered is true when the service sends no rate-limit headers: then
 	// there is nothing to learn and nothing is held back.
 	unmetered bool
@@ -111,16 +116,25 @@ func (b *budget) acquire(ctx context.Context) (ticket, error) {
 		if !b.resetAt.IsZero() && !now.Before(b.resetAt) {
 			b.turnWindowLocked(now)
 		}
+		if b.remaining == 0 && b.resetAt.IsZero() && b.inflight == 0 {
+			// Spent, and no request on its way can still say when the
+			// window turns (every answer lacked the reset or never came):
+			// learn the budget again rather than wait for ever.
+			b.remaining = -1
+		}
 		switch {
 		case b.unmetered:
+			b.inflight++
 			b.mu.Unlock()
 			return ticket{sentAt: now}, nil
 		case b.remaining > 0:
 			b.remaining--
+			b.inflight++
 			b.mu.Unlock()
 			return ticket{sentAt: now}, nil
 		case b.remaining < 0 && !b.probing:
 			b.probing = true
+			b.inflight++
 			b.mu.Unlock()
 			return ticket{sentAt: now, probe: true}, nil
 		}
@@ -158,7 +172,7 @@ func waitFor(ctx context.Context, changed <-chan struct{}, resetAt, now time.Tim
 
 // turnWindowLocked starts a new window with the whole allowance.
 func (b *budget) turnWindowLocked(now time.Time) {
-	b.windowStart, b.resetAt = now, time.Time{}
+	b.windowStart, b.resetAt, b.refused = now, time.Time{}, false
 	b.remaining = b.limit // -1 while the limit is unknown: probe again
 	b.broadcastLocked()
 }
@@ -173,6 +187,7 @@ func (b *budget) observe(tk ticket, resp *http.Response) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	defer b.broadcastLocked()
+	b.inflight--
 	if tk.probe {
 		b.probing = false
 	}
@@ -181,10 +196,17 @@ func (b *budget) observe(tk ticket, resp *http.Response) {
 	}
 	now := b.now()
 	rl, ok := parseRateLimit(resp.Header, now)
-	if !ok {
-		b.unmetered = resp.StatusCode != http.StatusTooManyRequests
+	if !ok && resp.StatusCode != http.StatusTooManyRequests {
+		// No rate-limit headers: the service meters nothing, unless this
+		// is an error page from in front of it (a gateway's 502), which
+		// says nothing about its metering.
+		if resp.StatusCode < 500 {
+			b.unmetered = true
+		}
 		return
 	}
+	// A 429 is a refusal even without the headers: a gateway may send
+	// Retry-After alone.
 	b.unmetered = false
 	if tk.sentAt.Before(b.windowStart) {
 		return // an answer from the window that has turned since
@@ -192,7 +214,7 @@ func (b *budget) observe(tk ticket, resp *http.Response) {
 	if rl.Limit > 0 {
 		b.limit = rl.Limit
 	}
-	if rl.Reset >= 0 {
+	if rl.Reset >= 0 && !b.refused {
 		if est := tk.sentAt.Add(rl.Reset + ThrottleMargin); b.resetAt.IsZero() || est.Before(b.resetAt) {
 			b.resetAt = est
 		}
@@ -204,8 +226,9 @@ func (b *budget) observe(tk ticket, resp *http.Response) {
 	}
 	if resp.StatusCode == http.StatusTooManyRequests {
 		// Refused: nothing more goes out until the service says so.
-		// Retry-After is its own word and beats what the window suggests.
-		b.remaining = 0
+		// Retry-After is its own word and beats what the window suggests,
+		// now and when the answers still on their way come in.
+		b.remaining, b.refused = 0, true
 		if d, ok := retryAfter(resp.Header, now); ok {
 			b.resetAt = now.Add(d)
 		} else if b.resetAt.IsZero() {

@@ -10,6 +10,7 @@ package snapshot
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -120,7 +121,12 @@ func (s *Snapshot) applyLocked(w write) {
 		return // nothing listed yet: the first listing will include it
 	}
 	if w.removed {
-		delete(s.links, w.link.ID) // order is filtered on read
+		if _, ok := s.links[w.link.ID]; ok {
+			delete(s.links, w.link.ID)
+			// Drop it from order too, or a link put again with the same ID
+			// would be listed twice.
+			s.order = slices.DeleteFunc(s.order, func(id string) bool { return id == w.link.ID })
+		}
 		return
 	}
 	if _, ok := s.links[w.link.ID]; !ok {
@@ -152,9 +158,9 @@ func (s *Snapshot) ensureFresh(ctx context.Context) error {
 			if call.err != nil && ctx.Err() == nil && isContextErr(call.err) {
 				continue // the leader's context ended, not ours: list again
 			}
-			if call.err != nil {
-				return call.err
-			}
+			// The listing we waited for serves us as it serves its leader,
+			// even if it took longer than the lifetime.
+			return call.err
 		case <-ctx.Done():
 			return ctx.Err()
 		}
