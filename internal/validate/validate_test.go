@@ -1,0 +1,102 @@
+package validate
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+func runString(v validator.String, value types.String) validator.StringResponse {
+	var resp validator.StringResponse
+	v.ValidateString(context.Background(), validator.StringRequest{Path: path.Root("attr"), ConfigValue: value}, &resp)
+	return resp
+}
+
+func TestStringValidators(t *testing.T) {
+	fixedNow := func() time.Time { return time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC) }
+	cases := []struct {
+		name    string
+		v       validator.String
+		value   string
+		wantErr string // "" = valid
+		warning string
+	}{
+		{"uuid ok", UUID(), "2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "", ""},
+		{"uuid upper ok", UUID(), "2F1C6A1E-8D3B-4C2A-9F0E-1B2C3D4E5F60", "", ""},
+		{"uuid short", UUID(), "2f1c6a1e", "is not a UUID", ""},
+		{"uuid name", UUID(), "my-domain", "copy the ID from the dashboard", ""},
+		{"url https", HTTPURL(), "https://example.com/sale?x=1", "", ""},
+		{"url http", HTTPURL(), "http://example.com", "", ""},
+		{"url ftp", HTTPURL(), "ftp://example.com/file", "must start with http:// or https://", ""},
+		{"url relative", HTTPURL(), "/sale", "must start with http://", ""},
+		{"url no host", HTTPURL(), "https:///path", "has no host", ""},
+		{"url javascript", HTTPURL(), "javascript:alert(1)", "must start with http", ""},
+		{"url too long", HTTPURL(), "https://example.com/" + strings.Repeat("a", MaxDestinationLength), "at most 2048", ""},
+		{"url malformed", HTTPURL(), "https://exa mple.com/%zz", "is not a URL", ""},
+		{"slug ok", Slug(), "spring-sale_2027", "", ""},
+		{"slug unicode ok", Slug(), "frühling", "", ""},
+		{"slug slash", Slug(), "a/b", "contains '/'", ""},
+		{"slug space", Slug(), "a b", "contains ' '", ""},
+		{"slug control", Slug(), "a\x01b", "control characters", ""},
+		{"slug query", Slug(), "a?b", "contains '?'", ""},
+		{"slug too long", Slug(), strings.Repeat("a", MaxSlugLength+1), "1 to 64 characters", ""},
+		{"expiry future", NotInPast(fixedNow), "2027-01-01T00:00:00Z", "", ""},
+		{"expiry past", NotInPast(fixedNow), "2020-01-01T00:00:00Z", "", "has already passed"},
+		{"expiry malformed left to the type", NotInPast(fixedNow), "tomorrow", "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := runString(tc.v, types.StringValue(tc.value))
+			if tc.wantErr == "" && resp.Diagnostics.HasError() {
+				t.Fatalf("unexpected error: %v", resp.Diagnostics)
+			}
+			if tc.wantErr != "" {
+				if !resp.Diagnostics.HasError() {
+					t.Fatalf("no error for %q", tc.value)
+				}
+				d := resp.Diagnostics.Errors()[0]
+				if !strings.Contains(d.Detail(), tc.wantErr) || !strings.HasPrefix(d.Detail(), "attr ") {
+					t.Fatalf("detail %q, want it to name the attribute and say %q", d.Detail(), tc.wantErr)
+				}
+			}
+			if tc.warning != "" && (resp.Diagnostics.WarningsCount() != 1 || !strings.Contains(resp.Diagnostics.Warnings()[0].Detail(), tc.warning)) {
+				t.Fatalf("warnings %v, want %q", resp.Diagnostics.Warnings(), tc.warning)
+			}
+			if tc.warning == "" && resp.Diagnostics.WarningsCount() != 0 {
+				t.Fatalf("unexpected warning %v", resp.Diagnostics.Warnings())
+			}
+		})
+	}
+	for _, v := range []validator.String{UUID(), HTTPURL(), Slug(), NotInPast(fixedNow)} {
+		if resp := runString(v, types.StringNull()); resp.Diagnostics.HasError() {
+			t.Errorf("%T rejects null", v)
+		}
+		if resp := runString(v, types.StringUnknown()); resp.Diagnostics.HasError() {
+			t.Errorf("%T rejects unknown", v)
+		}
+	}
+}
+
+func TestNotEmptyObject(t *testing.T) {
+	types2 := map[string]attr.Type{"source": types.StringType, "medium": types.StringType}
+	empty := types.ObjectValueMust(types2, map[string]attr.Value{"source": types.StringNull(), "medium": types.StringNull()})
+	set := types.ObjectValueMust(types2, map[string]attr.Value{"source": types.StringValue("x"), "medium": types.StringNull()})
+	for name, tc := range map[string]struct {
+		value   types.Object
+		wantErr bool
+	}{
+		"empty": {empty, true}, "one set": {set, false}, "null": {types.ObjectNull(types2), false},
+	} {
+		var resp validator.ObjectResponse
+		NotEmptyObject().ValidateObject(context.Background(), validator.ObjectRequest{Path: path.Root("utm"), ConfigValue: tc.value}, &resp)
+		if resp.Diagnostics.HasError() != tc.wantErr {
+			t.Errorf("%s: error = %v, want %v", name, resp.Diagnostics, tc.wantErr)
+		}
+	}
+}
