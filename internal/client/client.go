@@ -408,7 +408,7 @@ func readBounded(r io.Reader, limit int64) ([]byte, bool, error) {
 func (x *exchange) failure(ctx context.Context, err error) error {
 	cl := x.call
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		err = fmt.Errorf("%w (%v)", ctxErr, err)
+		err = fmt.Errorf("%w (%w)", ctxErr, err)
 	}
 	if x.lastStatus != 0 && ctx.Err() != nil {
 		err = fmt.Errorf("stopped waiting to retry after status %d: %w", x.lastStatus, err)

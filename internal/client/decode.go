@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The service's specification does not show its response bodies, so this
@@ -186,15 +187,98 @@ func typeError(field string, raw json.RawMessage, want string) error {
 
 // decodeLinkBody reads a link, bare or wrapped in {"data":…} or {"link":…}.
 func decodeLinkBody(body []byte) (*Link, error) {
+	l, _, err := decodeLink(body)
+	return l, err
+}
+
+// decodeLink is decodeLinkBody that also names the fields of a whole link
+// (linkFields) the body did not carry, so that the caller can complete the
+// link from the list rather than guess them.
+func decodeLink(body []byte) (*Link, []string, error) {
 	o, err := parseObject(body)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	o, err = unwrapLink(o, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return linkFromObject(o)
+	l, err := linkFromObject(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, missingFields(o), nil
+}
+
+// errNoLink reports a JSON object that holds no link: an acknowledgement
+// such as {"updated": true}.
+var errNoLink = errors.New(`no link in the body: no "id" field and no "data" or "link" object`)
+
+// linkFields are the fields every full description of a link carries, each
+// with its aliases. The list (and the answer to a create or change) should
+// carry all of them; expiresAt may be null, which says "no expiry", but
+// absent it says nothing. The QR code and utm are left out: a service may
+// have no QR codes, and the contract keeps the configured utm when the
+// service says nothing about it.
+var linkFields = []linkField{
+	{"destination", keysDestination, false},
+	{"domainId", keysDomainID, false},
+	{"slug", keysSlug, false},
+	{"shortUrl", keysShortURL, false},
+	{"expiresAt", keysExpiresAt, true},
+	{"createdAt", keysCreatedAt, false},
+}
+
+type linkField struct {
+	name     string
+	keys     []string
+	nullable bool // null is an answer, not an absence
+}
+
+// missingFields names the linkFields that o does not carry.
+func missingFields(o object) []string {
+	var missing []string
+	for _, f := range linkFields {
+		if f.nullable {
+			if _, _, ok := presentKey(o, f.keys...); ok {
+				continue
+			}
+		} else if _, _, ok := o.lookup(f.keys...); ok {
+			continue
+		}
+		missing = append(missing, f.name)
+	}
+	return missing
+}
+
+// fillMissing copies into l, from full (the same link as listed), the fields
+// that l's answer did not carry.
+func fillMissing(l *Link, full *Link, missing []string) {
+	for _, name := range missing {
+		switch name {
+		case "destination":
+			l.Destination = full.Destination
+		case "domainId":
+			l.DomainID = full.DomainID
+		case "slug":
+			l.Slug = full.Slug
+		case "shortUrl":
+			l.ShortURL = full.ShortURL
+		case "expiresAt":
+			l.ExpiresAt = full.ExpiresAt
+		case "createdAt":
+			l.CreatedAt = full.CreatedAt
+		}
+	}
+	if l.QRCodeURL == "" {
+		l.QRCodeURL = full.QRCodeURL
+	}
+	if l.UpdatedAt.IsZero() {
+		l.UpdatedAt = full.UpdatedAt
+	}
+	if !l.UTMKnown && full.UTMKnown {
+		l.UTM, l.UTMKnown = full.UTM, true
+	}
 }
 
 // parseObject parses body as a JSON object, saying what it was otherwise.
@@ -227,7 +311,7 @@ func unwrapLink(o object, depth int) (object, error) {
 			}
 		}
 	}
-	return nil, errors.New(`no link in the body: no "id" field and no "data" or "link" object`)
+	return nil, errNoLink
 }
 
 // linkFromObject reads the fields of a link object.
@@ -356,7 +440,12 @@ func utmFromQuery(s string) (*UTM, error) {
 	}
 	var v UTM
 	for i, f := range utmFields {
-		*utmSlot(&v, i) = cmpOr(q.Get("utm_"+f), q.Get(f))
+		value := cmpOr(q.Get("utm_"+f), q.Get(f))
+		if !utf8.ValidString(value) {
+			// Percent-decoding can make bytes no string may hold.
+			return nil, fmt.Errorf("field \"utm\": the %s parameter of %q is not UTF-8 text once decoded", f, s)
+		}
+		*utmSlot(&v, i) = value
 	}
 	return nonEmpty(v), nil
 }

@@ -1,9 +1,12 @@
 package client
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
+	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -73,6 +76,9 @@ type APIError struct {
 	Path    string
 	// Body is the beginning of a body that is not JSON, for diagnostics.
 	Body string
+	// PageText is the readable text of an HTML error page (a proxy's or the
+	// service's), tags removed; "" when the body is not HTML.
+	PageText string
 	// RetryAfter is what the Retry-After header asked for, if anything.
 	RetryAfter time.Duration
 	// Attempts is how many times the request was sent.
@@ -91,6 +97,8 @@ func (e *APIError) Error() string {
 	switch {
 	case e.Message != "":
 		b.WriteString(": " + e.Message)
+	case e.PageText != "":
+		fmt.Fprintf(&b, ": HTML page %q", snippet(e.PageText, 120))
 	case e.Body != "":
 		fmt.Fprintf(&b, ": non-JSON body %q", snippet(e.Body, 120))
 	}
@@ -127,6 +135,9 @@ func newAPIError(method, path string, r *response, redact func(string) string) *
 	e.Code, e.Message = redact(code), redact(msg)
 	if !isJSON {
 		e.Body = redact(snippet(string(r.body), maxErrorSnippet))
+		if looksLikeHTML(r.body, r.contentType) {
+			e.PageText = redact(snippet(htmlText(r.body), maxErrorSnippet))
+		}
 	}
 	if e.Code == "" {
 		e.Code = statusCodes[r.status]
@@ -182,3 +193,90 @@ func snippet(s string, n int) string {
 	}
 	return s[:cut] + "…"
 }
+
+// looksLikeHTML reports whether an error body is an HTML page: so labelled,
+// or beginning with a tag.
+func looksLikeHTML(body []byte, contentType string) bool {
+	if mt, _, _ := mime.ParseMediaType(contentType); mt == "text/html" || mt == "application/xhtml+xml" {
+		return true
+	}
+	b := bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\ufeff")))
+	return len(b) > 0 && b[0] == '<'
+}
+
+// htmlText returns the readable text of an HTML page, so that an error page
+// can be quoted to the user: the text of its body with tags, comments,
+// scripts and styles removed, entities decoded and white space collapsed;
+// the title when nothing else has text. It never fails: malformed HTML just
+// yields less tidy text.
+func htmlText(page []byte) string {
+	var title, text strings.Builder
+	out := &text
+	s := string(page)
+	for s != "" {
+		lt := strings.IndexByte(s, '<')
+		if lt < 0 {
+			out.WriteString(s)
+			break
+		}
+		out.WriteString(s[:lt])
+		out.WriteByte(' ')
+		s = s[lt:]
+		if strings.HasPrefix(s, "<!--") {
+			end := strings.Index(s, "-->")
+			if end < 0 {
+				break
+			}
+			s = s[end+len("-->"):]
+			continue
+		}
+		gt := strings.IndexByte(s, '>')
+		if gt < 0 {
+			break
+		}
+		closing, name := tagName(s[1:gt])
+		s = s[gt+1:]
+		switch {
+		case (name == "script" || name == "style") && !closing:
+			// Skip the element's content up to its end tag.
+			end := indexFold(s, "</"+name)
+			if end < 0 {
+				s = ""
+				continue
+			}
+			s = s[end:]
+		case name == "title" && closing:
+			out = &text
+		case name == "title":
+			out = &title
+		}
+	}
+	if t := collapseSpace(html.UnescapeString(text.String())); t != "" {
+		return t
+	}
+	return collapseSpace(html.UnescapeString(title.String()))
+}
+
+// tagName reads the inside of a tag ("/p", "a href=x", "br/").
+func tagName(inner string) (closing bool, name string) {
+	inner = strings.TrimSpace(inner)
+	closing = strings.HasPrefix(inner, "/")
+	inner = strings.TrimLeft(inner, "/")
+	if end := strings.IndexAny(inner, " \t\r\n/"); end >= 0 {
+		inner = inner[:end]
+	}
+	return closing, strings.ToLower(inner)
+}
+
+// indexFold is strings.Index ignoring ASCII case, without changing byte
+// offsets (strings.ToLower may, on invalid or some non-ASCII text).
+func indexFold(s, substr string) int {
+	for i := 0; i+len(substr) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(substr)], substr) {
+			return i
+		}
+	}
+	return -1
+}
+
+func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }

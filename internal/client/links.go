@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
 const pathLinks = "/api/links"
@@ -92,12 +95,38 @@ func (c *Client) CreateLink(ctx context.Context, in CreateLinkInput) (*Link, err
 	if err != nil {
 		return nil, err
 	}
-	link, err := decodeLinkBody(resp.body)
+	link, missing, err := decodeLink(resp.body)
 	if err != nil {
 		// The link was most likely created; only its answer is unreadable.
 		return nil, fmt.Errorf("%w; %w", c.unexpected(cl, resp, "a link", err), ErrAmbiguous)
 	}
+	if len(missing) > 0 {
+		c.completeFromList(ctx, link, missing)
+	}
 	return link, nil
+}
+
+// completeFromList fills the fields a create's answer lacked (a service may
+// answer only {"id", "shortUrl"}) from the link as the list shows it, rather
+// than guess them. It is best effort: the link exists whatever happens here,
+// so a failed listing leaves those fields empty (the next refresh reads
+// them) instead of failing a create that succeeded.
+func (c *Client) completeFromList(ctx context.Context, link *Link, missing []string) {
+	logFields := map[string]any{"id": link.ID, "missing": strings.Join(missing, ",")}
+	links, err := c.ListLinks(ctx)
+	if err != nil {
+		logFields["error"] = err.Error()
+		tflog.Warn(ctx, "the create's answer lacked fields and listing the links to complete them failed", logFields)
+		return
+	}
+	for i := range links {
+		if links[i].ID == link.ID {
+			fillMissing(link, &links[i], missing)
+			tflog.Debug(ctx, "completed the create's answer from the list", logFields)
+			return
+		}
+	}
+	tflog.Warn(ctx, "the create's answer lacked fields and the new link is not in the list yet", logFields)
 }
 
 // ListLinks returns all links of the account, following every page up to
@@ -155,8 +184,10 @@ func (c *Client) listPage(ctx context.Context, pageURL string) (*page, *response
 }
 
 // ChangeDestination changes where a link points, and its utm if in says so.
-// It returns (nil, nil) when the service answers without a body (204): the
-// caller then finds the link through ListLinks.
+// It returns (nil, nil) when the service's answer does not describe the
+// whole link: no body (204), JSON null, an acknowledgement without a link
+// ({"updated": true}), or a link lacking some of its fields. The caller then
+// finds the link through ListLinks instead of guessing what is missing.
 func (c *Client) ChangeDestination(ctx context.Context, id string, in ChangeDestinationInput) (*Link, error) {
 	if id == "" || in.Destination == "" {
 		return nil, errors.New("change destination: link ID and destination are required")
@@ -177,12 +208,17 @@ func (c *Client) ChangeDestination(ctx context.Context, id string, in ChangeDest
 	if err != nil {
 		return nil, err
 	}
-	if len(bytes.TrimSpace(resp.body)) == 0 {
+	if body := bytes.TrimSpace(resp.body); len(body) == 0 || bytes.Equal(body, []byte("null")) {
 		return nil, nil
 	}
-	link, err := decodeLinkBody(resp.body)
-	if err != nil {
+	link, missing, err := decodeLink(resp.body)
+	switch {
+	case errors.Is(err, errNoLink):
+		return nil, nil
+	case err != nil:
 		return nil, c.unexpected(cl, resp, "a link", err)
+	case len(missing) > 0:
+		return nil, nil
 	}
 	return link, nil
 }
@@ -226,7 +262,7 @@ func marshal(v any) ([]byte, error) {
 // unexpected describes a success response that could not be read: what
 // came back, so that the user can tell a proxy's page from a service bug.
 func (c *Client) unexpected(cl call, resp *response, want string, cause error) error {
-	return fmt.Errorf("%s %s: %w: status %d, Content-Type %q, expected %s: %v; the body begins %q",
+	return fmt.Errorf("%s %s: %w: status %d, Content-Type %q, expected %s: %w; the body begins %q",
 		cl.method, cl.path, ErrUnexpectedResponse, resp.status, resp.contentType, want, cause,
 		c.redact(snippet(string(resp.body), 200)))
 }

@@ -28,6 +28,12 @@ func (c *Client) nextPage(cur *url.URL, p *page, h http.Header) (string, error) 
 	if next := linkHeaderNext(h.Values("Link")); next != "" {
 		return c.followable(cur, next)
 	}
+	if p.hasMore != nil && *p.hasMore {
+		// Stopping here would return part of the list as if it were all,
+		// and a link on a later page would look deleted.
+		return "", fmt.Errorf("%w: the page says more links follow (hasMore) but names no next page: no cursor, next URL or Link header",
+			ErrUnexpectedResponse)
+	}
 	return "", nil
 }
 
@@ -37,7 +43,7 @@ func (c *Client) nextPage(cur *url.URL, p *page, h http.Header) (string, error) 
 func (c *Client) followable(cur *url.URL, ref string) (string, error) {
 	u, err := cur.Parse(strings.TrimSpace(ref))
 	if err != nil {
-		return "", fmt.Errorf("%w: next-page URL %q is not a URL: %v", ErrUnexpectedResponse, ref, err)
+		return "", fmt.Errorf("%w: next-page URL %q is not a URL: %w", ErrUnexpectedResponse, ref, err)
 	}
 	if origin(u) != origin(c.baseURL) {
 		return "", fmt.Errorf("%w: refusing to follow next-page URL %q: it leaves %s, and the request would carry the API key there",
@@ -62,10 +68,14 @@ func linkHeaderNext(values []string) string {
 	for _, v := range values {
 		for {
 			start := strings.IndexByte(v, '<')
-			end := strings.IndexByte(v, '>')
-			if start < 0 || end < start {
+			if start < 0 {
 				break
 			}
+			end := strings.IndexByte(v[start:], '>')
+			if end < 0 {
+				break
+			}
+			end += start
 			target, rest := v[start+1:end], v[end+1:]
 			params := rest
 			if i := strings.IndexByte(rest, '<'); i >= 0 {

@@ -62,14 +62,14 @@ func TestShouldRetryPermanentErrors(t *testing.T) {
 			t.Errorf("%s: retried", name)
 		}
 	}
-	if got, _ := shouldRetry(http.MethodGet, &http.Response{StatusCode: 501}, nil); got {
+	if got, _ := shouldRetry(http.MethodGet, &http.Response{StatusCode: http.StatusNotImplemented}, nil); got {
 		t.Error("501 Not Implemented retried")
 	}
 }
 
 func header(kv ...string) http.Header {
 	h := http.Header{}
-	for i := 0; i < len(kv); i += 2 {
+	for i := 0; i+1 < len(kv); i += 2 {
 		h.Set(kv[i], kv[i+1])
 	}
 	return h

@@ -99,6 +99,8 @@ func serviceSaid(e *client.APIError) string {
 	switch {
 	case e.Message != "":
 		return fmt.Sprintf("; the service said: %q", e.Message)
+	case e.PageText != "":
+		return "; the answer was an HTML page (from the service or a proxy in front of it), which says: " + e.PageText
 	case e.Body != "":
 		return fmt.Sprintf("; the service sent a body that is not JSON, beginning %q", e.Body)
 	}

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"net"
 	"net/url"
 	"strings"
 
@@ -10,9 +11,10 @@ import (
 func stringsEqualFold(a, b string) bool { return strings.EqualFold(a, b) }
 
 // sameDestination reports whether the service's spelling of a destination
-// means what the user wrote: services lower-case the scheme and host, add a
-// trailing slash to an empty path, or merge the link's UTM parameters into
-// the query. Anything else is a real difference (drift) and shows in a plan.
+// means what the user wrote: services lower-case the scheme and host, drop
+// the default port, add or remove a trailing slash, reorder the query, or
+// merge the link's UTM parameters into the query. Anything else is a real
+// difference (drift) and shows in a plan.
 func sameDestination(configured, answered string, utm *client.UTM) bool {
 	if configured == answered {
 		return true
@@ -22,27 +24,74 @@ func sameDestination(configured, answered string, utm *client.UTM) bool {
 	if errC != nil || errA != nil {
 		return false
 	}
-	return canonicalURL(c, nil) == canonicalURL(a, utm)
+	return canonicalURL(c, utm) == canonicalURL(a, utm)
 }
 
 // canonicalURL spells a URL so that equivalent spellings compare equal.
 // utm, when given, names UTM parameters to drop from the query because the
-// service merged them there.
+// service may have merged them there (from either side, so that a user who
+// also wrote them into the destination is not shown a difference).
 func canonicalURL(u *url.URL, utm *client.UTM) string {
 	cp := *u
 	cp.Scheme = strings.ToLower(cp.Scheme)
-	cp.Host = strings.ToLower(cp.Host)
-	if cp.Path == "" {
-		cp.Path = "/"
+	host, port := strings.ToLower(cp.Hostname()), cp.Port()
+	if port == map[string]string{"http": "80", "https": "443"}[cp.Scheme] {
+		port = ""
 	}
+	cp.Host = host
+	if port != "" {
+		cp.Host = net.JoinHostPort(host, port)
+	} else if strings.Contains(host, ":") {
+		cp.Host = "[" + host + "]" // an IPv6 literal keeps its brackets
+	}
+	// "https://e.com", "https://e.com/" and "https://e.com/a/" vs "/a":
+	// services add or drop the trailing slash.
+	cp.Path = strings.TrimSuffix(cp.Path, "/")
+	cp.RawPath = ""
 	q := cp.Query()
 	for key, value := range utmPairs(utm) {
-		if q.Get(key) == value {
+		if value != "" && q.Get(key) == value {
 			q.Del(key)
 		}
 	}
 	cp.RawQuery = q.Encode()
+	cp.ForceQuery = false
 	return cp.String()
+}
+
+// withoutMergedUTM removes from the query of a destination the service
+// answered the UTM parameters of utm that it merged there, so that drift
+// shows the destination someone else set, not our parameters. The rest of
+// the URL is kept as the service spelled it.
+func withoutMergedUTM(dest string, utm *client.UTM) string {
+	merged := map[string]string{}
+	for k, v := range utmPairs(utm) {
+		if v != "" {
+			merged[k] = v
+		}
+	}
+	q := strings.IndexByte(dest, '?')
+	if len(merged) == 0 || q < 0 {
+		return dest
+	}
+	base, query, fragment := dest[:q], dest[q+1:], ""
+	if h := strings.IndexByte(query, '#'); h >= 0 {
+		query, fragment = query[:h], query[h:]
+	}
+	var kept []string
+	for _, seg := range strings.Split(query, "&") {
+		k, v, _ := strings.Cut(seg, "=")
+		key, errK := url.QueryUnescape(k)
+		val, errV := url.QueryUnescape(v)
+		if errK == nil && errV == nil && merged[key] != "" && merged[key] == val {
+			continue
+		}
+		kept = append(kept, seg)
+	}
+	if len(kept) == 0 {
+		return base + fragment
+	}
+	return base + "?" + strings.Join(kept, "&") + fragment
 }
 
 func utmPairs(u *client.UTM) map[string]string {

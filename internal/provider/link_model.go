@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/planmodify"
 )
 
 // linkModel is shortlink_link's state, and one element of shortlink_links.
@@ -57,7 +58,9 @@ var linkAttrTypes = map[string]attr.Type{
 // service spells a value differently but means the same thing (a timestamp,
 // a normalised URL), the value already in the model is kept, so a plan never
 // shows a difference the user did not make. Fields the answer lacks keep
-// their value.
+// their value (the client completes answers from the list, so these are
+// fields the service does not have at all); computed attributes it never
+// gave become null rather than stay unknown.
 func (m *linkModel) applyLink(l *client.Link) {
 	m.ID = types.StringValue(l.ID)
 	if l.DomainID != "" && !equalFoldString(m.DomainID, l.DomainID) {
@@ -70,22 +73,29 @@ func (m *linkModel) applyLink(l *client.Link) {
 	// the destination's query.
 	utm, _ := utmFromObject(context.Background(), m.UTM)
 	if l.Destination != "" && !sameDestination(m.Destination.ValueString(), l.Destination, utm) {
-		m.Destination = types.StringValue(l.Destination)
+		m.Destination = types.StringValue(withoutMergedUTM(l.Destination, utm))
 	}
 	if l.Slug != "" {
 		m.Slug = types.StringValue(l.Slug)
 	}
 	m.ExpiresAt = keepSameInstant(m.ExpiresAt, l.ExpiresAt)
 	m.ShortURL = optionalString(l.ShortURL, m.ShortURL)
-	m.QRCodeURL = types.StringNull()
-	if l.QRCodeURL != "" {
-		m.QRCodeURL = types.StringValue(l.QRCodeURL)
-	}
+	// A QR code does not go away; an answer without one (a service that
+	// leaves it out of some answers) keeps the one known.
+	m.QRCodeURL = optionalString(l.QRCodeURL, m.QRCodeURL)
 	if !l.CreatedAt.IsZero() {
 		m.CreatedAt = keepSameInstant(m.CreatedAt, &l.CreatedAt)
 	}
 	if m.UTM.IsNull() || m.UTM.IsUnknown() {
 		m.UTM = types.ObjectNull(utmAttrTypes)
+	}
+	// Computed attributes the service never gave must not stay unknown
+	// after apply.
+	if m.Slug.IsUnknown() {
+		m.Slug = types.StringNull()
+	}
+	if m.CreatedAt.IsUnknown() {
+		m.CreatedAt = timetypes.NewRFC3339Null()
 	}
 }
 
@@ -103,14 +113,15 @@ func equalFoldString(v types.String, s string) bool {
 	return !v.IsNull() && !v.IsUnknown() && stringsEqualFold(v.ValueString(), s)
 }
 
-// keepSameInstant returns prior when it names the same instant as t, else t
-// spelled in RFC 3339.
+// keepSameInstant returns prior when it names the same instant as t (at the
+// precision the service keeps, see planmodify.SameTime), else t spelled in
+// RFC 3339.
 func keepSameInstant(prior timetypes.RFC3339, t *time.Time) timetypes.RFC3339 {
 	if t == nil {
 		return timetypes.NewRFC3339Null()
 	}
 	if !prior.IsNull() && !prior.IsUnknown() {
-		if p, diags := prior.ValueRFC3339Time(); !diags.HasError() && p.Equal(*t) {
+		if p, diags := prior.ValueRFC3339Time(); !diags.HasError() && planmodify.SameTime(p, *t) {
 			return prior
 		}
 	}

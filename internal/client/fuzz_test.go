@@ -1,0 +1,335 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// Fuzz targets of the tolerant reader. Whatever the service (or a proxy in
+// front of it) answers, decoding returns a value or an error, never panics,
+// and what it returns is consistent. Seed corpora covering each variant of
+// shared/design/contract.md are in testdata/fuzz/<FuzzName>/ and below;
+// `make fuzz` runs each target for a short while.
+
+// FuzzDecodeLink feeds the link decoder (create and change answers, list
+// items).
+func FuzzDecodeLink(f *testing.F) {
+	for _, s := range []string{
+		linkJSON,
+		`{"data":` + linkJSON + `}`,
+		`{"link":` + linkJSON + `}`,
+		`{"data":{"link":{"id":"l-1"}}}`,
+		`{"id":"l-1","destination":"https://example.com/a","domain_id":"d-1","slug":"abc","short_url":"https://sho.rt/abc","qr_code_url":"q","expires_at":"2027-01-31T23:59:59Z","created_at":"2026-01-02T03:04:05+00:00","utm":null}`,
+		`{"id":"l-1","shortLink":"https://sho.rt/abc","qrCode":"q","expiresAt":"2027-01-31T23:59:59.000+00:00"}`,
+		`{"id":42,"utm_source":"news","utm_medium":null,"utmCampaign":"spring"}`,
+		`{"id":"l-1","utm":{"source":"news","utm_medium":"email","term":null}}`,
+		`{"id":"l-1","utm":"utm_source=news&campaign=spring%20sale"}`,
+		`{"id":"l-1","destination":"https://example.com/?utm_source=news&utm_medium=email"}`,
+		`{"id":"l-1","expires_at":"2027-01-31 23:59:59.123456Z","createdAt":"2026-01-02T03:04:05+0000"}`,
+		`{"updated":true}`, `null`, `[]`, `"x"`, ``, `{"id":""}`, `{"id":{"v":1}}`, `{"id":"l","createdAt":1}`,
+		`<html><body>Sign in</body></html>`, `{"id":"l-1","destin`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		l, missing, err := decodeLink(body)
+		l2, err2 := decodeLinkBody(body)
+		if (err == nil) != (err2 == nil) || !reflect.DeepEqual(l, l2) {
+			t.Fatalf("decodeLink and decodeLinkBody disagree: %+v, %v / %+v, %v", l, err, l2, err2)
+		}
+		if err != nil {
+			if l != nil || missing != nil {
+				t.Fatalf("error %v with a result %+v, %v", err, l, missing)
+			}
+			return
+		}
+		checkLink(t, l)
+		for _, name := range missing {
+			if !slices.ContainsFunc(linkFields, func(f linkField) bool { return f.name == name }) {
+				t.Fatalf("missing names %q, not a link field", name)
+			}
+		}
+		// What was read, written back in the canonical shape, reads the same.
+		again, _, err := decodeLink(encodeLink(l))
+		if err != nil {
+			t.Fatalf("re-decoding %s: %v", encodeLink(l), err)
+		}
+		if !sameLink(l, again) {
+			t.Fatalf("round trip changed the link:\n%+v utm %+v\n%+v utm %+v", *l, l.UTM, *again, again.UTM)
+		}
+	})
+}
+
+// FuzzDecodeListPage feeds the list decoder and the paging that follows it:
+// a page body and a Link header. A next page is only ever on the
+// configured origin, and the Link header's target is one it named.
+func FuzzDecodeListPage(f *testing.F) {
+	two := `[` + linkJSON + `,{"id":"l-2","utm":null}]`
+	for _, s := range []struct{ body, link string }{
+		{two, ""},
+		{`{"data":` + two + `}`, ""},
+		{`{"links":` + two + `,"next":null}`, ""},
+		{`{"items":` + two + `,"total":2}`, ""},
+		{`{"data":[{"id":"l-1"}],"nextCursor":"MQ"}`, ""},
+		{`{"data":[{"id":"l-1"}],"next_cursor":"MQ","has_more":true}`, ""},
+		{`{"data":[{"id":"l-1"}],"cursor":12}`, ""},
+		{`{"data":[{"id":"l-1"}],"meta":{"nextCursor":"c2"}}`, ""},
+		{`{"data":[{"id":"l-1"}],"next":"https://api.example.test/prefix/api/links?cursor=MQ"}`, ""},
+		{`{"data":[{"id":"l-1"}],"next":"/prefix/api/links?cursor=MQ"}`, ""},
+		{`{"data":[{"id":"l-1"}],"next":"https://evil.example/api/links?cursor=MQ"}`, ""},
+		{`{"data":[],"hasMore":true}`, ""},
+		{`[{"id":"l-1"}]`, `<https://api.example.test/prefix/api/links?cursor=MQ>; rel="next", </x>; rel="prev"`},
+		{`[{"id":"l-1"}]`, `</prefix/api/links?page=2>; title="a,b"; rel=next`},
+		{`[]`, `<http://[::1]:80/x>; rel="next"`},
+		{`{"links":{"self":"/api/links"},"items":[]}`, `garbage>, <unterminated; rel="next"`},
+		{`{"data":"x"}`, ""}, {`[{"id":"l-1"}`, ""}, {`["l-1"]`, ""}, {``, ""}, {`<!DOCTYPE html>`, ""},
+	} {
+		f.Add([]byte(s.body), s.link)
+	}
+	c, err := New(Config{BaseURL: "https://api.example.test/prefix", APIKey: testKey})
+	if err != nil {
+		f.Fatal(err)
+	}
+	cur, _ := url.Parse("https://api.example.test/prefix/api/links?cursor=MA")
+	f.Fuzz(func(t *testing.T, body []byte, link string) {
+		header := http.Header{}
+		if link != "" {
+			header.Set("Link", link)
+		}
+		if target := linkHeaderNext(header.Values("Link")); target != "" && !strings.Contains(link, "<"+target+">") {
+			t.Fatalf("Link header %q: next %q is not one of its targets", link, target)
+		}
+		p, err := decodeListBody(body)
+		if err != nil {
+			return
+		}
+		for i := range p.links {
+			checkLink(t, &p.links[i])
+		}
+		next, err := c.nextPage(cur, p, header)
+		if err != nil || next == "" {
+			return
+		}
+		u, err := url.Parse(next)
+		if err != nil {
+			t.Fatalf("next page %q is not a URL: %v", next, err)
+		}
+		if origin(u) != origin(c.baseURL) {
+			t.Fatalf("next page %q leaves %s", next, origin(c.baseURL))
+		}
+		if u.Fragment != "" {
+			t.Fatalf("next page %q keeps a fragment", next)
+		}
+	})
+}
+
+// FuzzParseExport feeds the CSV parser of the analytics export.
+func FuzzParseExport(f *testing.F) {
+	for _, s := range []string{
+		"clicked_at,link_id,slug,short_url,destination,referrer,user_agent\r\n" +
+			"2026-01-02T03:04:05.678Z,l-1,spring,https://go.example.test/spring,\"https://example.com/?a=1,b\",,\"say \"\"hi\"\"\"\r\n",
+		"a,b\r\n", "\uFEFFa,b\n1,2\n", "a\n\n1\n", "a,b\n\"x\r\ny\",2\n",
+		"", "a,a\n1,2\n", "a,b\n1,2,3\n", "a,b,c\n1\n", "a\n\"open\n", "a,b\n1,x\"y\n", "\"a,b\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		columns, rows, err := ParseExport(body)
+		if err != nil {
+			if columns != nil || rows != nil {
+				t.Fatalf("error %v with a result", err)
+			}
+			return
+		}
+		checkTable(t, columns, rows)
+		// Written back fully quoted and read again, the table is the same,
+		// up to the CRLFs the reader turns into LFs inside quoted fields.
+		c2, r2, err := ParseExport(writeCSV(columns, rows))
+		if err != nil {
+			t.Fatalf("re-reading the rewritten export: %v", err)
+		}
+		if !reflect.DeepEqual(normTable(columns, rows), normTable(c2, r2)) {
+			t.Fatalf("rewriting changed the table: %q %q / %q %q", columns, rows, c2, r2)
+		}
+	})
+}
+
+// normTable spells a table with every CRLF in its values turned into LF, as
+// a CSV reader does inside quoted fields, until none is left ("\r\r\n"
+// takes two readings to become "\n").
+func normTable(columns []string, rows []map[string]string) [][]string {
+	norm := func(s string) string {
+		for strings.Contains(s, "\r\n") {
+			s = strings.ReplaceAll(s, "\r\n", "\n")
+		}
+		return s
+	}
+	out := [][]string{}
+	line := make([]string, len(columns))
+	for i, c := range columns {
+		line[i] = norm(c)
+	}
+	out = append(out, line)
+	for _, row := range rows {
+		line := make([]string, len(columns))
+		for i, c := range columns {
+			line[i] = norm(row[c])
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// FuzzErrorBody feeds the reader of error bodies: JSON in its variants,
+// HTML pages from proxies, anything else.
+func FuzzErrorBody(f *testing.F) {
+	for _, s := range []string{
+		`{"error":"blocked_by_filter","message":"destination: rejected"}`,
+		`{"error":{"code":"slug_taken","message":"taken"}}`,
+		`{"code":"invalid_request","detail":"slug: bad"}`,
+		`{"error":"Link not found"}`,
+		"<!DOCTYPE html><html><head><title>422 Unprocessable Entity</title></head><body><h1>Unprocessable Entity</h1><p>destination: &#34;x&#34;</p></body></html>\n",
+		"<html><head><style>p{}</style><script>if(a<b){}</script></head><body><!-- c -->502 Bad Gateway</body></html>",
+		"<p class=", "<!--", "<script>", "Unauthorized\n", "",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		code, message, isJSON := parseErrorBody(body)
+		if !isJSON && (code != "" || message != "") {
+			t.Fatalf("a non-JSON body gave code %q, message %q", code, message)
+		}
+		text := htmlText(body)
+		if text != strings.TrimSpace(text) || strings.Contains(text, "  ") {
+			t.Fatalf("page text %q is not collapsed", text)
+		}
+		if utf8.Valid(body) && !utf8.ValidString(text) {
+			t.Fatalf("page text %q of valid UTF-8 is not valid UTF-8", text)
+		}
+		e := newAPIError("POST", "/api/links", &response{status: 422, body: body, header: http.Header{"Content-Type": {"text/html"}}, contentType: "text/html"}, func(s string) string { return s })
+		_ = e.Error()
+	})
+}
+
+// checkLink checks what every decoded link satisfies.
+func checkLink(t *testing.T, l *Link) {
+	t.Helper()
+	if l.ID == "" {
+		t.Fatalf("decoded a link without an ID: %+v", l)
+	}
+	for _, tm := range []*time.Time{l.ExpiresAt, &l.CreatedAt, &l.UpdatedAt} {
+		if tm != nil && !tm.IsZero() && tm.Location() != time.UTC {
+			t.Fatalf("timestamp %v is not in UTC", tm)
+		}
+	}
+	if l.UTM != nil && (*l.UTM == UTM{}) {
+		t.Fatal("an empty UTM must be nil")
+	}
+	if l.UTM != nil && !l.UTMKnown {
+		t.Fatal("UTM set but not known")
+	}
+}
+
+// checkTable checks what every parsed export satisfies.
+func checkTable(t *testing.T, columns []string, rows []map[string]string) {
+	t.Helper()
+	if len(columns) == 0 {
+		t.Fatal("an export without columns parsed without error")
+	}
+	seen := map[string]bool{}
+	for _, c := range columns {
+		if seen[c] {
+			t.Fatalf("column %q twice", c)
+		}
+		seen[c] = true
+	}
+	for i, row := range rows {
+		if len(row) != len(columns) {
+			t.Fatalf("row %d has %d values for %d columns", i, len(row), len(columns))
+		}
+		for k := range row {
+			if !seen[k] {
+				t.Fatalf("row %d has a value for %q, not a column", i, k)
+			}
+		}
+	}
+}
+
+// encodeLink writes l in the canonical shape of the contract.
+func encodeLink(l *Link) []byte {
+	o := map[string]any{"id": l.ID}
+	for k, v := range map[string]string{
+		"destination": l.Destination, "domainId": l.DomainID, "slug": l.Slug, "shortUrl": l.ShortURL, "qrCodeUrl": l.QRCodeURL,
+	} {
+		if v != "" {
+			o[k] = v
+		}
+	}
+	o["expiresAt"] = nil
+	if l.ExpiresAt != nil {
+		o["expiresAt"] = l.ExpiresAt.Format(time.RFC3339Nano)
+	}
+	if !l.CreatedAt.IsZero() {
+		o["createdAt"] = l.CreatedAt.Format(time.RFC3339Nano)
+	}
+	if !l.UpdatedAt.IsZero() {
+		o["updatedAt"] = l.UpdatedAt.Format(time.RFC3339Nano)
+	}
+	if l.UTMKnown {
+		o["utm"] = nil
+		if l.UTM != nil {
+			o["utm"] = utmBody(*l.UTM)
+		}
+	}
+	b, err := json.Marshal(o)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func sameLink(a, b *Link) bool {
+	sameTime := func(x, y *time.Time) bool {
+		if x == nil || y == nil {
+			return x == nil && y == nil
+		}
+		return x.Equal(*y)
+	}
+	ac, bc := *a, *b
+	ac.ExpiresAt, bc.ExpiresAt = nil, nil
+	ac.CreatedAt, bc.CreatedAt = time.Time{}, time.Time{}
+	ac.UpdatedAt, bc.UpdatedAt = time.Time{}, time.Time{}
+	return reflect.DeepEqual(ac, bc) && sameTime(a.ExpiresAt, b.ExpiresAt) &&
+		a.CreatedAt.Equal(b.CreatedAt) && a.UpdatedAt.Equal(b.UpdatedAt)
+}
+
+// writeCSV writes a table with every field quoted, CRLF line ends.
+func writeCSV(columns []string, rows []map[string]string) []byte {
+	var b bytes.Buffer
+	line := func(fields []string) {
+		for i, f := range fields {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`"` + strings.ReplaceAll(f, `"`, `""`) + `"`)
+		}
+		b.WriteString("\r\n")
+	}
+	line(columns)
+	for _, row := range rows {
+		fields := make([]string, len(columns))
+		for i, c := range columns {
+			fields[i] = row[c]
+		}
+		line(fields)
+	}
+	return b.Bytes()
+}

@@ -1,0 +1,490 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+)
+
+// The provider must work against every reasonable shape of the real service
+// (shared/design/contract.md, "read tolerantly"). Each subtest runs the whole
+// life of a link against the emulator switched to one of those shapes:
+// create with slug, utm and expires_at; import by ID; a plan that proves
+// nothing changed; an in-place change of destination; drift made outside
+// Terraform; destroy.
+
+// variantSeeded is how many links every variant's account holds besides the
+// managed one. With variantPageSize links per page the managed link, created
+// after them, is only on the third page, so a Read that did not follow the
+// pages would lose it and the plan-only step would fail.
+const (
+	variantSeeded   = 5
+	variantPageSize = 2
+)
+
+// variant is one shape of the service.
+type variant struct {
+	name   string
+	change func(*emulator.Settings)
+	// dest1 and dest2 are the configured destinations before and after the
+	// in-place change; svc1 and svc2 what the service stores for them.
+	dest1, dest2, svc1, svc2 string
+	// writeKey configures the provider with the links:write key only.
+	writeKey bool
+	// importIgnore lists attributes the service's answers cannot carry as
+	// the user wrote them; importCheck then proves the imported values mean
+	// the same.
+	importIgnore []string
+	importCheck  func(imported map[string]string) error
+	// after checks, once the lifecycle is done, that the variant was in
+	// force (e.g. that the service answered the status it was switched to).
+	after func(t *testing.T, e *testEnv)
+	// wrap, if set, puts a handler in front of the emulator that changes
+	// its answers in ways no switch does.
+	wrap func(http.Handler) http.Handler
+}
+
+func variants() []variant {
+	withPaging := func(mode string) func(*emulator.Settings) {
+		return func(s *emulator.Settings) { s.Variants.Paging, s.Variants.PageSize = mode, variantPageSize }
+	}
+	expectStatus := func(method, pattern string, status int) func(*testing.T, *testEnv) {
+		return func(t *testing.T, e *testEnv) {
+			t.Helper()
+			if n := e.srv.Count(method, pattern, status); n == 0 {
+				t.Errorf("the service never answered %s %s with %d: the variant was not in force (counts %v)", method, pattern, status, e.srv.Counts())
+			}
+		}
+	}
+	vs := []variant{
+		{name: "canonical"},
+		{name: "objectEnvelope=data", change: func(s *emulator.Settings) { s.Variants.ObjectEnvelope = "data" }},
+		{name: "objectEnvelope=link", change: func(s *emulator.Settings) { s.Variants.ObjectEnvelope = "link" }},
+		{name: "listEnvelope=data", change: func(s *emulator.Settings) { s.Variants.ListEnvelope = "data" }},
+		{name: "listEnvelope=links", change: func(s *emulator.Settings) { s.Variants.ListEnvelope = "links" }},
+		{name: "listEnvelope=items", change: func(s *emulator.Settings) { s.Variants.ListEnvelope = "items" }},
+		{name: "fieldStyle=snake", change: func(s *emulator.Settings) { s.Variants.FieldStyle = "snake" }},
+		{name: "fieldStyle=alias", change: func(s *emulator.Settings) { s.Variants.FieldStyle = "alias" }},
+		{
+			name: "createStatus=200", change: func(s *emulator.Settings) { s.Variants.CreateStatus = http.StatusOK },
+			after: expectStatus("POST", "/api/links", http.StatusOK),
+		},
+		{
+			name: "changeStatus=204", change: func(s *emulator.Settings) { s.Variants.ChangeStatus = http.StatusNoContent },
+			after: expectStatus("PATCH", "/api/links/{id}", http.StatusNoContent),
+		},
+		{
+			name: "deleteStatus=200", change: func(s *emulator.Settings) { s.Variants.DeleteStatus = http.StatusOK },
+			after: expectStatus("DELETE", "/api/links/{id}", http.StatusOK),
+		},
+		{name: "paging=cursor", change: withPaging("cursor")},
+		{name: "paging=next", change: withPaging("next")},
+		{name: "paging=link", change: withPaging("link")},
+		{name: "utmStyle=prefixed", change: func(s *emulator.Settings) { s.Variants.UTMStyle = "prefixed" }},
+		{
+			// The service never says which UTM parameters a link has, so an
+			// import cannot know them: utm is null after import.
+			name: "utmStyle=absent", change: func(s *emulator.Settings) { s.Variants.UTMStyle = "absent" },
+			importIgnore: []string{"utm"},
+			importCheck: func(imported map[string]string) error {
+				return expectAttrs(imported, map[string]string{"destination": "https://example.com/sale"}, "utm.")
+			},
+		},
+		{
+			// The service answers the UTM parameters inside the destination's
+			// query, so an import holds them there, which means the same.
+			name: "utmStyle=merged", change: func(s *emulator.Settings) { s.Variants.UTMStyle = "merged" },
+			importIgnore: []string{"destination", "utm"},
+			importCheck: func(imported map[string]string) error {
+				return expectAttrs(imported, map[string]string{
+					"destination": "https://example.com/sale?utm_campaign=spring&utm_medium=email&utm_source=newsletter",
+				}, "utm.")
+			},
+		},
+		{name: "timeFormat=seconds", change: func(s *emulator.Settings) { s.Variants.TimeFormat = "seconds" }},
+		{name: "timeFormat=offset", change: func(s *emulator.Settings) { s.Variants.TimeFormat = "offset" }},
+		{
+			// The service lower-cases scheme and host and adds the empty
+			// path's slash; the state keeps the user's spelling. An import
+			// can only hold the service's spelling, which means the same.
+			name: "normalizeDestination", change: func(s *emulator.Settings) { s.Variants.NormalizeDestination = true },
+			dest1: "HTTPS://Example.COM", svc1: "https://example.com/",
+			dest2: "HTTPS://Example.COM/Summer", svc2: "https://example.com/Summer",
+			importIgnore: []string{"destination"},
+			importCheck: func(imported map[string]string) error {
+				return expectAttrs(imported, map[string]string{"destination": "https://example.com/"})
+			},
+		},
+		{
+			name: "writeGrantsRead", change: func(s *emulator.Settings) { s.Variants.WriteGrantsRead = true },
+			writeKey: true,
+		},
+		{name: "htmlErrors", change: func(s *emulator.Settings) { s.Variants.HTMLErrors = true }},
+		{
+			// Create answers only the ID and short URL, change answers an
+			// acknowledgement: what the answers lack comes from the list.
+			name: "partialAnswers", wrap: partialAnswers,
+		},
+		{
+			// Many switches at once, as one real service might answer.
+			name: "combined",
+			change: func(s *emulator.Settings) {
+				v := &s.Variants
+				v.ObjectEnvelope, v.ListEnvelope, v.FieldStyle = "link", "items", "snake"
+				v.CreateStatus, v.ChangeStatus, v.DeleteStatus = http.StatusOK, http.StatusNoContent, http.StatusOK
+				v.Paging, v.PageSize = "cursor", variantPageSize
+				v.UTMStyle, v.TimeFormat = "prefixed", "offset"
+			},
+		},
+	}
+	for i := range vs {
+		v := &vs[i]
+		if v.dest1 == "" {
+			v.dest1, v.svc1 = "https://example.com/sale", "https://example.com/sale"
+			v.dest2, v.svc2 = "https://example.com/summer", "https://example.com/summer"
+		}
+	}
+	return vs
+}
+
+func TestAccVariants(t *testing.T) {
+	for _, v := range variants() {
+		t.Run(v.name, func(t *testing.T) {
+			testVariantLifecycle(t, v)
+		})
+	}
+	t.Run("htmlErrors/blocked destination", testVariantHTMLError)
+	t.Run("partialAnswers/create without utm", testVariantPartialCreate)
+	for _, format := range []string{"millis", "seconds", "offset"} {
+		t.Run("timeFormat="+format+"/sub-millisecond expiry", func(t *testing.T) { testVariantExpiryPrecision(t, format) })
+	}
+}
+
+// testVariantExpiryPrecision: the provider sends expiresAt with
+// milliseconds, and a service may answer whole seconds, so an expires_at
+// written with more precision comes back shortened. It is the same expiry:
+// the state keeps the user's spelling, and nothing is planned.
+func testVariantExpiryPrecision(t *testing.T, timeFormat string) {
+	e := newTestEnv(t, func(s *emulator.Settings) { s.Variants.TimeFormat = timeFormat })
+	const expires = "2027-04-01T01:59:59.123456+02:00"
+	config := func(dest string) string {
+		return e.linkConfig(`
+  destination = "` + dest + `"
+  expires_at  = "` + expires + `"`)
+	}
+	sameID := statecheck.CompareValue(compare.ValuesSame())
+	step := func(dest string, action plancheck.ResourceActionType) resource.TestStep {
+		return resource.TestStep{
+			Config: config(dest),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, action)},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
+				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact(expires)),
+			},
+			Check: func(*terraform.State) error {
+				l := e.onlyLink(t)
+				if got := l.ExpiresAt.UTC().Format("2006-01-02T15:04:05.000000Z"); got != "2027-03-31T23:59:59.123000Z" {
+					return fmt.Errorf("the service holds expiry %s, want the instant to the millisecond", got)
+				}
+				return nil
+			},
+		}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
+		Steps: []resource.TestStep{
+			step("https://example.com/sale", plancheck.ResourceActionCreate),
+			{Config: config("https://example.com/sale"), PlanOnly: true},
+			step("https://example.com/summer", plancheck.ResourceActionUpdate),
+		},
+	})
+}
+
+func testVariantLifecycle(t *testing.T, v variant) {
+	changes := []func(*emulator.Settings){}
+	if v.change != nil {
+		changes = append(changes, v.change)
+	}
+	e := newTestEnv(t, changes...)
+	if v.wrap != nil {
+		ts := httptest.NewServer(v.wrap(e.srv))
+		t.Cleanup(ts.Close)
+		e.url = ts.URL
+	}
+	seeded, err := e.srv.SeedLinks(e.fx.DomainID, "seeded", variantSeeded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := e.fx.APIKey
+	if v.writeKey {
+		key = e.fx.WriteKey
+	}
+	config := func(dest string) string {
+		return e.providerBlock(key) + fmt.Sprintf(`
+resource "shortlink_link" "test" {
+  domain_id   = %q
+  destination = %q
+  slug        = "spring"
+  expires_at  = "2027-03-31T23:59:59Z"
+  utm = {
+    source   = "newsletter"
+    medium   = "email"
+    campaign = "spring"
+  }
+}
+`, e.fx.DomainID, dest)
+	}
+	utm := knownvalue.ObjectExact(map[string]knownvalue.Check{
+		"source": knownvalue.StringExact("newsletter"), "medium": knownvalue.StringExact("email"),
+		"campaign": knownvalue.StringExact("spring"), "term": knownvalue.Null(), "content": knownvalue.Null(),
+	})
+	sameID := statecheck.CompareValue(compare.ValuesSame())
+	sameShortURL := statecheck.CompareValue(compare.ValuesSame())
+	// linkID is the managed link's ID, recorded after create.
+	var linkID string
+	stateChecks := func(dest string) []statecheck.StateCheck {
+		return []statecheck.StateCheck{
+			sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
+			sameShortURL.AddStateValue(linkAddr, tfjsonpath.New("short_url")),
+			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}$`))),
+			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("destination"), knownvalue.StringExact(dest)),
+			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("slug"), knownvalue.StringExact("spring")),
+			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("short_url"), knownvalue.StringExact("https://go.example.test/spring")),
+			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("qr_code_url"), knownvalue.StringExact("https://go.example.test/qr/spring.png")),
+			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact("2027-03-31T23:59:59Z")),
+			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("created_at"), knownvalue.NotNull()),
+			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("utm"), utm),
+		}
+	}
+	// serviceHolds checks the link as the service stores it.
+	serviceHolds := func(dest string) resource.TestCheckFunc {
+		return func(s *terraform.State) error {
+			l, err := e.managedLink(seeded)
+			if err != nil {
+				return err
+			}
+			linkID = l.ID
+			if got := s.RootModule().Resources[linkAddr].Primary.ID; got != l.ID {
+				return fmt.Errorf("state ID %q, service ID %q", got, l.ID)
+			}
+			if l.Destination != dest {
+				return fmt.Errorf("the service holds destination %q, want %q", l.Destination, dest)
+			}
+			if l.UTM == nil || *l.UTM != (emulator.UTM{Source: "newsletter", Medium: "email", Campaign: "spring"}) {
+				return fmt.Errorf("the service holds UTM %+v", l.UTM)
+			}
+			if l.ExpiresAt == nil || l.ExpiresAt.UTC().Format("2006-01-02T15:04:05.000Z") != "2027-03-31T23:59:59.000Z" {
+				return fmt.Errorf("the service holds expiry %v", l.ExpiresAt)
+			}
+			return nil
+		}
+	}
+	importIgnore := append([]string{"timeouts"}, v.importIgnore...)
+	var importCheck resource.ImportStateCheckFunc
+	if v.importCheck != nil {
+		importCheck = func(states []*terraform.InstanceState) error {
+			if len(states) != 1 {
+				return fmt.Errorf("import produced %d instances, want 1", len(states))
+			}
+			return v.importCheck(states[0].Attributes)
+		}
+	}
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkOnlySeeded(seeded),
+		Steps: []resource.TestStep{
+			{
+				Config: config(v.dest1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionCreate)},
+				},
+				ConfigStateChecks: stateChecks(v.dest1),
+				Check:             serviceHolds(v.svc1),
+			},
+			{
+				ResourceName:            linkAddr,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: importIgnore,
+				ImportStateCheck:        importCheck,
+			},
+			{
+				// The configuration plans nothing after create, refresh and import.
+				Config:   config(v.dest1),
+				PlanOnly: true,
+			},
+			{
+				Config: config(v.dest2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: stateChecks(v.dest2),
+				Check:             serviceHolds(v.svc2),
+			},
+			{
+				PreConfig: func() {
+					if err := e.srv.ChangeLinkOutOfBand(linkID, "https://example.com/theirs"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config(v.dest2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: stateChecks(v.dest2),
+				Check:             serviceHolds(v.svc2),
+			},
+		},
+	})
+	if n := e.srv.Count("POST", "/api/links"); n != 1 {
+		t.Errorf("POST requests: %d, want 1 (nothing may recreate the link)", n)
+	}
+	if v.after != nil {
+		v.after(t, e)
+	}
+}
+
+// testVariantHTMLError: an error answered with an HTML page (as from a proxy)
+// still says what happened, from the status alone.
+func testVariantHTMLError(t *testing.T) {
+	e := newTestEnv(t, func(s *emulator.Settings) { s.Variants.HTMLErrors = true })
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
+		Steps: []resource.TestStep{{
+			Config: e.config(linkBody(e.fx.DomainID, "https://blocked.example/win")),
+			ExpectError: expectErr("with shortlink_link.test,", "destination", "422 blocked_by_filter",
+				"an HTML page", `which says: Unprocessable Entity destination: rejected by the fraud filter (rule "blocked.example")`,
+				"Choose another destination"),
+		}},
+	})
+}
+
+// testVariantPartialCreate: without utm, nothing but the create's answer
+// describes the new link, so what it lacks must come from the list: a
+// guessed expiry or creation time would make the apply inconsistent.
+func testVariantPartialCreate(t *testing.T) {
+	e := newTestEnv(t)
+	ts := httptest.NewServer(partialAnswers(e.srv))
+	t.Cleanup(ts.Close)
+	e.url = ts.URL
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
+		Steps: []resource.TestStep{{
+			Config: e.linkConfig(`
+  destination = "https://example.com/sale"
+  expires_at  = "2027-04-01T01:59:59+02:00"`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact("2027-04-01T01:59:59+02:00")),
+				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("slug"), knownvalue.StringRegexp(regexp.MustCompile(`^[A-Za-z0-9]{7}$`))),
+				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("qr_code_url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://go\.example\.test/qr/[A-Za-z0-9]{7}\.png$`))),
+				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("created_at"), knownvalue.NotNull()),
+			},
+		}},
+	})
+}
+
+// managedLink returns the account's one link that is not seeded.
+func (e *testEnv) managedLink(seeded []emulator.Link) (emulator.Link, error) {
+	var found []emulator.Link
+	for _, l := range e.srv.Links(e.fx.AccountID) {
+		if !containsLink(seeded, l.ID) {
+			found = append(found, l)
+		}
+	}
+	if len(found) != 1 {
+		return emulator.Link{}, fmt.Errorf("the service holds %d links besides the seeded ones, want 1", len(found))
+	}
+	return found[0], nil
+}
+
+// checkOnlySeeded is a CheckDestroy: no link is left but the seeded ones.
+func (e *testEnv) checkOnlySeeded(seeded []emulator.Link) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		links := e.srv.Links(e.fx.AccountID)
+		for _, l := range links {
+			if !containsLink(seeded, l.ID) {
+				return fmt.Errorf("the service still holds link %s (%s) after destroy", l.ID, l.Slug)
+			}
+		}
+		if len(links) != len(seeded) {
+			return fmt.Errorf("the service holds %d links after destroy, want the %d seeded ones", len(links), len(seeded))
+		}
+		return nil
+	}
+}
+
+func containsLink(links []emulator.Link, id string) bool {
+	for _, l := range links {
+		if l.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// expectAttrs checks flatmap attributes of an imported instance; every
+// attribute under each of nullPrefixes must be absent or empty.
+func expectAttrs(attrs, want map[string]string, nullPrefixes ...string) error {
+	for k, v := range want {
+		if attrs[k] != v {
+			return fmt.Errorf("imported %s = %q, want %q", k, attrs[k], v)
+		}
+	}
+	for k, v := range attrs {
+		for _, p := range nullPrefixes {
+			if len(k) > len(p) && k[:len(p)] == p && k != p+"%" && v != "" {
+				return fmt.Errorf("imported %s = %q, want it unset", k, v)
+			}
+		}
+	}
+	return nil
+}
+
+// partialAnswers answers a successful create with only the new link's ID
+// and short URL, and a successful change of destination with an
+// acknowledgement, as some services do.
+func partialAnswers(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost && r.Method != http.MethodPatch {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		var link map[string]any
+		if rec.Code/100 != 2 || json.Unmarshal(rec.Body.Bytes(), &link) != nil {
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(rec.Body.Bytes())
+			return
+		}
+		body := []byte(`{"updated":true}`)
+		if r.Method == http.MethodPost {
+			body, _ = json.Marshal(map[string]any{"id": link["id"], "shortUrl": link["shortUrl"]})
+		}
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(body)
+	})
+}
