@@ -3,8 +3,9 @@
 # the Terraform CLI. Builds the provider and the emulator, starts the emulator
 # on a free loopback port, points Terraform at the fresh build with a CLI
 # configuration of its own (never the user's), applies examples/campaign,
-# simulates clicks, re-targets one link in place, shows that the click history
-# survived, destroys everything and stops the emulator.
+# simulates clicks, re-targets one link in place, reads the clicks with the
+# export data source, shows that the click history survived, destroys
+# everything and stops the emulator.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,6 +68,11 @@ if tf show -no-color "$demo/retarget.plan" | grep -q 'must be replaced'; then
   echo "the plan replaces a link instead of updating it in place" >&2; exit 1
 fi
 tf apply -input=false -compact-warnings "$demo/retarget.plan"
+
+step "Clicks per link, read by data.shortlink_analytics_export during that plan"
+tf output clicks
+sale_clicks=$(tf output -json clicks | sed -n 's/.*"spring-sale":\([0-9]*\).*/\1/p')
+[ "$sale_clicks" = 3 ] || { echo "the export data source counts $sale_clicks clicks of spring-sale, want 3" >&2; exit 1; }
 
 step "More visitors, now sent to the new destination"
 visit "$sale_url" 2 "https://social.example.com/post/1"

@@ -205,7 +205,8 @@ func TestRunServesTheAPI(t *testing.T) {
 	if err := in.stop(); err != nil {
 		t.Errorf("run returned %v after cancel", err)
 	}
-	if _, err := http.Get(info.BaseURL + "/api/links"); err == nil {
+	if resp, err := http.Get(info.BaseURL + "/api/links"); err == nil {
+		resp.Body.Close()
 		t.Error("the emulator still answers after stop")
 	}
 	if in.stderr.String() != "" {

@@ -1,5 +1,6 @@
 # A spring campaign: one short link per landing page, all tagged with the same
-# UTM parameters, and the short URLs as an output for the newsletter team.
+# UTM parameters, the short URLs as an output for the newsletter team, and the
+# clicks of each link from the analytics export.
 #
 # The provider reads SHORTLINK_BASE_URL and SHORTLINK_API_KEY from the
 # environment, so the key never sits in this file.
@@ -58,4 +59,17 @@ output "short_urls" {
 output "link_ids" {
   description = "Slug → link ID, for the analytics export."
   value       = { for slug, link in shortlink_link.campaign : slug => link.id }
+}
+
+# The click statistics of each link. Read once the links exist, and again on
+# every plan.
+data "shortlink_analytics_export" "campaign" {
+  for_each = shortlink_link.campaign
+
+  link_id = each.value.id
+}
+
+output "clicks" {
+  description = "Slug → clicks so far, from the analytics export."
+  value       = { for slug, export in data.shortlink_analytics_export.campaign : slug => export.row_count }
 }

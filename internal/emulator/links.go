@@ -192,7 +192,7 @@ func (s *Server) changeDestination(w http.ResponseWriter, r *http.Request, acct,
 		s.writeRequestError(w, err)
 		return
 	}
-	utm, clear, err := parseUTM(body.UTM)
+	utm, clearUTM, err := parseUTM(body.UTM)
 	if err != nil {
 		s.writeRequestError(w, err)
 		return
@@ -200,7 +200,7 @@ func (s *Server) changeDestination(w http.ResponseWriter, r *http.Request, acct,
 	if !s.passFilter(w, r, dest) {
 		return
 	}
-	link, ok := s.applyChange(acct, id, dest, utm, clear)
+	link, ok := s.applyChange(acct, id, dest, utm, clearUTM)
 	if !ok {
 		// Deleted while the filter was checking the destination.
 		s.writeError(w, http.StatusNotFound, "not_found", "no such link on this account")
@@ -214,7 +214,7 @@ func (s *Server) changeDestination(w http.ResponseWriter, r *http.Request, acct,
 	s.writeLink(w, status, link)
 }
 
-func (s *Server) applyChange(acct, id, dest string, utm *UTM, clear bool) (Link, bool) {
+func (s *Server) applyChange(acct, id, dest string, utm *UTM, clearUTM bool) (Link, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l, ok := s.st.Links[id]
@@ -223,7 +223,7 @@ func (s *Server) applyChange(acct, id, dest string, utm *UTM, clear bool) (Link,
 	}
 	l.Destination = s.normalize(dest)
 	switch {
-	case clear:
+	case clearUTM:
 		l.UTM = nil
 	case utm != nil:
 		l.UTM = utm
@@ -237,7 +237,7 @@ func (s *Server) applyChange(acct, id, dest string, utm *UTM, clear bool) (Link,
 
 // parseUTM reads the utm member of a PATCH body: absent keeps the link's
 // parameters, null or {} clears them.
-func parseUTM(raw json.RawMessage) (utm *UTM, clear bool, err error) {
+func parseUTM(raw json.RawMessage) (utm *UTM, clearUTM bool, err error) {
 	if len(raw) == 0 {
 		return nil, false, nil
 	}

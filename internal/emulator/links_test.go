@@ -10,7 +10,6 @@ import (
 )
 
 var (
-	millisTime    = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 	generatedSlug = regexp.MustCompile(`^[A-Za-z0-9]{7}$`)
 	uuidLike      = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 )

@@ -74,12 +74,6 @@ func (rl *rateLimiter) current(id string, length time.Duration, now time.Time) *
 	return w
 }
 
-func (rl *rateLimiter) reset() {
-	rl.mu.Lock()
-	defer rl.mu.Unlock()
-	rl.windows = map[string]*window{}
-}
-
 func setRateHeaders(w http.ResponseWriter, limit, remaining int, reset time.Duration) {
 	h := w.Header()
 	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))

@@ -114,10 +114,12 @@ func oneOf(s string, allowed ...string) bool {
 // number of nanoseconds), so the admin API is pleasant to use with curl.
 type Duration time.Duration
 
+// MarshalJSON writes the duration as a string such as "1.5s".
 func (d Duration) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + time.Duration(d).String() + `"`), nil
 }
 
+// UnmarshalJSON reads a string such as "1.5s" or a number of nanoseconds.
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	if len(b) > 0 && b[0] == '"' {
 		parsed, err := time.ParseDuration(string(b[1 : len(b)-1]))

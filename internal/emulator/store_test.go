@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -106,7 +107,7 @@ func TestPersistence(t *testing.T) {
 	if os.SameFile(before, after) {
 		t.Error("the data file was rewritten in place, not replaced")
 	}
-	if again, err := io.ReadAll(io.NewSectionReader(old, 0, 1<<30)); err != nil || string(again) != string(oldContent) {
+	if again, err := io.ReadAll(io.NewSectionReader(old, 0, 1<<30)); err != nil || !bytes.Equal(again, oldContent) {
 		t.Errorf("the old version changed under its reader (%v)", err)
 	}
 	if now, err := os.ReadFile(file); err != nil || !strings.Contains(string(now), "https://example.com/after") {
@@ -120,7 +121,7 @@ func TestPersistence(t *testing.T) {
 func sameJSON(a, b any) bool {
 	x, err1 := json.Marshal(a)
 	y, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(x) == string(y)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
 }
 
 func TestDataFileErrors(t *testing.T) {

@@ -264,7 +264,7 @@ func linkHeader(t *testing.T, e *env, r *response) string {
 		return ""
 	}
 	m := linkNext.FindStringSubmatch(h)
-	if m == nil || !strings.HasPrefix(m[1], e.ts.URL+"/api/links?") {
+	if len(m) < 2 || !strings.HasPrefix(m[1], e.ts.URL+"/api/links?") {
 		t.Fatalf("Link = %q", h)
 	}
 	return m[1]

@@ -83,6 +83,7 @@ func (r *linkResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				MarkdownDescription: "When the link expires, in any RFC 3339 spelling (`2027-03-31T23:59:59Z`). Compared by instant, so the service's own spelling never shows as a change. Changing the instant replaces the link.",
 				Optional:            true,
 				CustomType:          timetypes.RFC3339Type{},
+				Validators:          []validator.String{validate.NotInPast(time.Now)},
 				PlanModifiers:       []planmodifier.String{planmodify.RequiresReplaceIfOtherInstant()},
 			},
 			"utm": schema.SingleNestedAttribute{
@@ -131,6 +132,9 @@ func (r *linkResource) Configure(_ context.Context, req resource.ConfigureReques
 }
 
 func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if !configured(r.data, &resp.Diagnostics) {
+		return
+	}
 	var plan linkResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -240,6 +244,13 @@ func (r *linkResource) findLink(ctx context.Context, id string) (*client.Link, e
 }
 
 func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if r.data == nil {
+		// base_url or api_key is known only after apply: keep the state as
+		// it is, and say that it was not refreshed.
+		resp.Diagnostics.AddWarning("Link not refreshed",
+			"The provider's base_url or api_key is not known until apply, so this plan uses the link as last recorded in the state.")
+		return
+	}
 	var state linkResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -262,6 +273,9 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 }
 
 func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if !configured(r.data, &resp.Diagnostics) {
+		return
+	}
 	var plan, state linkResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -308,6 +322,9 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 }
 
 func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	if !configured(r.data, &resp.Diagnostics) {
+		return
+	}
 	var state linkResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -331,6 +348,9 @@ func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 
 // ImportState takes a link ID, or <domain_id>/<slug>.
 func (r *linkResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if !configured(r.data, &resp.Diagnostics) {
+		return
+	}
 	id := req.ID
 	if domainID, slug, ok := strings.Cut(req.ID, "/"); ok {
 		link, err := r.findBySlug(ctx, domainID, slug)

@@ -359,3 +359,42 @@ func (e *testEnv) onlyLinkOrNone() any {
 	}
 	return nil
 }
+
+// TestAccLink_providerConfiguredOnlyAtApply: base_url comes from a resource,
+// so it is unknown while planning. The link is then planned from its state
+// (not refreshed) instead of failing, and applies once the URL is known.
+func TestAccLink_providerConfiguredOnlyAtApply(t *testing.T) {
+	e := newTestEnv(t)
+	cfg := func(url string) string {
+		return fmt.Sprintf(`
+resource "terraform_data" "endpoint" {
+  input = %q
+}
+
+provider "shortlink" {
+  base_url = terraform_data.endpoint.output
+  api_key  = %q
+}
+
+resource "shortlink_link" "test" {
+  domain_id   = %q
+  destination = "https://example.com/late"
+}
+`, url, e.fx.APIKey, e.fx.DomainID)
+	}
+	sameID := statecheck.CompareValue(compare.ValuesSame())
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
+		Steps: []resource.TestStep{
+			{Config: cfg(e.url), ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(linkAddr, tfjsonpath.New("id"))}},
+			{
+				Config: cfg(e.url + "/"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionNoop)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(linkAddr, tfjsonpath.New("id"))},
+			},
+		},
+	})
+}

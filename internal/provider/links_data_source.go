@@ -88,6 +88,9 @@ func (d *linksDataSource) Configure(_ context.Context, req datasource.ConfigureR
 }
 
 func (d *linksDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if !configured(d.data, &resp.Diagnostics) {
+		return
+	}
 	var cfg linksDataSourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {

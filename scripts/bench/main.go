@@ -252,8 +252,9 @@ func machine(h *harness) string {
 	mem := ""
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
 		var kb int
-		fmt.Sscanf(strings.SplitN(string(b), "\n", 2)[0], "MemTotal: %d kB", &kb)
-		mem = fmt.Sprintf(", %.0f GiB of memory", float64(kb)/(1<<20))
+		if _, err := fmt.Sscanf(strings.SplitN(string(b), "\n", 2)[0], "MemTotal: %d kB", &kb); err == nil {
+			mem = fmt.Sprintf(", %.0f GiB of memory", float64(kb)/(1<<20))
+		}
 	}
 	tfv, _ := exec.Command(h.o.terraform, "version").Output()
 	return fmt.Sprintf("Machine: %d × %s%s, %s/%s, %s, %s. Shared and noisy: compare figures of one run, not across runs.\n",
@@ -294,11 +295,11 @@ func providerHWM() int64 {
 		if _, err := strconv.Atoi(e.Name()); err != nil {
 			continue
 		}
-		comm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		comm, err := os.ReadFile("/proc/" + e.Name() + "/comm")
 		if err != nil || !strings.HasPrefix(string(comm), "terraform-provi") {
 			continue
 		}
-		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		status, err := os.ReadFile("/proc/" + e.Name() + "/status")
 		if err != nil {
 			continue
 		}

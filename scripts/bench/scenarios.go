@@ -82,7 +82,7 @@ func (h *harness) refreshScenario(report *bytes.Buffer) error {
 	for _, n := range h.o.sizes {
 		row, err := h.refreshRow(n)
 		if err != nil {
-			return fmt.Errorf("N=%d: %w", n, err)
+			return fmt.Errorf("with %d links: %w", n, err)
 		}
 		fmt.Fprintln(report, row)
 	}

@@ -1,0 +1,14 @@
+terraform {
+  required_providers {
+    shortlink = {
+      source = "shortlink/shortlink"
+    }
+  }
+}
+
+# The API key is best left out of the configuration: export
+# SHORTLINK_API_KEY (and SHORTLINK_BASE_URL) in the environment instead.
+provider "shortlink" {
+  base_url    = "https://api.shortlink.example"
+  max_retries = 8 # retries after a 429, a 5xx or a network error
+}

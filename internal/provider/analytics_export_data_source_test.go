@@ -1,0 +1,200 @@
+package provider
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+)
+
+// exportColumns is the emulator's header row, as the columns attribute.
+func exportColumns() knownvalue.Check {
+	checks := make([]knownvalue.Check, len(emulator.ExportColumns))
+	for i, c := range emulator.ExportColumns {
+		checks[i] = knownvalue.StringExact(c)
+	}
+	return knownvalue.ListExact(checks)
+}
+
+func TestAccAnalyticsExport_allAndOneLink(t *testing.T) {
+	e := newTestEnv(t)
+	links, err := e.srv.SeedLinks(e.fx.DomainID, "export", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A referrer with a comma and quotes: the CSV quotes it, the rows
+	// attribute holds it verbatim.
+	const tricky = `https://mail.example.net/inbox?a=1,2&q="spring"`
+	if err := e.srv.AddClicks(links[0].ID, 3, tricky); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.AddClicks(links[1].ID, 2, "https://news.example.org/"); err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config: e.config(fmt.Sprintf(`
+data "shortlink_analytics_export" "all" {}
+
+data "shortlink_analytics_export" "one" {
+  link_id = %q
+}
+`, links[0].ID)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.shortlink_analytics_export.all", tfjsonpath.New("row_count"), knownvalue.Int64Exact(5)),
+				statecheck.ExpectKnownValue("data.shortlink_analytics_export.all", tfjsonpath.New("rows"), knownvalue.ListSizeExact(5)),
+				statecheck.ExpectKnownValue("data.shortlink_analytics_export.all", tfjsonpath.New("columns"), exportColumns()),
+				statecheck.ExpectKnownValue("data.shortlink_analytics_export.all", tfjsonpath.New("rows").AtSliceIndex(4), knownvalue.MapPartial(map[string]knownvalue.Check{
+					"link_id":  knownvalue.StringExact(links[1].ID),
+					"referrer": knownvalue.StringExact("https://news.example.org/"),
+				})),
+				statecheck.ExpectKnownValue("data.shortlink_analytics_export.one", tfjsonpath.New("row_count"), knownvalue.Int64Exact(3)),
+				statecheck.ExpectKnownValue("data.shortlink_analytics_export.one", tfjsonpath.New("rows").AtSliceIndex(0), knownvalue.MapExact(map[string]knownvalue.Check{
+					"clicked_at":  knownvalue.StringRegexp(regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)),
+					"link_id":     knownvalue.StringExact(links[0].ID),
+					"slug":        knownvalue.StringExact("export-0"),
+					"short_url":   knownvalue.StringExact("https://go.example.test/export-0"),
+					"destination": knownvalue.StringExact("https://example.com/export/0"),
+					"referrer":    knownvalue.StringExact(tricky),
+					"user_agent":  knownvalue.StringExact(""),
+				})),
+				// The body as sent: CRLF line ends, the tricky field quoted.
+				statecheck.ExpectKnownValue("data.shortlink_analytics_export.one", tfjsonpath.New("csv"), knownvalue.StringRegexp(regexp.MustCompile(
+					`^clicked_at,link_id,slug,short_url,destination,referrer,user_agent\r\n`+
+						`(?:[^\r\n]+,`+regexp.QuoteMeta(`"https://mail.example.net/inbox?a=1,2&q=""spring"""`)+`,\r\n){3}$`))),
+			},
+		}},
+	})
+}
+
+func TestAccAnalyticsExport_empty(t *testing.T) {
+	e := newTestEnv(t)
+	links, err := e.srv.SeedLinks(e.fx.DomainID, "quiet", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config: e.config(fmt.Sprintf(`
+data "shortlink_analytics_export" "all" {}
+
+data "shortlink_analytics_export" "one" {
+  link_id = %q
+}
+`, links[0].ID)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.shortlink_analytics_export.all", tfjsonpath.New("row_count"), knownvalue.Int64Exact(0)),
+				statecheck.ExpectKnownValue("data.shortlink_analytics_export.all", tfjsonpath.New("rows"), knownvalue.ListSizeExact(0)),
+				statecheck.ExpectKnownValue("data.shortlink_analytics_export.all", tfjsonpath.New("columns"), exportColumns()),
+				statecheck.ExpectKnownValue("data.shortlink_analytics_export.one", tfjsonpath.New("row_count"), knownvalue.Int64Exact(0)),
+				statecheck.ExpectKnownValue("data.shortlink_analytics_export.one", tfjsonpath.New("csv"),
+					knownvalue.StringExact(strings.Join(emulator.ExportColumns, ",")+"\r\n")),
+			},
+		}},
+	})
+}
+
+// An export of 100,000 clicks: the whole of it lands in the state.
+func TestAccAnalyticsExport_large(t *testing.T) {
+	const n = 100_000
+	e := newTestEnv(t)
+	links, err := e.srv.SeedLinks(e.fx.DomainID, "popular", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.AddClicks(links[0].ID, n, "https://social.example.com/post/1"); err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config: e.config(fmt.Sprintf(`
+data "shortlink_analytics_export" "popular" {
+  link_id = %q
+}
+`, links[0].ID)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.shortlink_analytics_export.popular", tfjsonpath.New("row_count"), knownvalue.Int64Exact(n)),
+				statecheck.ExpectKnownValue("data.shortlink_analytics_export.popular", tfjsonpath.New("rows"), knownvalue.ListSizeExact(n)),
+				statecheck.ExpectKnownValue("data.shortlink_analytics_export.popular", tfjsonpath.New("rows").AtSliceIndex(n-1), knownvalue.MapPartial(map[string]knownvalue.Check{
+					"link_id":  knownvalue.StringExact(links[0].ID),
+					"referrer": knownvalue.StringExact("https://social.example.com/post/1"),
+				})),
+			},
+		}},
+	})
+}
+
+func TestAccAnalyticsExport_unknownLink(t *testing.T) {
+	e := newTestEnv(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{
+			{
+				Config: e.config(`
+data "shortlink_analytics_export" "gone" {
+  link_id = "0b3d2c1a-0000-4000-8000-000000000000"
+}
+`),
+				ExpectError: expectErr("link_id", "No link with ID 0b3d2c1a-0000-4000-8000-000000000000", "404 not_found", "data.shortlink_links"),
+			},
+			{
+				Config: e.config(`
+data "shortlink_analytics_export" "typo" {
+  link_id = "not-a-link-id"
+}
+`),
+				ExpectError: expectErr("link_id", `"not-a-link-id" is not a UUID`),
+			},
+		},
+	})
+}
+
+// A data source cannot be read while the provider's settings are unknown:
+// a clear error, not a crash.
+func TestAccAnalyticsExport_unconfiguredProvider(t *testing.T) {
+	e := newTestEnv(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+resource "terraform_data" "url" {
+  input = %q
+}
+
+provider "shortlink" {
+  base_url = terraform_data.url.output
+  api_key  = %q
+}
+
+data "shortlink_analytics_export" "all" {}
+`, e.url, e.fx.APIKey),
+			ExpectError: expectErr("Provider not configured", "base_url or api_key is not known yet", "-target"),
+		}},
+	})
+}
+
+// An export without even a header row is an export without clicks; the
+// rest of the parsing is client.ParseExport's.
+func TestParseExportEmptyBody(t *testing.T) {
+	for _, body := range []string{"", "\r\n", "\uFEFF", " \n"} {
+		columns, rows, err := parseExport([]byte(body))
+		if err != nil || columns == nil || len(columns) != 0 || rows == nil || len(rows) != 0 {
+			t.Errorf("parseExport(%q) = %q, %q, %v; want no columns, no rows, no error", body, columns, rows, err)
+		}
+	}
+	columns, rows, err := parseExport([]byte("a,b\r\n1,2\r\n"))
+	if err != nil || !reflect.DeepEqual(columns, []string{"a", "b"}) || !reflect.DeepEqual(rows, []map[string]string{{"a": "1", "b": "2"}}) {
+		t.Errorf("parseExport = %q, %q, %v", columns, rows, err)
+	}
+}

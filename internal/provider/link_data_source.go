@@ -1,0 +1,132 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
+)
+
+var (
+	_ datasource.DataSource                     = (*linkDataSource)(nil)
+	_ datasource.DataSourceWithConfigure        = (*linkDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*linkDataSource)(nil)
+)
+
+// NewLinkDataSource is the shortlink_link data source.
+func NewLinkDataSource() datasource.DataSource { return &linkDataSource{} }
+
+type linkDataSource struct {
+	data *providerData
+}
+
+func (d *linkDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_link"
+}
+
+func (d *linkDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := linkDataAttributes()
+	attrs["id"] = schema.StringAttribute{
+		MarkdownDescription: "Identifier of the link to look up. Give either `id`, or `domain_id` and `slug`.",
+		Optional:            true,
+		Computed:            true,
+		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+	}
+	attrs["domain_id"] = schema.StringAttribute{
+		MarkdownDescription: "UUID of the link's domain; with `slug`, looks the link up by its short path.",
+		Optional:            true,
+		Computed:            true,
+		Validators:          []validator.String{validate.UUID()},
+	}
+	attrs["slug"] = schema.StringAttribute{
+		MarkdownDescription: "Path of the short link on its domain; with `domain_id`, looks the link up by its short path.",
+		Optional:            true,
+		Computed:            true,
+		Validators:          []validator.String{validate.Slug()},
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "One existing link, looked up by `id` or by `domain_id` and `slug`, with every attribute of the `shortlink_link` resource. " +
+			"Use it for links managed elsewhere (another configuration, the dashboard). Needs the scope `links:read`; no link matching is an error.",
+		Attributes: attrs,
+	}
+}
+
+// ConfigValidators accepts exactly one of the two forms of lookup: id, or
+// domain_id together with slug.
+func (d *linkDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("domain_id")),
+		datasourcevalidator.RequiredTogether(path.MatchRoot("domain_id"), path.MatchRoot("slug")),
+	}
+}
+
+func (d *linkDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *linkDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m linkModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !configured(d.data, &resp.Diagnostics) {
+		return
+	}
+	link, err := d.lookup(ctx, m)
+	switch {
+	case errors.Is(err, errLinkGone):
+		resp.Diagnostics.AddAttributeError(path.Root("id"), "No such link",
+			fmt.Sprintf("No link with ID %q exists on this account; list the account's links with data.shortlink_links.", m.ID.ValueString()))
+		return
+	case errors.Is(err, errNoSuchLink):
+		resp.Diagnostics.AddAttributeError(path.Root("slug"), "No such link", err.Error())
+		return
+	case err != nil:
+		addServiceError(&resp.Diagnostics, "look up the link", err)
+		return
+	}
+	m.applyLink(link)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// lookup finds the link in the provider's shared listing of the account's
+// links, as shortlink_links and the resource's refreshes do. It does not use
+// the resource's findLink, which also marks the link as managed here.
+func (d *linkDataSource) lookup(ctx context.Context, m linkModel) (*client.Link, error) {
+	if m.ID.IsNull() {
+		// The import's lookup by <domain_id>/<slug>.
+		return (&linkResource{data: d.data}).findBySlug(ctx, m.DomainID.ValueString(), m.Slug.ValueString())
+	}
+	link, ok, err := d.data.links.Get(ctx, m.ID.ValueString())
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok:
+		return nil, errLinkGone
+	}
+	return &link, nil
+}
+
+// configured reports whether the provider was configured, and says why not
+// in a diagnostic: with base_url or api_key known only after apply, the
+// provider cannot reach the service before then.
+func configured(data *providerData, diags *diag.Diagnostics) bool {
+	if data != nil {
+		return true
+	}
+	diags.AddError("Provider not configured",
+		"The provider's base_url or api_key is not known yet (it depends on a resource not yet applied), so the service cannot be read during this plan. "+
+			"Apply what the provider configuration depends on first (terraform apply -target=<address>), or give base_url and api_key values known before apply.")
+	return false
+}

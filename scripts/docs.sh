@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# make docs:       regenerate docs/ with tfplugindocs from templates/, examples/
+#                  and the provider's schema.
+# make docs-check: fail when docs/ is stale (generates into a temporary
+#                  directory and compares), run `tfplugindocs validate`, and
+#                  check that every example is formatted and valid.
+#
+# Offline: tfplugindocs builds the provider and runs `terraform init
+# -plugin-dir` and `terraform providers schema -json` in a temporary
+# directory. Without --tf-version it takes the first terraform on PATH and
+# downloads one only when there is none, so this script refuses to run
+# without one, puts it first on PATH and never passes --tf-version. The
+# provider comes from the plugin directory, so nothing is downloaded.
+#
+# docs/ also holds hand-written pages (emulator.md). tfplugindocs replaces
+# only index.md and its own subdirectories (resources/, data-sources/, …);
+# the script checks that everything else in docs/ is left as it was.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+mode=${1:-generate}
+
+tfplugindocs=${TFPLUGINDOCS:-$root/bin/tfplugindocs}
+terraform=${TERRAFORM:-$(command -v terraform || true)}
+[ -n "$terraform" ] && [ -x "$terraform" ] || {
+  echo "terraform is not on PATH: tfplugindocs would download one. Install the Terraform CLI." >&2
+  exit 1
+}
+[ -x "$tfplugindocs" ] || { echo "$tfplugindocs is missing: run make tools" >&2; exit 1; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+: >"$work/terraformrc" # an empty CLI configuration, never the user's
+PATH="$(dirname "$terraform"):$PATH"
+export PATH TF_CLI_CONFIG_FILE="$work/terraformrc" CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
+
+# What tfplugindocs owns in docs/; everything else there is hand-written.
+managed=(index.md resources data-sources guides functions ephemeral-resources actions list-resources state-stores)
+
+is_managed() {
+  local m
+  for m in "${managed[@]}"; do [ "$1" = "$m" ] && return 0; done
+  return 1
+}
+
+# handwritten_sums prints a checksum of every hand-written file in docs/.
+handwritten_sums() {
+  local entry
+  [ -d docs ] || return 0
+  for entry in docs/* docs/.[!.]*; do
+    [ -e "$entry" ] || continue
+    is_managed "$(basename "$entry")" && continue
+    find "$entry" -type f -exec sha256sum {} + | sort
+  done
+}
+
+# generate renders the documentation into $1, relative to the repository
+# (tfplugindocs joins --rendered-website-dir to --provider-dir).
+generate() {
+  "$tfplugindocs" generate \
+    --provider-dir "$root" \
+    --provider-name shortlink \
+    --rendered-website-dir "$1" \
+    --website-temp-dir "$work/tfws" \
+    --examples-dir examples \
+    --website-source-dir templates
+}
+
+check_examples() {
+  echo "==> terraform fmt -check -recursive examples"
+  terraform fmt -check -recursive -diff examples
+
+  echo "==> terraform validate of every example (dev_overrides to a fresh build, no init)"
+  go build -o "$work/bin/terraform-provider-shortlink" .
+  cat >"$work/terraformrc-examples" <<RC
+provider_installation {
+  dev_overrides {
+    "registry.terraform.io/shortlink/shortlink" = "$work/bin"
+    # Examples without a required_providers block name the provider by
+    # its short name only.
+    "registry.terraform.io/hashicorp/shortlink" = "$work/bin"
+  }
+  direct {}
+}
+RC
+  local dir failed=0 out
+  while IFS= read -r dir; do
+    if out=$(TF_CLI_CONFIG_FILE="$work/terraformrc-examples" TF_DATA_DIR="$work/data/${dir//\//_}" \
+      terraform -chdir="$dir" validate -no-color 2>&1); then
+      echo "ok   $dir"
+    else
+      echo "FAIL $dir"
+      printf '%s\n' "$out" | sed 's/^/     /'
+      failed=1
+    fi
+  done < <(find examples -name '*.tf' -printf '%h\n' | sort -u)
+  return "$failed"
+}
+
+case "$mode" in
+generate)
+  before=$(handwritten_sums)
+  generate docs
+  if [ "$(handwritten_sums)" != "$before" ]; then
+    echo "tfplugindocs changed hand-written files in docs/; restore them with git checkout docs/" >&2
+    exit 1
+  fi
+  echo "docs/ regenerated"
+  ;;
+check)
+  echo "==> tfplugindocs generate into a temporary directory"
+  out="$work/rendered/docs"
+  mkdir -p "$out"
+  generate "$(realpath --relative-to="$root" "$out")"
+  stale=0
+  for p in "${managed[@]}"; do
+    if [ -e "docs/$p" ] && [ -e "$out/$p" ]; then
+      diff -ru "docs/$p" "$out/$p" || stale=1
+    elif [ -e "docs/$p" ]; then
+      echo "docs/$p is not generated any more" && stale=1
+    elif [ -e "$out/$p" ]; then
+      echo "docs/$p is missing" && stale=1
+    fi
+  done
+  if [ "$stale" != 0 ]; then
+    echo "docs/ is stale: run make docs and commit the result" >&2
+    exit 1
+  fi
+  echo "docs/ is up to date"
+
+  echo "==> tfplugindocs validate"
+  "$tfplugindocs" validate --provider-dir "$root" --provider-name shortlink
+
+  check_examples
+  ;;
+*)
+  echo "usage: $0 generate|check" >&2
+  exit 2
+  ;;
+esac
