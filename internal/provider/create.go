@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/planmodify"
 )
 
 // clockSkewAllowance widens "created since the attempt began" when looking
@@ -165,11 +166,13 @@ func madeBy(l *client.Link, in client.CreateLinkInput, since time.Time) bool {
 	return l.CreatedAt.IsZero() || !l.CreatedAt.Before(since)
 }
 
-func sameExpiry(a, b *time.Time) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
+// sameExpiry compares the expiry asked for with the one a listed link
+// carries, at the precision the service keeps (it may drop fractions).
+func sameExpiry(listed, asked *time.Time) bool {
+	if listed == nil || asked == nil {
+		return listed == nil && asked == nil
 	}
-	return a.Equal(*b)
+	return planmodify.SameTime(*asked, *listed)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
