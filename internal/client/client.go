@@ -38,11 +38,13 @@ const (
 	DefaultMaxPages     = 1000
 	DefaultUserAgent    = "terraform-provider-shortlink"
 
-	// DefaultAttemptTimeout bounds one HTTP attempt when Config.HTTPClient is
-	// nil. Writes run through the service's fraud filter and are slow, and a
-	// timed-out POST is ambiguous (it may have been carried out), so this is
-	// generous; the caller's context still bounds the whole operation.
-	DefaultAttemptTimeout = 2 * time.Minute
+	// DefaultReadAttemptTimeout bounds one attempt of a read, so that a
+	// hung connection is retried instead of waited on for the whole
+	// operation. Writes have no per-attempt bound: they run through the
+	// service's slow fraud filter, and a write cut short is ambiguous (it
+	// may have been carried out), so only the operation's deadline (the
+	// resource's timeouts) ends them.
+	DefaultReadAttemptTimeout = time.Minute
 )
 
 // Bounds on how much of a response body is read. A misbehaving server or a
@@ -77,7 +79,11 @@ type Config struct {
 	// MaxRetries is the number of retries after the first attempt:
 	// 0 means DefaultMaxRetries, a negative value means no retries.
 	MaxRetries int
-	// HTTPClient is the base client; a fresh one with DefaultAttemptTimeout
+	// ReadAttemptTimeout bounds one attempt of a GET;
+	// DefaultReadAttemptTimeout if zero.
+	ReadAttemptTimeout time.Duration
+	// HTTPClient is the base client; a fresh one if nil (its Timeout, if
+	// any, is removed: see DefaultReadAttemptTimeout).
 	// if nil. Tests pass httptest clients.
 	HTTPClient *http.Client
 	// RetryWaitMin and RetryWaitMax bound the exponential back-off
@@ -121,7 +127,7 @@ func New(cfg Config) (*Client, error) {
 		baseURL:     base,
 		apiKey:      key,
 		userAgent:   cmpOr(cfg.UserAgent, DefaultUserAgent),
-		http:        httpClient(cfg.HTTPClient),
+		http:        httpClient(cfg.HTTPClient, cmpOr(cfg.ReadAttemptTimeout, DefaultReadAttemptTimeout)),
 		maxRetries:  retries(cfg.MaxRetries),
 		waitMin:     cmpOr(cfg.RetryWaitMin, DefaultRetryWaitMin),
 		waitMax:     cmpOr(cfg.RetryWaitMax, DefaultRetryWaitMax),
@@ -192,12 +198,12 @@ func cmpOr[T comparable](v, fallback T) T {
 // its body, so a create could "succeed" without creating anything. Its
 // transport is throttled to the service's rate limits, one throttle per
 // Client.
-func httpClient(base *http.Client) *http.Client {
+func httpClient(base *http.Client, readAttemptTimeout time.Duration) *http.Client {
 	var hc http.Client
 	if base != nil {
 		hc = *base
 	} else {
-		hc = http.Client{Timeout: DefaultAttemptTimeout}
+		hc = http.Client{}
 		if t, ok := http.DefaultTransport.(*http.Transport); ok {
 			hc.Transport = t.Clone()
 		}
@@ -205,8 +211,49 @@ func httpClient(base *http.Client) *http.Client {
 	if hc.CheckRedirect == nil {
 		hc.CheckRedirect = checkRedirect
 	}
-	hc.Transport = newThrottle(hc.Transport, time.Now)
+	hc.Timeout = 0 // it would cut slow writes short; see readDeadline
+	// The read deadline sits inside the throttle: waiting for a rate-limit
+	// window is not part of an attempt.
+	hc.Transport = newThrottle(&readDeadline{next: hc.Transport, timeout: readAttemptTimeout}, time.Now)
 	return &hc
+}
+
+// readDeadline bounds each attempt of a read. A read that hangs is safe to
+// send again; a write is not, so writes are bounded only by the caller's
+// context, the operation's deadline.
+type readDeadline struct {
+	next    http.RoundTripper
+	timeout time.Duration
+}
+
+func (d *readDeadline) RoundTrip(req *http.Request) (*http.Response, error) {
+	next := d.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	if rateClass(req.Method) != ClassRead || d.timeout <= 0 {
+		return next.RoundTrip(req)
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), d.timeout)
+	resp, err := next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// cancelOnClose ends an attempt's context once its body has been read.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
 }
 
 // checkRedirect follows a GET's redirects on the same scheme and host only:
