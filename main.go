@@ -3,13 +3,10 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"log"
-	"os"
-	"runtime/debug"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/provider"
 )
@@ -21,28 +18,16 @@ import (
 // version is set by the release build (goreleaser: -X main.version=…).
 var version = "dev"
 
-// softMemoryLimit keeps the provider process small on large workspaces.
-// Terraform sends bursts of concurrent calls (validate, upgrade, plan, read)
-// for every resource, each of which allocates generously in the plugin
-// framework, and default garbage-collector pacing lets that garbage pile up
-// in proportion to the number of resources. The provider itself holds little
-// (one listing of the account's links), so collecting earlier costs little.
-// GOMEMLIMIT, when set, wins.
-const softMemoryLimit = 128 << 20
-
 func main() {
 	var debugger bool
 	flag.BoolVar(&debugger, "debug", false, "start the provider with support for debuggers such as delve")
 	flag.Parse()
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(softMemoryLimit)
-	}
 
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: provider.Address,
-		Debug:   debugger,
-	})
-	if err != nil {
+	var opts []tf6server.ServeOpt
+	if debugger {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	if err := tf6server.Serve(provider.Address, provider.NewServer(version), opts...); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -17,7 +16,7 @@ import (
 
 // protoV6Providers serves the provider in-process to the Terraform CLI.
 var protoV6Providers = map[string]func() (tfprotov6.ProviderServer, error){
-	"shortlink": providerserver.NewProtocol6WithError(New("test")()),
+	"shortlink": func() (tfprotov6.ProviderServer, error) { return NewServer("test")(), nil },
 }
 
 // TestMain points terraform-plugin-testing at the Terraform CLI on PATH, so

@@ -1,0 +1,82 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/rpcctx"
+)
+
+// NewServer returns the constructor of the provider's protocol 6 server:
+// the terraform-plugin-framework server, with every resource and data
+// source RPC given a context from rpcctx.Detach, so that a plan of
+// thousands of links does not keep every RPC's context (loggers, gRPC
+// stream) alive until the process ends. main.go serves it and the
+// acceptance tests run it, so both exercise the same server.
+func NewServer(version string) func() tfprotov6.ProviderServer {
+	return func() tfprotov6.ProviderServer {
+		return releasingServer{ProviderServer: providerserver.NewProtocol6(New(version)())()}
+	}
+}
+
+// releasingServer passes provider-level RPCs (schema, configure, stop:
+// a handful per process) straight through and detaches the contexts of the
+// RPCs Terraform sends once or more per resource instance.
+type releasingServer struct {
+	tfprotov6.ProviderServer
+}
+
+var _ tfprotov6.ProviderServer = releasingServer{}
+
+// detached runs one RPC with a context released when it returns.
+func detached[Req, Resp any](ctx context.Context, req Req, rpc func(context.Context, Req) (Resp, error)) (Resp, error) {
+	ctx, release := rpcctx.Detach(ctx)
+	defer release()
+	return rpc(ctx, req)
+}
+
+func (s releasingServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	return detached(ctx, req, s.ProviderServer.ValidateResourceConfig)
+}
+
+func (s releasingServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	return detached(ctx, req, s.ProviderServer.UpgradeResourceState)
+}
+
+func (s releasingServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	return detached(ctx, req, s.ProviderServer.ReadResource)
+}
+
+func (s releasingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	return detached(ctx, req, s.ProviderServer.PlanResourceChange)
+}
+
+func (s releasingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	return detached(ctx, req, s.ProviderServer.ApplyResourceChange)
+}
+
+func (s releasingServer) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
+	return detached(ctx, req, s.ProviderServer.ImportResourceState)
+}
+
+func (s releasingServer) MoveResourceState(ctx context.Context, req *tfprotov6.MoveResourceStateRequest) (*tfprotov6.MoveResourceStateResponse, error) {
+	return detached(ctx, req, s.ProviderServer.MoveResourceState)
+}
+
+func (s releasingServer) UpgradeResourceIdentity(ctx context.Context, req *tfprotov6.UpgradeResourceIdentityRequest) (*tfprotov6.UpgradeResourceIdentityResponse, error) {
+	return detached(ctx, req, s.ProviderServer.UpgradeResourceIdentity)
+}
+
+func (s releasingServer) GenerateResourceConfig(ctx context.Context, req *tfprotov6.GenerateResourceConfigRequest) (*tfprotov6.GenerateResourceConfigResponse, error) {
+	return detached(ctx, req, s.ProviderServer.GenerateResourceConfig)
+}
+
+func (s releasingServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
+	return detached(ctx, req, s.ProviderServer.ValidateDataResourceConfig)
+}
+
+func (s releasingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	return detached(ctx, req, s.ProviderServer.ReadDataSource)
+}
