@@ -42,11 +42,7 @@ func TestDetach_endsWithParent(t *testing.T) {
 	child, cancelChild := context.WithCancel(ctx)
 	defer cancelChild()
 	cancel()
-	select {
-	case <-child.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("a child of the detached context outlived the parent's cancellation")
-	}
+	waitDone(t, child, "the parent's cancellation")
 	if !errors.Is(ctx.Err(), context.Canceled) {
 		t.Fatalf("Err = %v, want context.Canceled", ctx.Err())
 	}
@@ -79,10 +75,17 @@ func TestDetach_releasedChildrenCancelled(t *testing.T) {
 	child, cancel := context.WithCancel(ctx)
 	defer cancel()
 	release()
+	waitDone(t, child, "its release")
+}
+
+// waitDone fails unless ctx, a child of a detached context, ends after what
+// ended its parent.
+func waitDone(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
 	select {
-	case <-child.Done():
+	case <-ctx.Done():
 	case <-time.After(5 * time.Second):
-		t.Fatal("a child of the detached context outlived its release")
+		t.Fatalf("a child of the detached context outlived %s", what)
 	}
 }
 
