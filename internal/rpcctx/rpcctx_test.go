@@ -42,7 +42,7 @@ func TestDetach_endsWithParent(t *testing.T) {
 	child, cancelChild := context.WithCancel(ctx)
 	defer cancelChild()
 	cancel()
-	waitDone(t, child, "the parent's cancellation")
+	waitDone(t, child.Done(), "the parent's cancellation")
 	if !errors.Is(ctx.Err(), context.Canceled) {
 		t.Fatalf("Err = %v, want context.Canceled", ctx.Err())
 	}
@@ -75,15 +75,15 @@ func TestDetach_releasedChildrenCancelled(t *testing.T) {
 	child, cancel := context.WithCancel(ctx)
 	defer cancel()
 	release()
-	waitDone(t, child, "its release")
+	waitDone(t, child.Done(), "its release")
 }
 
-// waitDone fails unless ctx, a child of a detached context, ends after what
-// ended its parent.
-func waitDone(t *testing.T, ctx context.Context, what string) {
+// waitDone fails unless done (of a child of a detached context) closes after
+// what ended its parent.
+func waitDone(t *testing.T, done <-chan struct{}, what string) {
 	t.Helper()
 	select {
-	case <-ctx.Done():
+	case <-done:
 	case <-time.After(5 * time.Second):
 		t.Fatalf("a child of the detached context outlived %s", what)
 	}
