@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/testclock"
 )
 
 // throttleEnv is an emulator served over HTTP with one seeded fixture and
@@ -521,27 +523,6 @@ func TestThrottleHeaderlessErrorPageKeepsTheBudget(t *testing.T) {
 
 // --- the budget alone, on a fake clock ---
 
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2026, 3, 15, 10, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // rlAnswer is a response with the given status and headers (name, value, …).
 func rlAnswer(status int, kv ...string) *http.Response {
 	h := http.Header{}
@@ -599,9 +580,9 @@ func remainingOf(b *budget) int {
 
 // learnt is a budget whose probe was answered Limit limit, Remaining
 // limit-1, Reset reset seconds.
-func learnt(t *testing.T, clk *fakeClock, limit int, reset string) *budget {
+func learnt(t *testing.T, clk *testclock.Clock, limit int, reset string) *budget {
 	t.Helper()
-	b := newBudget(ClassWrite, clk.now)
+	b := newBudget(ClassWrite, clk.Now)
 	tk := mustAcquire(t, b)
 	if !tk.probe {
 		t.Fatal("the first request of an unknown budget is not a probe")
@@ -614,8 +595,8 @@ func learnt(t *testing.T, clk *fakeClock, limit int, reset string) *budget {
 }
 
 func TestBudgetProbeLetsOneRequestThrough(t *testing.T) {
-	clk := newFakeClock()
-	b := newBudget(ClassRead, clk.now)
+	clk := testclock.New()
+	b := newBudget(ClassRead, clk.Now)
 	probe := mustAcquire(t, b)
 	if !probe.probe {
 		t.Fatal("the first request is not a probe")
@@ -652,8 +633,8 @@ func TestBudgetProbeLetsOneRequestThrough(t *testing.T) {
 }
 
 func TestBudgetTransportErrorOnProbeReleasesNextProbe(t *testing.T) {
-	clk := newFakeClock()
-	b := newBudget(ClassWrite, clk.now)
+	clk := testclock.New()
+	b := newBudget(ClassWrite, clk.Now)
 	first := mustAcquire(t, b)
 	next := make(chan ticket, 1)
 	go func() {
@@ -682,15 +663,15 @@ func TestBudgetTransportErrorOnProbeReleasesNextProbe(t *testing.T) {
 }
 
 func TestBudgetSpendsAndTurnsWindow(t *testing.T) {
-	clk := newFakeClock()
+	clk := testclock.New()
 	b := learnt(t, clk, 3, "1")
 	mustAcquire(t, b)
 	mustAcquire(t, b)
 	mustWait(t, b)
 	// The window turns at the reset plus the margin, not before.
-	clk.advance(time.Second)
+	clk.Advance(time.Second)
 	mustWait(t, b)
-	clk.advance(ThrottleMargin)
+	clk.Advance(ThrottleMargin)
 	for range 3 {
 		if tk := mustAcquire(t, b); tk.probe {
 			t.Error("a known budget sent a probe")
@@ -700,12 +681,12 @@ func TestBudgetSpendsAndTurnsWindow(t *testing.T) {
 }
 
 func TestBudgetOldWindowAnswerDoesNotShrinkNewWindow(t *testing.T) {
-	clk := newFakeClock()
+	clk := testclock.New()
 	b := learnt(t, clk, 5, "1")
-	clk.advance(500 * time.Millisecond)
+	clk.Advance(500 * time.Millisecond)
 	old := mustAcquire(t, b) // sent in the first window
 
-	clk.advance(time.Second) // past the reset and the margin
+	clk.Advance(time.Second) // past the reset and the margin
 	cur := mustAcquire(t, b) // turns the window: 4 left
 	if !old.sentAt.Before(cur.sentAt) {
 		t.Fatal("fake clock did not move")
@@ -736,7 +717,7 @@ func TestBudgetOldWindowAnswerDoesNotShrinkNewWindow(t *testing.T) {
 }
 
 func TestBudgetTakesSmallerOfLocalAndServerRemaining(t *testing.T) {
-	clk := newFakeClock()
+	clk := testclock.New()
 	b := learnt(t, clk, 10, "30")
 	tks := []ticket{mustAcquire(t, b), mustAcquire(t, b), mustAcquire(t, b)}
 	if got := remainingOf(b); got != 6 {
@@ -759,9 +740,9 @@ func TestBudgetTakesSmallerOfLocalAndServerRemaining(t *testing.T) {
 }
 
 func TestBudgetResetIsTheEarliestLearnt(t *testing.T) {
-	clk := newFakeClock()
+	clk := testclock.New()
 	b := learnt(t, clk, 10, "5")
-	start := clk.now()
+	start := clk.Now()
 	tk := mustAcquire(t, b)
 	b.observe(tk, metered(10, 8, "3")) // a later answer rounding to an earlier reset
 	b.mu.Lock()
@@ -782,13 +763,13 @@ func TestBudgetResetIsTheEarliestLearnt(t *testing.T) {
 
 func TestBudget429(t *testing.T) {
 	t.Run("Retry-After beats the window", func(t *testing.T) {
-		clk := newFakeClock()
+		clk := testclock.New()
 		b := learnt(t, clk, 10, "60")
 		tk := mustAcquire(t, b)
 		b.observe(tk, rlAnswer(http.StatusTooManyRequests, "X-RateLimit-Limit", "10",
 			"X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "60", "Retry-After", "2"))
 		mustWait(t, b)
-		clk.advance(2 * time.Second)
+		clk.Advance(2 * time.Second)
 		if tk := mustAcquire(t, b); tk.probe {
 			t.Error("a known budget sent a probe")
 		}
@@ -796,27 +777,27 @@ func TestBudget429(t *testing.T) {
 	// Answers to requests sent before the refusal keep arriving; their
 	// estimates of the window must not undercut the service's own word.
 	t.Run("Retry-After is not undercut by later answers", func(t *testing.T) {
-		clk := newFakeClock()
+		clk := testclock.New()
 		b := learnt(t, clk, 10, "1") // the window seems to turn at 1.15 s
 		early, refused := mustAcquire(t, b), mustAcquire(t, b)
-		clk.advance(100 * time.Millisecond)
+		clk.Advance(100 * time.Millisecond)
 		b.observe(refused, rlAnswer(http.StatusTooManyRequests, "X-RateLimit-Limit", "10",
 			"X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "1", "Retry-After", "3"))
 		b.observe(early, metered(10, 7, "1"))
-		clk.advance(1500 * time.Millisecond)
+		clk.Advance(1500 * time.Millisecond)
 		mustWait(t, b) // 1.6 s: past the estimate, not past Retry-After
-		clk.advance(1500 * time.Millisecond)
+		clk.Advance(1500 * time.Millisecond)
 		mustAcquire(t, b) // 3.1 s
 	})
 	t.Run("without Retry-After", func(t *testing.T) {
-		clk := newFakeClock()
+		clk := testclock.New()
 		b := learnt(t, clk, 10, "60")
 		tk := mustAcquire(t, b)
 		b.observe(tk, rlAnswer(http.StatusTooManyRequests, "X-RateLimit-Remaining", "3"))
 		mustWait(t, b) // refused: nothing goes out, whatever Remaining says
 	})
 	t.Run("Retry-After: 0", func(t *testing.T) {
-		clk := newFakeClock()
+		clk := testclock.New()
 		b := learnt(t, clk, 10, "60")
 		tk := mustAcquire(t, b)
 		b.observe(tk, rlAnswer(http.StatusTooManyRequests, "X-RateLimit-Limit", "10",
@@ -824,28 +805,28 @@ func TestBudget429(t *testing.T) {
 		mustAcquire(t, b)
 	})
 	t.Run("Retry-After without X-RateLimit headers", func(t *testing.T) {
-		clk := newFakeClock()
-		b := newBudget(ClassRead, clk.now)
+		clk := testclock.New()
+		b := newBudget(ClassRead, clk.Now)
 		tk := mustAcquire(t, b)
 		b.observe(tk, rlAnswer(http.StatusTooManyRequests, "Retry-After", "5"))
 		mustWait(t, b)
-		clk.advance(5 * time.Second)
+		clk.Advance(5 * time.Second)
 		if tk := mustAcquire(t, b); !tk.probe {
 			t.Error("the budget is still unknown: want a probe")
 		}
 		mustWait(t, b)
 	})
 	t.Run("Retry-After: 0 without X-RateLimit headers", func(t *testing.T) {
-		clk := newFakeClock()
-		b := newBudget(ClassRead, clk.now)
+		clk := testclock.New()
+		b := newBudget(ClassRead, clk.Now)
 		b.observe(mustAcquire(t, b), rlAnswer(http.StatusTooManyRequests, "Retry-After", "0"))
 		if tk := mustAcquire(t, b); !tk.probe {
 			t.Error("the budget is still unknown: want a probe")
 		}
 	})
 	t.Run("unmetered service", func(t *testing.T) {
-		clk := newFakeClock()
-		b := newBudget(ClassRead, clk.now)
+		clk := testclock.New()
+		b := newBudget(ClassRead, clk.Now)
 		b.observe(mustAcquire(t, b), rlAnswer(http.StatusOK))
 		mustAcquire(t, b)
 		tk := mustAcquire(t, b)
@@ -855,8 +836,8 @@ func TestBudget429(t *testing.T) {
 }
 
 func TestBudgetUnmetered(t *testing.T) {
-	clk := newFakeClock()
-	b := newBudget(ClassRead, clk.now)
+	clk := testclock.New()
+	b := newBudget(ClassRead, clk.Now)
 	b.observe(mustAcquire(t, b), rlAnswer(http.StatusOK))
 	var tks []ticket
 	for range 100 {
@@ -873,7 +854,7 @@ func TestBudgetUnmetered(t *testing.T) {
 }
 
 func TestBudgetHeaderlessErrorDoesNotUnmeter(t *testing.T) {
-	clk := newFakeClock()
+	clk := testclock.New()
 	b := learnt(t, clk, 2, "60")
 	tk := mustAcquire(t, b)
 	mustWait(t, b)
@@ -883,8 +864,8 @@ func TestBudgetHeaderlessErrorDoesNotUnmeter(t *testing.T) {
 
 func TestBudgetSpentWithoutKnownReset(t *testing.T) {
 	t.Run("no reset header", func(t *testing.T) {
-		clk := newFakeClock()
-		b := newBudget(ClassRead, clk.now)
+		clk := testclock.New()
+		b := newBudget(ClassRead, clk.Now)
 		b.observe(mustAcquire(t, b), rlAnswer(http.StatusOK, "X-RateLimit-Limit", "2", "X-RateLimit-Remaining", "1"))
 		tk := mustAcquire(t, b)
 		mustWait(t, b) // one is out and may yet say when the window turns
@@ -896,10 +877,10 @@ func TestBudgetSpentWithoutKnownReset(t *testing.T) {
 		mustWait(t, b)
 	})
 	t.Run("every request of the window failed", func(t *testing.T) {
-		clk := newFakeClock()
+		clk := testclock.New()
 		b := learnt(t, clk, 2, "1")
 		b.observe(mustAcquire(t, b), metered(2, 0, "1"))
-		clk.advance(2 * time.Second)
+		clk.Advance(2 * time.Second)
 		a, c := mustAcquire(t, b), mustAcquire(t, b) // the window turned
 		mustWait(t, b)
 		b.observe(a, nil)
@@ -912,7 +893,7 @@ func TestBudgetSpentWithoutKnownReset(t *testing.T) {
 }
 
 func TestBudgetWaitEndsWithContext(t *testing.T) {
-	clk := newFakeClock()
+	clk := testclock.New()
 	b := learnt(t, clk, 1, "60")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -9,32 +9,11 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/testclock"
 )
-
-// clock is a settable Options.Now for tests that move time.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock {
-	return &clock{now: time.Date(2026, 3, 15, 10, 0, 0, 0, time.UTC)}
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // env is one emulator served over real HTTP (so fault injection can close
 // connections), with one seeded fixture.
@@ -42,7 +21,7 @@ type env struct {
 	srv    *Server
 	ts     *httptest.Server
 	fx     Fixture
-	clock  *clock
+	clock  *testclock.Clock
 	client *http.Client
 }
 
@@ -66,7 +45,7 @@ func newEnv(t *testing.T, change ...func(*Settings)) *env {
 // The fixture "test" is reused when the data file holds it.
 func newEnvWith(t *testing.T, opts Options) *env {
 	t.Helper()
-	e := &env{clock: newClock()}
+	e := &env{clock: testclock.New()}
 	if opts.Now == nil {
 		opts.Now = e.clock.Now
 	}

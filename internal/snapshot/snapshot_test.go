@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/testclock"
 )
 
 // service is a fake account: list is a ListFunc over its links that counts
@@ -82,34 +84,13 @@ func (s *service) set(change func(*service)) {
 	change(s)
 }
 
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2026, 3, 15, 10, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 const lifetime = time.Minute
 
 // newSnapshot is a snapshot over svc with a fake clock.
-func newSnapshot(svc *service, lifetime time.Duration) (*Snapshot, *fakeClock) {
-	clk := newFakeClock()
+func newSnapshot(svc *service, lifetime time.Duration) (*Snapshot, *testclock.Clock) {
+	clk := testclock.New()
 	s := New(svc.list, lifetime)
-	s.now = clk.now
+	s.now = clk.Now
 	return s, clk
 }
 
@@ -221,7 +202,7 @@ func TestSnapshotConcurrentGetsShareOneListing(t *testing.T) {
 	checkCalls(t, svc, 1)
 
 	// Within the lifetime: served from the listing.
-	clk.advance(lifetime - time.Second)
+	clk.Advance(lifetime - time.Second)
 	inParallel(n, func(int) { mustGet(t, s, "a") })
 	if got := linkIDs(t, s); !reflect.DeepEqual(got, []string{"a", "b", "c"}) {
 		t.Errorf("Links = %v", got)
@@ -229,7 +210,7 @@ func TestSnapshotConcurrentGetsShareOneListing(t *testing.T) {
 	checkCalls(t, svc, 1)
 
 	// After the lifetime: one more listing, shared again.
-	clk.advance(time.Second)
+	clk.Advance(time.Second)
 	inParallel(n, func(int) { mustGet(t, s, "b") })
 	checkCalls(t, svc, 2)
 	mustGet(t, s, "c")
@@ -244,7 +225,7 @@ func TestSnapshotSeesChangesOfTheServiceAfterTheLifetime(t *testing.T) {
 	if _, ok := mustGet(t, s, "a"); !ok {
 		t.Error("a changed listing was seen before the lifetime ended")
 	}
-	clk.advance(lifetime)
+	clk.Advance(lifetime)
 	if _, ok := mustGet(t, s, "a"); ok {
 		t.Error("a link deleted out of band is still served after the lifetime")
 	}
@@ -261,7 +242,7 @@ func TestSnapshotSlowListingServesItsWaiters(t *testing.T) {
 	svc.hold = make(chan struct{})
 	svc.started = make(chan int, 64)
 	s, clk := newSnapshot(svc, lifetime)
-	svc.during = func() { clk.advance(2 * lifetime) }
+	svc.during = func() { clk.Advance(2 * lifetime) }
 
 	const n = 10
 	done := make(chan error, n)
@@ -342,7 +323,7 @@ func TestSnapshotWritesDuringListingAreReplayed(t *testing.T) {
 			s, clk := newSnapshot(svc, lifetime)
 			if stale {
 				mustGet(t, s, "a")
-				clk.advance(lifetime)
+				clk.Advance(lifetime)
 			}
 			svc.set(func(svc *service) {
 				svc.hold = make(chan struct{})
@@ -388,7 +369,7 @@ func TestSnapshotWritesDuringListingAreReplayed(t *testing.T) {
 				svc.hold, svc.started = nil, nil
 				svc.links = []client.Link{link("b", "https://example.com/b")}
 			})
-			clk.advance(lifetime)
+			clk.Advance(lifetime)
 			if got := linkIDs(t, s); !reflect.DeepEqual(got, []string{"b"}) {
 				t.Errorf("Links after the next listing = %v, want [b]", got)
 			}
@@ -468,7 +449,7 @@ func TestSnapshotFailedRefreshListsAgain(t *testing.T) {
 	svc := newService("a")
 	s, clk := newSnapshot(svc, lifetime)
 	mustGet(t, s, "a")
-	clk.advance(lifetime)
+	clk.Advance(lifetime)
 	svc.set(func(svc *service) { svc.err = boom })
 	if _, err := s.Links(context.Background()); !errors.Is(err, boom) {
 		t.Errorf("Links: %v, want %v", err, boom)
@@ -611,7 +592,7 @@ func TestSnapshotConcurrentReadsAndWrites(t *testing.T) {
 			mustGet(t, s, id)
 		case 3:
 			if i%8 == 3 {
-				clk.advance(lifetime)
+				clk.Advance(lifetime)
 			}
 			linkIDs(t, s)
 		}
