@@ -5,6 +5,8 @@ package main
 import (
 	"flag"
 	"log"
+	"os/signal"
+	"syscall"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
@@ -26,6 +28,13 @@ func main() {
 	var opts []tf6server.ServeOpt
 	if debugger {
 		opts = append(opts, tf6server.WithManagedDebug())
+	} else {
+		// A CI runner that cancels a job signals the whole process group.
+		// Terraform answers SIGTERM by stopping the provider (StopProvider),
+		// and the provider must outlive that stop to finish the writes it
+		// has sent and report them; Terraform ends the provider itself
+		// once it is done. (go-plugin likewise ignores SIGINT.)
+		signal.Ignore(syscall.SIGTERM)
 	}
 	if err := tf6server.Serve(provider.Address, provider.NewServer(version), opts...); err != nil {
 		log.Fatal(err)

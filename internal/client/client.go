@@ -92,6 +92,9 @@ type Config struct {
 	RetryWaitMin, RetryWaitMax time.Duration
 	// MaxPages bounds the pages ListLinks follows; DefaultMaxPages if <= 0.
 	MaxPages int
+	// Stop, if set, is the provider's stop signal: once it begins nothing
+	// new is sent, and writes already sent may finish within its grace.
+	Stop *Stop
 	// OnRateLimit, if set, is called with the X-RateLimit-* headers of every
 	// response that carries any of them; class is ClassRead (GET) or
 	// ClassWrite (POST, PATCH, DELETE). It may be called concurrently.
@@ -110,6 +113,7 @@ type Client struct {
 	waitMax     time.Duration
 	maxPages    int
 	onRateLimit func(string, RateLimit)
+	stop        *Stop
 }
 
 // New checks cfg and returns a Client. Errors never contain the API key.
@@ -122,12 +126,17 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	stop := cfg.Stop
+	if stop == nil {
+		stop = NewStop() // never begun
+	}
 	c := &Client{
+		stop:        stop,
 		base:        strings.TrimRight(base.String(), "/"),
 		baseURL:     base,
 		apiKey:      key,
 		userAgent:   cmpOr(cfg.UserAgent, DefaultUserAgent),
-		http:        httpClient(cfg.HTTPClient, cmpOr(cfg.ReadAttemptTimeout, DefaultReadAttemptTimeout)),
+		http:        httpClient(cfg.HTTPClient, cmpOr(cfg.ReadAttemptTimeout, DefaultReadAttemptTimeout), stop),
 		maxRetries:  retries(cfg.MaxRetries),
 		waitMin:     cmpOr(cfg.RetryWaitMin, DefaultRetryWaitMin),
 		waitMax:     cmpOr(cfg.RetryWaitMax, DefaultRetryWaitMax),
@@ -198,7 +207,7 @@ func cmpOr[T comparable](v, fallback T) T {
 // its body, so a create could "succeed" without creating anything. Its
 // transport is throttled to the service's rate limits, one throttle per
 // Client.
-func httpClient(base *http.Client, readAttemptTimeout time.Duration) *http.Client {
+func httpClient(base *http.Client, readAttemptTimeout time.Duration, stop *Stop) *http.Client {
 	var hc http.Client
 	if base != nil {
 		hc = *base
@@ -212,9 +221,11 @@ func httpClient(base *http.Client, readAttemptTimeout time.Duration) *http.Clien
 		hc.CheckRedirect = checkRedirect
 	}
 	hc.Timeout = 0 // it would cut slow writes short; see readDeadline
-	// The read deadline sits inside the throttle: waiting for a rate-limit
-	// window is not part of an attempt.
-	hc.Transport = newThrottle(&readDeadline{next: hc.Transport, timeout: readAttemptTimeout}, time.Now)
+	// The stop guard and the read deadline sit inside the throttle: waiting
+	// for a rate-limit window is not part of an attempt, and a request that
+	// waited through a stop is not sent.
+	deadline := &readDeadline{next: hc.Transport, timeout: readAttemptTimeout}
+	hc.Transport = newThrottle(&stopGuard{next: deadline, stop: stop}, time.Now)
 	return &hc
 }
 
@@ -305,9 +316,11 @@ func (c *Client) endpoint(apiPath string, query url.Values) string {
 // may have been carried out without our learning the outcome, or the
 // context's error.
 func (c *Client) do(ctx context.Context, cl call) (*response, error) {
+	ctx, unbind := c.stop.Bind(ctx)
+	defer unbind()
 	if err := ctx.Err(); err != nil {
 		// Nothing was sent, so even a POST is not ambiguous.
-		return nil, fmt.Errorf("%s %s: %w", cl.method, cl.path, err)
+		return nil, fmt.Errorf("%s %s: %w: %w", cl.method, cl.path, ErrNotSent, err)
 	}
 	ctx = tflog.MaskAllFieldValuesStrings(ctx, c.apiKey)
 	ctx = tflog.MaskMessageStrings(ctx, c.apiKey)

@@ -29,6 +29,10 @@ var (
 	// body): look for the link before creating it again. A failure before
 	// the request left (name resolution, connecting, TLS) is not ambiguous.
 	ErrAmbiguous = errors.New("outcome unknown: the service may have carried out the request")
+	// ErrNotSent marks a request given up before it left the provider
+	// (the operation ended or the provider was stopping while it waited for
+	// the rate limit or a back-off): nothing was changed.
+	ErrNotSent = errors.New("the request was not sent")
 	// ErrUnexpectedResponse marks a response that is not of the expected
 	// shape: a success body that cannot be read, a paging loop, too many pages.
 	ErrUnexpectedResponse = errors.New("unexpected response from the service")

@@ -69,15 +69,15 @@ func certificateError(err error) bool {
 }
 
 // neverSent reports transport errors that happen before the request leaves
-// the machine (name resolution, connecting, the TLS handshake), after which
+// the machine (name resolution, connecting, the TLS handshake, a wait for
+// the rate limit or a stop), after which
 // even a POST is known not to have been carried out.
 func neverSent(err error) bool {
 	var (
-		dns     *net.DNSError
-		op      *net.OpError
-		waiting *throttleWaitError
+		dns *net.DNSError
+		op  *net.OpError
 	)
-	return errors.As(err, &dns) || (errors.As(err, &op) && op.Op == "dial") || certificateError(err) || errors.As(err, &waiting)
+	return errors.As(err, &dns) || (errors.As(err, &op) && op.Op == "dial") || certificateError(err) || errors.Is(err, ErrNotSent)
 }
 
 // retryWait says how long to wait before retry number attempt+1 (attempt

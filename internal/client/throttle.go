@@ -103,7 +103,7 @@ type throttleWaitError struct{ err error }
 func (e *throttleWaitError) Error() string {
 	return fmt.Sprintf("stopped waiting for the rate-limit window to turn: %v", e.err)
 }
-func (e *throttleWaitError) Unwrap() error { return e.err }
+func (e *throttleWaitError) Unwrap() []error { return []error{ErrNotSent, e.err} }
 
 // acquire waits until the budget allows one more request and takes it.
 // While the budget is unknown, one request at a time is let through to

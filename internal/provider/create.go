@@ -19,15 +19,41 @@ import (
 // may disagree.
 const clockSkewAllowance = 2 * time.Minute
 
+// DefaultAdoptionWindow is how recent a link must be for a create to take
+// it over as a leftover of an interrupted run (provider setting
+// adoption_window). A pipeline that was cancelled or lost is normally run
+// again within hours; a link older than a day that holds our slug is far
+// more likely another configuration's, so it is left alone.
+const DefaultAdoptionWindow = 24 * time.Hour
+
+// origin says where the link a create returns came from.
+type origin int
+
+const (
+	// made: the create's own POST made the link.
+	made origin = iota
+	// retaken: an earlier attempt of this create failed ambiguously but had
+	// made the link, found in the account's list.
+	retaken
+	// leftover: a run that was interrupted or killed made the link and
+	// never recorded it; this create met its slug (409) and took it over.
+	leftover
+)
+
 // linkCreator creates links so that none is ever created twice. A POST that
 // failed ambiguously (a time-out, a connection closed after the body was
 // sent, a 5xx) may have created the link, so it is never re-sent blindly:
 // first the account's links are searched for the one that attempt may have
-// made, which is adopted if found.
+// made, which is adopted if found. A 409 on a slug is the same question
+// asked across processes: the link may be the leftover of a run that was
+// killed after its POST.
 type linkCreator struct {
 	client     *client.Client
 	maxRetries int
 	retryWait  time.Duration
+	// window is how recent a leftover must be to be adopted; 0 adopts none.
+	window time.Duration
+	now    func() time.Time
 
 	mu sync.Mutex
 	// held are the IDs this provider process created, adopted or read: they
@@ -39,8 +65,9 @@ type linkCreator struct {
 	settled  *sync.Cond
 }
 
-func newLinkCreator(c *client.Client, maxRetries int, retryWait time.Duration) *linkCreator {
-	lc := &linkCreator{client: c, maxRetries: maxRetries, retryWait: retryWait, held: map[string]bool{}, inflight: map[string]int{}}
+func newLinkCreator(c *client.Client, maxRetries int, retryWait, window time.Duration) *linkCreator {
+	lc := &linkCreator{client: c, maxRetries: maxRetries, retryWait: retryWait, window: window, now: time.Now,
+		held: map[string]bool{}, inflight: map[string]int{}}
 	lc.settled = sync.NewCond(&lc.mu)
 	return lc
 }
@@ -60,39 +87,135 @@ func identity(in client.CreateLinkInput) string {
 	return strings.ToLower(in.DomainID) + " " + in.Destination
 }
 
-// create makes the link, adopting one an ambiguous attempt made. adopted
-// reports that the link came from the search.
-func (lc *linkCreator) create(ctx context.Context, in client.CreateLinkInput) (link *client.Link, adopted bool, err error) {
+// create makes the link, or adopts one an ambiguous attempt or an
+// interrupted run made; from says which.
+func (lc *linkCreator) create(ctx context.Context, in client.CreateLinkInput) (link *client.Link, from origin, err error) {
 	key := identity(in)
 	for attempt := 1; ; attempt++ {
-		started := time.Now()
+		started := lc.now()
 		lc.begin(key)
 		link, err := lc.client.CreateLink(ctx, in)
 		lc.end(key, link)
-		if err == nil {
-			return link, false, nil
-		}
-		retake := errors.Is(err, client.ErrAmbiguous) ||
-			(attempt > 1 && in.Slug != "" && errors.Is(err, client.ErrConflict)) // our earlier attempt took the slug
-		if !retake || ctx.Err() != nil {
-			return nil, false, err
+		switch {
+		case err == nil:
+			return link, made, nil
+		case in.Slug != "" && errors.Is(err, client.ErrConflict):
+			return lc.takeOverSlug(ctx, key, in, attempt, err)
+		case !errors.Is(err, client.ErrAmbiguous) || ctx.Err() != nil:
+			return nil, made, err
 		}
 		tflog.Warn(ctx, "create failed ambiguously; looking for a link the attempt may have made", map[string]any{"attempt": attempt, "error": err.Error()})
 		found, searchErr := lc.adopt(ctx, key, in, started)
 		switch {
 		case searchErr != nil:
-			return nil, false, fmt.Errorf("%w; then listing the links to check whether it was created failed: %w", err, searchErr)
+			return nil, made, fmt.Errorf("%w; then listing the links to check whether it was created failed: %w", err, searchErr)
 		case found != nil:
 			tflog.Info(ctx, "adopted the link an ambiguous create made", map[string]any{"id": found.ID})
-			return found, true, nil
+			return found, retaken, nil
 		case attempt > lc.maxRetries:
-			return nil, false, fmt.Errorf("%w (no link was created; gave up after %d attempts)", err, attempt)
+			return nil, made, fmt.Errorf("%w (no link was created; gave up after %d attempts)", err, attempt)
 		}
 		if err := sleep(ctx, lc.retryWait<<min(attempt-1, 5)); err != nil {
-			return nil, false, err
+			return nil, made, err
 		}
 	}
 }
+
+// takeOverSlug answers a 409 on in's slug. The link holding the slug is
+// adopted when it is exactly what in asks for, no resource of this run
+// holds it and it is recent: an earlier attempt of this create made it
+// (attempt > 1), or a run that was interrupted after its POST. Otherwise
+// the 409 stands, as a *slugTakenError naming the link and the import ID.
+func (lc *linkCreator) takeOverSlug(ctx context.Context, key string, in client.CreateLinkInput, attempt int, conflict error) (*client.Link, origin, error) {
+	lc.waitSettled(ctx, key)
+	links, err := lc.client.ListLinks(ctx)
+	if err != nil {
+		return nil, made, fmt.Errorf("%w; then listing the links to find the link that holds the slug failed: %w", conflict, err)
+	}
+	taken := &slugTakenError{DomainID: in.DomainID, Slug: in.Slug, Window: lc.window, cause: conflict}
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	for i := range links {
+		l := &links[i]
+		if !strings.EqualFold(l.DomainID, in.DomainID) || l.Slug != in.Slug {
+			continue
+		}
+		taken.Holder = l
+		taken.Reason = lc.leftoverProblemLocked(l, in)
+		if taken.Reason != "" {
+			return nil, made, taken
+		}
+		lc.held[l.ID] = true
+		if attempt > 1 {
+			return l, retaken, nil
+		}
+		return l, leftover, nil
+	}
+	return nil, made, taken
+}
+
+// leftoverProblemLocked says why l cannot be taken over by a create of in,
+// or "" when it can.
+func (lc *linkCreator) leftoverProblemLocked(l *client.Link, in client.CreateLinkInput) string {
+	switch {
+	case lc.held[l.ID]:
+		return "another resource of this configuration already manages it"
+	case !sameDestination(in.Destination, l.Destination, l.UTM):
+		return fmt.Sprintf("its destination %q differs from this resource's", l.Destination)
+	case !sameExpiry(l.ExpiresAt, in.ExpiresAt):
+		return "its expiry differs from this resource's"
+	case l.CreatedAt.IsZero():
+		return "the service did not say when it was created, so it cannot be told apart from another configuration's link"
+	case lc.window <= 0:
+		return "adoption_window is 0, so links left by interrupted runs are never taken over"
+	case lc.now().Sub(l.CreatedAt) > lc.window+clockSkewAllowance:
+		return fmt.Sprintf("it was created at %s, longer ago than adoption_window (%s), so it is more likely another configuration's than the leftover of an interrupted run", l.CreatedAt.Format(time.RFC3339), formatDuration(lc.window))
+	}
+	return ""
+}
+
+// probableLeftovers returns the links among listed that could be the
+// leftover of an interrupted run's create of in (no slug, so no 409 can
+// reveal them): same domain, destination and expiry, created within the
+// adoption window, held by no resource of this run and not the link just
+// created. They are named in a warning rather than adopted: without a slug
+// nothing tells them apart from another configuration's identical link.
+func (lc *linkCreator) probableLeftovers(ctx context.Context, in client.CreateLinkInput, created string, listed []client.Link) []client.Link {
+	lc.waitSettled(ctx, identity(in))
+	since := lc.now().Add(-lc.window - clockSkewAllowance)
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	var found []client.Link
+	for _, l := range listed {
+		if l.ID != created && !lc.held[l.ID] && !l.CreatedAt.IsZero() && madeBy(&l, in, since) {
+			found = append(found, l)
+		}
+	}
+	return found
+}
+
+// slugTakenError is a 409 on a slug that the create could not resolve.
+type slugTakenError struct {
+	DomainID, Slug string
+	// Holder is the link that holds the slug; nil if the list lacked it.
+	Holder *client.Link
+	// Reason says why Holder was not taken over.
+	Reason string
+	Window time.Duration
+	cause  error
+}
+
+func (e *slugTakenError) Error() string {
+	if e.Holder == nil {
+		return fmt.Sprintf("the slug %q is taken on domain %s, but no link with it is in the account's list", e.Slug, e.DomainID)
+	}
+	return fmt.Sprintf("the slug %q on domain %s is held by link %s (%s): %s", e.Slug, e.DomainID, e.Holder.ID, e.Holder.ShortURL, e.Reason)
+}
+
+func (e *slugTakenError) Unwrap() error { return e.cause }
+
+// ImportID is the ID that imports the link holding the slug.
+func (e *slugTakenError) ImportID() string { return e.DomainID + "/" + e.Slug }
 
 func (lc *linkCreator) begin(key string) {
 	lc.mu.Lock()

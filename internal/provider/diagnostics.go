@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -29,6 +30,11 @@ var serviceFieldAttributes = map[string]string{
 // one. action says what the provider was doing ("create the link").
 func addServiceError(diags *diag.Diagnostics, action string, err error) {
 	summary := "Could not " + action
+	var taken *slugTakenError
+	if errors.As(err, &taken) {
+		diags.AddAttributeError(path.Root("slug"), summary, slugTakenDetail(taken))
+		return
+	}
 	var apiErr *client.APIError
 	if !errors.As(err, &apiErr) {
 		diags.AddError(summary, plainErrorDetail(err))
@@ -45,14 +51,71 @@ func addServiceError(diags *diag.Diagnostics, action string, err error) {
 // plainErrorDetail explains an error that carries no answer of the service.
 func plainErrorDetail(err error) string {
 	switch {
+	case errors.Is(err, context.DeadlineExceeded) && errors.Is(err, client.ErrAmbiguous):
+		return err.Error() + "\n\nThe operation ran out of time while the service was still creating the link. " + leftoverAdvice + " To avoid this, raise the resource's create timeout or lower Terraform's -parallelism."
 	case errors.Is(err, context.DeadlineExceeded):
 		return err.Error() + "\n\nThe operation ran out of time. Raise the resource's timeouts, or lower Terraform's -parallelism so fewer requests wait for the rate limit."
+	case errors.Is(err, client.ErrAmbiguous) && errors.Is(err, context.Canceled):
+		return err.Error() + "\n\nTerraform was interrupted while the service was still creating the link, and the provider stopped waiting for its answer at the end of stop_grace_period. " + leftoverAdvice
 	case errors.Is(err, client.ErrAmbiguous):
-		return err.Error() + "\n\nThe request may or may not have reached the service. Run the command again: the provider looks for a link the failed attempt created before it creates one."
+		return err.Error() + "\n\nThe service may or may not have created the link. " + leftoverAdvice
+	case errors.Is(err, client.ErrNotSent), errors.Is(err, context.Canceled):
+		return err.Error() + "\n\nTerraform was interrupted, so the provider did not send this request: nothing was changed on the service by it. Run the command again to finish."
 	case errors.Is(err, errNoSuchLink):
 		return err.Error()
 	}
 	return err.Error() + "\n\nCheck that base_url points at the service and that it is reachable, then run the command again."
+}
+
+// leftoverAdvice says what the next run does about a create whose outcome
+// is unknown; it holds for a new process, not only for this one.
+const leftoverAdvice = "If it did, the link is on the account but in no state. The next apply settles it: for a resource with a slug, the service answers 409 and the provider takes the link over when it is exactly what the resource declares, was created within adoption_window and no other resource manages it (with a warning naming it); for a resource without a slug a new link is created and a warning names the probable leftover, for you to delete."
+
+// slugTakenDetail explains a 409 that the create could not resolve, with
+// the ID that imports the link holding the slug.
+func slugTakenDetail(e *slugTakenError) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The slug %q is already taken on domain %s (409 slug_taken)", e.Slug, e.DomainID)
+	if e.Holder != nil {
+		fmt.Fprintf(&b, " by link %s (%s, destination %q", e.Holder.ID, e.Holder.ShortURL, e.Holder.Destination)
+		if !e.Holder.CreatedAt.IsZero() {
+			fmt.Fprintf(&b, ", created %s", e.Holder.CreatedAt.Format(time.RFC3339))
+		}
+		fmt.Fprintf(&b, "), which was not taken over: %s", e.Reason)
+	}
+	fmt.Fprintf(&b, ".\n\nChoose another slug, or, if that link should be managed by this resource, import it: `terraform import <resource address> %s`, or an import block with `id = %q`.", e.ImportID(), e.ImportID())
+	return b.String()
+}
+
+// addLeftoverAdopted warns that a create took over a link a previous,
+// interrupted run had made.
+func addLeftoverAdopted(diags *diag.Diagnostics, l *client.Link) {
+	diags.AddAttributeWarning(path.Root("slug"), "Took over a link left by an interrupted run",
+		fmt.Sprintf("The slug %q was already held by link %s (%s, created %s), which has exactly this resource's domain, destination and expiry, was created within adoption_window and is managed by no other resource of this run: most probably a run that was interrupted or killed after sending its create. This resource now manages that link, with its short URL and click history. If it belonged to another configuration, run `terraform state rm` on this resource and choose another slug.",
+			l.Slug, l.ID, l.ShortURL, l.CreatedAt.Format(time.RFC3339)))
+}
+
+// addProbableLeftovers warns about links that may be leftovers of an
+// interrupted run, next to a new link without a slug.
+func addProbableLeftovers(diags *diag.Diagnostics, found []client.Link, window time.Duration) {
+	names := make([]string, len(found))
+	for i, l := range found {
+		names[i] = fmt.Sprintf("%s (%s, created %s)", l.ID, l.ShortURL, l.CreatedAt.Format(time.RFC3339))
+	}
+	diags.AddAttributeWarning(path.Root("destination"), "Possible leftover of an interrupted run",
+		fmt.Sprintf("The link was created. The account also holds %d other link(s) with the same domain, destination and expiry, created within the last %s and managed by no resource of this run: %s. Without a slug nothing tells such a link from another configuration's, so it was not taken over. If a run of this configuration was interrupted or killed after sending its create, that link is its leftover and no state records it: delete it in the dashboard, or import it into a resource of its own. If another configuration manages it, ignore this warning.",
+			len(found), formatDuration(window), strings.Join(names, "; ")))
+}
+
+// addUTMStepError reports that a new link did not get its UTM parameters.
+// Create has already saved the link, so Terraform keeps it as tainted.
+func addUTMStepError(diags *diag.Diagnostics, l *client.Link, err error) {
+	if errors.Is(err, client.ErrNotSent) {
+		diags.AddError("Link created without its UTM parameters",
+			fmt.Sprintf("Terraform was interrupted after the service created link %s (%s) and before its UTM parameters were set. The link is recorded in the state and marked tainted, so the next apply replaces it with one that has them.", l.ID, l.ShortURL))
+		return
+	}
+	addServiceError(diags, "set the UTM parameters of the new link "+l.ID+"; it is recorded in the state as tainted and the next apply replaces it", err)
 }
 
 // attributeOf names the attribute an error is about, if any.
@@ -84,7 +147,7 @@ func serviceErrorDetail(e *client.APIError) string {
 	case errors.Is(e, client.ErrQuota):
 		return "The plan's monthly link quota is exhausted (402 link_quota)" + said + ". Wait for the next month, delete unused links or upgrade the plan; nothing was changed."
 	case errors.Is(e, client.ErrConflict):
-		return "The slug is already taken on this domain (409 " + codeOr(e, "slug_taken") + ")" + said + ". Choose another slug, or import the existing link with `terraform import` using <domain_id>/<slug>."
+		return "The service refused the request as a conflict (409 " + codeOr(e, "slug_taken") + ")" + said + ". If the slug is taken, choose another one, or import the link that holds it with the ID <domain_id>/<slug> of that link."
 	case errors.Is(e, client.ErrInvalidRequest):
 		return "The service refused the request (400 " + codeOr(e, "invalid_request") + ")" + said + "."
 	case errors.Is(e, client.ErrRateLimited):

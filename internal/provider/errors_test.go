@@ -124,7 +124,7 @@ resource "shortlink_link" "test" {
   slug        = "taken-0"
 }
 `, e.fx.DomainID)),
-			ExpectError: expectErr("with shortlink_link.test,", "slug", "409 slug_taken", "import the existing link"),
+			ExpectError: expectErr("with shortlink_link.test,", "slug", "409 slug_taken", "destination", "differs", "import it", e.fx.DomainID+"/taken-0"),
 		}},
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -145,7 +146,7 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := r.data.operation(ctx, timeout)
 	defer cancel()
 
 	utm, diags := utmFromObject(ctx, plan.UTM)
@@ -166,13 +167,16 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 		}
 		in.ExpiresAt = &t
 	}
-	link, adopted, err := r.data.creator.create(ctx, in)
+	link, from, err := r.data.creator.create(ctx, in)
 	if err != nil {
 		addServiceError(&resp.Diagnostics, "create the link", err)
 		return
 	}
 	r.data.links.Put(*link)
-	tflog.Debug(ctx, "created link", map[string]any{"id": link.ID, "slug": link.Slug, "adopted": adopted})
+	tflog.Debug(ctx, "created link", map[string]any{"id": link.ID, "slug": link.Slug, "origin": int(from)})
+	if from == leftover {
+		addLeftoverAdopted(&resp.Diagnostics, link)
+	}
 
 	// Write the link to state before anything else can fail, so that a
 	// failed UTM step leaves a tracked (tainted) link, never an orphan.
@@ -181,19 +185,39 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 	created.UTM = types.ObjectNull(utmAttrTypes)
 	created.applyLink(link)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &created)...)
-	if resp.Diagnostics.HasError() || utm == nil {
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if in.Slug == "" && from == made {
+		r.warnOfLeftovers(ctx, in, link.ID, &resp.Diagnostics)
+	}
+	if utm == nil {
 		return
 	}
 
 	// The service takes utm only on change of destination.
 	changed, err := r.changeDestination(ctx, link.ID, client.ChangeDestinationInput{Destination: in.Destination, UTM: utm})
 	if err != nil {
-		addServiceError(&resp.Diagnostics, "set the UTM parameters of the new link "+link.ID, err)
+		addUTMStepError(&resp.Diagnostics, link, err)
 		return
 	}
 	created.UTM = configuredUTM
 	created.applyLink(changed)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &created)...)
+}
+
+// warnOfLeftovers names the links that an interrupted run may have left
+// with what this new link (which has no slug) declares. The check is best
+// effort and reads the shared listing: a failure only skips the warning.
+func (r *linkResource) warnOfLeftovers(ctx context.Context, in client.CreateLinkInput, created string, diags *diag.Diagnostics) {
+	listed, err := r.data.links.Links(ctx)
+	if err != nil {
+		tflog.Debug(ctx, "could not list the links to look for leftovers of interrupted runs", map[string]any{"error": err.Error()})
+		return
+	}
+	if found := r.data.creator.probableLeftovers(ctx, in, created, listed); len(found) > 0 {
+		addProbableLeftovers(diags, found, r.data.creator.window)
+	}
 }
 
 // changeDestination sends the PATCH and returns the changed link, looked up
@@ -287,7 +311,7 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := r.data.operation(ctx, timeout)
 	defer cancel()
 
 	plan.ID = state.ID
@@ -335,7 +359,7 @@ func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := r.data.operation(ctx, timeout)
 	defer cancel()
 
 	err := r.data.client.DeleteLink(ctx, state.ID.ValueString())

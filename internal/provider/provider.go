@@ -22,6 +22,7 @@ import (
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
+	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
 )
 
 // Address is the provider's registry address.
@@ -41,18 +42,34 @@ var _ provider.Provider = (*shortlinkProvider)(nil)
 
 type shortlinkProvider struct {
 	version string
+	// stop is begun by the server when Terraform stops the provider.
+	stop *client.Stop
 }
 
 type providerModel struct {
-	BaseURL     types.String `tfsdk:"base_url"`
-	APIKey      types.String `tfsdk:"api_key"`
-	MaxRetries  types.Int64  `tfsdk:"max_retries"`
-	BulkRefresh types.Bool   `tfsdk:"bulk_refresh"`
+	BaseURL         types.String `tfsdk:"base_url"`
+	APIKey          types.String `tfsdk:"api_key"`
+	MaxRetries      types.Int64  `tfsdk:"max_retries"`
+	BulkRefresh     types.Bool   `tfsdk:"bulk_refresh"`
+	StopGracePeriod types.String `tfsdk:"stop_grace_period"`
+	AdoptionWindow  types.String `tfsdk:"adoption_window"`
 }
 
+// Bounds of the duration settings, checked at plan time.
+const (
+	maxStopGracePeriod = 10 * time.Minute
+	maxAdoptionWindow  = 30 * 24 * time.Hour
+)
+
 // New returns a constructor of the provider, as providerserver wants.
+// NewServer is what Terraform runs: it also tells the provider when
+// Terraform stops it.
 func New(version string) func() provider.Provider {
-	return func() provider.Provider { return &shortlinkProvider{version: version} }
+	return func() provider.Provider { return newProvider(version, client.NewStop()) }
+}
+
+func newProvider(version string, stop *client.Stop) *shortlinkProvider {
+	return &shortlinkProvider{version: version, stop: stop}
 }
 
 func (p *shortlinkProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -82,8 +99,26 @@ func (p *shortlinkProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				MarkdownDescription: fmt.Sprintf("The service has no way to read one link, only to list them all. With `bulk_refresh` (the default, `true`), one listing of the account's links serves every refresh of a Terraform run: the first refresh lists, concurrent ones wait for that same request, and later ones are served from it for %s, updated by this provider's own creates, changes and deletes. Set it to `false` to list the links again for every resource.", snapshot.DefaultLifetime),
 				Optional:            true,
 			},
+			"stop_grace_period": schema.StringAttribute{
+				MarkdownDescription: fmt.Sprintf("When Terraform is interrupted (the first Ctrl-C, or a CI runner's SIGINT or SIGTERM), the provider sends nothing new, ends waits for the rate limit at once, and lets creates, changes and deletes already sent to the service run on for this long, so that their results reach the state instead of being carried out by the service unrecorded. A duration such as `\"5s\"`; defaults to `\"%s\"`, which fits runners that follow the first signal with a harder one after 7.5 s (GitHub Actions). `\"0s\"` abandons writes at once.", client.DefaultStopGrace),
+				Optional:            true,
+				Validators:          []validator.String{validate.Duration(0, maxStopGracePeriod)},
+			},
+			"adoption_window": schema.StringAttribute{
+				MarkdownDescription: fmt.Sprintf("A run killed after sending a create (SIGKILL, a lost runner) leaves a link on the service that no state records. When a later create meets `409 slug_taken` and the link holding the slug is exactly what the resource declares (domain, slug, destination, expiry), no other resource of the run manages it, and it was created within this window, the resource takes it over, with a warning naming it. An older link is left alone: it is more likely another configuration's. A duration such as `\"24h\"`; defaults to `\"%s\"`; `\"0s\"` never takes one over.", formatDuration(DefaultAdoptionWindow)),
+				Optional:            true,
+				Validators:          []validator.String{validate.Duration(0, maxAdoptionWindow)},
+			},
 		},
 	}
+}
+
+// formatDuration spells whole hours as "24h" rather than "24h0m0s".
+func formatDuration(d time.Duration) string {
+	if d%time.Hour == 0 {
+		return fmt.Sprintf("%dh", d/time.Hour)
+	}
+	return d.String()
 }
 
 func (p *shortlinkProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
@@ -119,9 +154,11 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 	if !cfg.MaxRetries.IsNull() && !cfg.MaxRetries.IsUnknown() {
 		maxRetries = int(cfg.MaxRetries.ValueInt64())
 	}
+	p.stop.SetGrace(durationSetting(cfg.StopGracePeriod, client.DefaultStopGrace))
 	c, err := client.New(client.Config{
 		BaseURL:    baseURL,
 		APIKey:     apiKey,
+		Stop:       p.stop,
 		UserAgent:  fmt.Sprintf("terraform-provider-shortlink/%s (+https://registry.terraform.io/providers/shortlink/shortlink; Terraform %s)", p.version, req.TerraformVersion),
 		MaxRetries: retriesSetting(maxRetries),
 	})
@@ -136,7 +173,8 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 	data := &providerData{
 		client:  c,
 		links:   snapshot.New(c.ListLinks, lifetime),
-		creator: newLinkCreator(c, maxRetries, createRetryWait),
+		creator: newLinkCreator(c, maxRetries, createRetryWait, durationSetting(cfg.AdoptionWindow, DefaultAdoptionWindow)),
+		stop:    p.stop,
 	}
 	resp.ResourceData = data
 	resp.DataSourceData = data
@@ -177,6 +215,19 @@ func retriesSetting(n int) int {
 	return n
 }
 
+// durationSetting is a duration attribute's value, or fallback when it is
+// not set. The value was validated at plan time.
+func durationSetting(v types.String, fallback time.Duration) time.Duration {
+	if v.IsNull() || v.IsUnknown() {
+		return fallback
+	}
+	d, err := time.ParseDuration(v.ValueString())
+	if err != nil {
+		return fallback
+	}
+	return d
+}
+
 func settingOrEnv(v types.String, env string) string {
 	if !v.IsNull() && !v.IsUnknown() && v.ValueString() != "" {
 		return v.ValueString()
@@ -200,6 +251,17 @@ type providerData struct {
 	client  *client.Client
 	links   *snapshot.Snapshot
 	creator *linkCreator
+	stop    *client.Stop
+}
+
+// operation returns the context of one create, change or delete: bounded by
+// the resource's timeout, and ended when Terraform stops the provider (the
+// client then sends nothing new, and lets a write already sent finish
+// within stop_grace_period).
+func (d *providerData) operation(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
+	ctx, unbind := d.stop.Bind(ctx)
+	return ctx, func() { unbind(); cancelTimeout() }
 }
 
 // providerDataFrom unpacks what Configure handed over; nil before Configure.

@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/rpcctx"
 )
 
@@ -17,7 +18,8 @@ import (
 // acceptance tests run it, so both exercise the same server.
 func NewServer(version string) func() tfprotov6.ProviderServer {
 	return func() tfprotov6.ProviderServer {
-		return releasingServer{ProviderServer: providerserver.NewProtocol6(New(version)())()}
+		stop := client.NewStop()
+		return releasingServer{ProviderServer: providerserver.NewProtocol6(newProvider(version, stop))(), stop: stop}
 	}
 }
 
@@ -26,6 +28,17 @@ func NewServer(version string) func() tfprotov6.ProviderServer {
 // RPCs Terraform sends once or more per resource instance.
 type releasingServer struct {
 	tfprotov6.ProviderServer
+	stop *client.Stop
+}
+
+// StopProvider is Terraform's word that it is interrupted (first Ctrl-C,
+// SIGINT or SIGTERM). The framework answers it by cancelling every RPC's
+// context, which on its own would abandon writes the service is carrying
+// out; beginning the stop first lets the client tell a stop from other
+// cancellations and give writes already sent their grace period.
+func (s releasingServer) StopProvider(ctx context.Context, req *tfprotov6.StopProviderRequest) (*tfprotov6.StopProviderResponse, error) {
+	s.stop.Begin()
+	return s.ProviderServer.StopProvider(ctx, req)
 }
 
 var _ tfprotov6.ProviderServer = releasingServer{}

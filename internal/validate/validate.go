@@ -155,3 +155,20 @@ func (v notInPast) ValidateString(_ context.Context, req validator.StringRequest
 	resp.Diagnostics.AddAttributeWarning(req.Path, "Expiry in the past",
 		fmt.Sprintf("%s %s has already passed: a link created with it is expired from the start, and its visitors get 410 Gone.", req.Path, req.ConfigValue.ValueString()))
 }
+
+// Duration accepts a Go duration ("5s", "90m", "24h") between lo and hi.
+func Duration(lo, hi time.Duration) validator.String {
+	return stringCheck{
+		description: fmt.Sprintf("must be a duration such as \"30s\" or \"24h\", from %s to %s", lo, hi),
+		check: func(v string) string {
+			d, err := time.ParseDuration(v)
+			switch {
+			case err != nil:
+				return fmt.Sprintf("%q is not a duration; write a number and a unit, such as \"30s\", \"15m\" or \"24h\"", v)
+			case d < lo || d > hi:
+				return fmt.Sprintf("%q is outside the allowed range, %s to %s", v, lo, hi)
+			}
+			return ""
+		},
+	}
+}

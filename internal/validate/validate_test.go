@@ -49,6 +49,12 @@ func TestStringValidators(t *testing.T) {
 		{"expiry future", NotInPast(fixedNow), "2027-01-01T00:00:00Z", "", ""},
 		{"expiry past", NotInPast(fixedNow), "2020-01-01T00:00:00Z", "", "has already passed"},
 		{"expiry malformed left to the type", NotInPast(fixedNow), "tomorrow", "", ""},
+		{"duration ok", Duration(0, time.Hour), "90s", "", ""},
+		{"duration zero ok", Duration(0, time.Hour), "0s", "", ""},
+		{"duration no unit", Duration(0, time.Hour), "30", "is not a duration", ""},
+		{"duration words", Duration(0, time.Hour), "five seconds", "such as \"30s\"", ""},
+		{"duration negative", Duration(0, time.Hour), "-1s", "outside the allowed range, 0s to 1h0m0s", ""},
+		{"duration too long", Duration(0, time.Hour), "2h", "outside the allowed range", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,7 +79,7 @@ func TestStringValidators(t *testing.T) {
 			}
 		})
 	}
-	for _, v := range []validator.String{UUID(), HTTPURL(), Slug(), NotInPast(fixedNow)} {
+	for _, v := range []validator.String{UUID(), HTTPURL(), Slug(), NotInPast(fixedNow), Duration(0, time.Hour)} {
 		if resp := runString(v, types.StringNull()); resp.Diagnostics.HasError() {
 			t.Errorf("%T rejects null", v)
 		}

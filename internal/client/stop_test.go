@@ -1,0 +1,138 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// stopping returns a client of srv with a Stop of the given grace, and a
+// function that stops the provider as Terraform does: the Stop begins,
+// then the framework cancels every operation's context.
+func stopping(t *testing.T, steps []step, grace time.Duration) (*script, *Client, context.Context, func()) {
+	t.Helper()
+	s, srv := serve(t, steps...)
+	stop := NewStop()
+	stop.SetGrace(grace)
+	c := newTestClient(t, srv, func(cfg *Config) { cfg.Stop = stop })
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	return s, c, ctx, func() { stop.Begin(); cancel() }
+}
+
+// result is what a call returned, for calls run in a goroutine.
+type result struct {
+	link *Link
+	err  error
+}
+
+func createAsync(c *Client, ctx context.Context) <-chan result {
+	out := make(chan result, 1)
+	go func() {
+		link, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d"})
+		out <- result{link, err}
+	}()
+	return out
+}
+
+// receive bounds a wait that must end; the bound is far above the expected
+// time and only turns a hang into a failure.
+func receive[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s did not return", what)
+		panic("unreachable")
+	}
+}
+
+func TestStop_sentWriteFinishesWithinGrace(t *testing.T) {
+	s, c, ctx, stop := stopping(t, []step{{status: 201, body: linkJSON, delay: 400 * time.Millisecond}}, 10*time.Second)
+	done := createAsync(c, ctx)
+	await(t, "the request to arrive", func() bool { return s.count() == 1 })
+	stop()
+	got := receive(t, done, "the create")
+	if got.err != nil || got.link == nil || got.link.ID != "l-1" {
+		t.Fatalf("create = %+v, %v; want the link the service made", got.link, got.err)
+	}
+	if n := s.count(); n != 1 {
+		t.Fatalf("%d requests, want 1", n)
+	}
+}
+
+func TestStop_writeOutlivingGraceIsAmbiguous(t *testing.T) {
+	s, c, ctx, stop := stopping(t, []step{{status: 201, body: linkJSON, delay: time.Minute}}, 50*time.Millisecond)
+	done := createAsync(c, ctx)
+	await(t, "the request to arrive", func() bool { return s.count() == 1 })
+	stop()
+	got := receive(t, done, "the create")
+	if !errors.Is(got.err, ErrAmbiguous) || errors.Is(got.err, ErrNotSent) {
+		t.Fatalf("error = %v, want ErrAmbiguous (the service may carry the create out), not ErrNotSent", got.err)
+	}
+}
+
+func TestStop_requestWaitingForBudgetIsNotSent(t *testing.T) {
+	spent := map[string]string{"X-RateLimit-Limit": "1", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "600"}
+	s, c, ctx, stop := stopping(t, []step{{status: 201, body: linkJSON, header: spent}}, 10*time.Second)
+	if _, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d"}); err != nil {
+		t.Fatal(err)
+	}
+	done := createAsync(c, ctx) // waits ten minutes for the window
+	stop()
+	got := receive(t, done, "the create waiting for its budget")
+	if !errors.Is(got.err, ErrNotSent) || errors.Is(got.err, ErrAmbiguous) {
+		t.Fatalf("error = %v, want ErrNotSent and not ErrAmbiguous", got.err)
+	}
+	if n := s.count(); n != 1 {
+		t.Fatalf("%d requests, want 1: the waiting create must not be sent", n)
+	}
+}
+
+func TestStop_backOffEndsWithoutRetry(t *testing.T) {
+	busy := step{status: http.StatusServiceUnavailable, header: map[string]string{"Retry-After": "600"}}
+	s, c, ctx, stop := stopping(t, []step{busy}, 10*time.Second)
+	done := make(chan error, 1)
+	go func() { done <- c.DeleteLink(ctx, "l-1") }()
+	await(t, "the request to arrive", func() bool { return s.count() == 1 })
+	stop()
+	if err := receive(t, done, "the delete waiting to retry"); err == nil {
+		t.Fatal("the delete succeeded; want the stop's error")
+	}
+	if n := s.count(); n != 1 {
+		t.Fatalf("%d requests, want 1: nothing is re-sent after the stop", n)
+	}
+}
+
+func TestStop_nothingNewIsSent(t *testing.T) {
+	s, c, _, stop := stopping(t, []step{{status: 201, body: linkJSON}}, 10*time.Second)
+	stop()
+	// A fresh context, as a Terraform operation that had not started yet.
+	_, err := c.CreateLink(context.Background(), CreateLinkInput{Destination: "https://e/", DomainID: "d"})
+	if !errors.Is(err, ErrNotSent) {
+		t.Fatalf("error = %v, want ErrNotSent", err)
+	}
+	if _, err := c.ListLinks(context.Background()); !errors.Is(err, ErrNotSent) {
+		t.Fatalf("list error = %v, want ErrNotSent", err)
+	}
+	if n := s.count(); n != 0 {
+		t.Fatalf("%d requests after the stop, want 0", n)
+	}
+}
+
+func TestStop_deadlineIsNotExtended(t *testing.T) {
+	s, srv := serve(t, step{status: 201, body: linkJSON, delay: time.Minute})
+	c := newTestClient(t, srv, func(cfg *Config) { cfg.Stop = NewStop() })
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d"})
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("error = %v, want the deadline, ambiguous", err)
+	}
+	if s.count() != 1 {
+		t.Fatalf("%d requests, want 1", s.count())
+	}
+}
