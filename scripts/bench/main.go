@@ -3,6 +3,7 @@
 //
 //	go run ./scripts/bench                      # everything (make bench)
 //	go run ./scripts/bench -only throttle       # the write-budget scenario
+//	go run ./scripts/bench -only interrupt      # SIGINT mid-apply: time to exit
 //	go run ./scripts/bench -only refresh -sizes 100,1000
 //
 // Scenarios:
@@ -11,6 +12,9 @@
 //     window. The budget allows no less than 3 windows of waiting (6 s);
 //     the table gives the apply's wall time against that floor and the
 //     share of requests the service answered 429.
+//   - interrupt: an apply of 20 links against 4 s writes, interrupted
+//     with SIGINT while writes are in flight; the time from the signal to
+//     Terraform's exit against the longest write in flight plus 2 s.
 //   - refresh: N links are seeded, brought under management with import
 //     blocks, then `terraform plan` (with refresh) is timed, with the list
 //     requests counted by the emulator and the provider process's peak
@@ -30,7 +34,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -39,6 +42,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
@@ -62,7 +66,7 @@ type options struct {
 func parseOptions() (options, error) {
 	var o options
 	var sizes string
-	flag.StringVar(&o.only, "only", "", "run one scenario: throttle or refresh")
+	flag.StringVar(&o.only, "only", "", "run one scenario: throttle, interrupt or refresh")
 	flag.StringVar(&sizes, "sizes", "100,1000,5000", "numbers of links for the refresh scenario")
 	flag.IntVar(&o.runs, "runs", 3, "timed runs per measurement (the median is reported)")
 	flag.StringVar(&o.out, "out", "docs/benchmarks.md", "where to write the Markdown report (- for stdout)")
@@ -101,6 +105,11 @@ func run() error {
 			return fmt.Errorf("throttle: %w", err)
 		}
 	}
+	if o.only == "" || o.only == "interrupt" {
+		if err := h.interruptScenario(&report); err != nil {
+			return fmt.Errorf("interrupt: %w", err)
+		}
+	}
 	if o.only == "" || o.only == "refresh" {
 		if err := h.refreshScenario(&report); err != nil {
 			return fmt.Errorf("refresh: %w", err)
@@ -117,12 +126,11 @@ func run() error {
 	return nil
 }
 
-// harness holds the built provider and the Terraform CLI configuration
-// that points at it.
+// harness holds the built provider and the CLI that runs it.
 type harness struct {
-	o      options
-	dir    string
-	rcFile string
+	o   options
+	dir string
+	cli *clitest.CLI
 }
 
 func newHarness(o options) (*harness, error) {
@@ -130,16 +138,12 @@ func newHarness(o options) (*harness, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &harness{o: o, dir: dir, rcFile: filepath.Join(dir, "terraformrc")}
-	bin := filepath.Join(dir, "bin")
 	logf("building the provider")
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-shortlink"), ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return nil, fmt.Errorf("building the provider: %w", err)
+	cli, err := clitest.Build(dir)
+	if err != nil {
+		return nil, err
 	}
-	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"shortlink/shortlink\" = %q\n  }\n  direct {}\n}\n", bin)
-	return h, os.WriteFile(h.rcFile, []byte(rc), 0o644)
+	return &harness{o: o, dir: dir, cli: cli}, nil
 }
 
 // emulatorServer serves an emulator and notes when write requests arrive.
@@ -176,55 +180,31 @@ func startEmulator(settings emulator.Settings) (*emulatorServer, error) {
 
 // workdir is one Terraform working directory.
 type workdir struct {
-	h   *harness
-	dir string
-	env []string
+	*clitest.Workdir
 }
 
 func (h *harness) workdir(name string, es *emulatorServer, files map[string]string) (*workdir, error) {
-	dir := filepath.Join(h.dir, name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	for file, content := range files {
-		if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o644); err != nil {
-			return nil, err
-		}
-	}
-	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+h.rcFile, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+	var env []string
 	if es != nil {
 		env = append(env, "SHORTLINK_BASE_URL="+es.url, "SHORTLINK_API_KEY="+es.fx.APIKey)
 	}
-	return &workdir{h: h, dir: dir, env: env}, nil
+	w, err := h.cli.Workdir(name, files, env...)
+	return &workdir{w}, err
 }
 
-// terraform runs the CLI, failing with its output when it fails; a plan
-// with -detailed-exitcode that finds changes (exit 2) is a failure too.
+// terraformLimit bounds one CLI run of the benchmark.
+const terraformLimit = 30 * time.Minute
+
+// terraform runs the CLI and times it, failing with its output when it
+// fails; a plan with -detailed-exitcode that finds changes (exit 2) is a
+// failure too.
 func (w *workdir) terraform(args ...string) (time.Duration, error) {
-	cmd := exec.Command(w.h.o.terraform, append([]string{"-chdir=" + w.dir}, args...)...)
-	cmd.Env = w.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
-	err := cmd.Run()
-	elapsed := time.Since(start)
-	if err != nil {
-		tail := out.String()
-		if len(tail) > 3000 {
-			tail = tail[len(tail)-3000:]
-		}
-		return elapsed, fmt.Errorf("terraform %s: %w\n%s", strings.Join(args, " "), err, tail)
-	}
-	return elapsed, nil
+	_, err := w.Terraform(context.Background(), terraformLimit, args...)
+	return time.Since(start), err
 }
 
-const providerBlock = `
-terraform {
-  required_providers {
-    shortlink = { source = "shortlink/shortlink" }
-  }
-}
-`
+const providerBlock = clitest.RequiredProviders
 
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)

@@ -49,7 +49,7 @@ resource "shortlink_link" "l" {
 		if err != nil {
 			return err
 		}
-		w.env = append(w.env, "TF_VAR_domain_id="+es.fx.DomainID)
+		w.Setenv("TF_VAR_domain_id=" + es.fx.DomainID)
 		logf("throttle run %d: applying %d links", i, throttleLinks)
 		wall, err := w.terraform("apply", "-auto-approve", "-input=false", "-parallelism=10")
 		if err != nil {

@@ -1,0 +1,334 @@
+// Package clitest runs the real Terraform (or OpenTofu) CLI as a
+// subprocess against a fresh build of the provider, for what
+// terraform-plugin-testing cannot do: interrupting or killing a run, and
+// several runs at once. The end-to-end tests (internal/e2e) and the
+// benchmarks (scripts/bench) use it.
+//
+// The provider is built once into a temporary directory and found through a
+// CLI configuration of its own (dev_overrides), never the user's
+// ~/.terraformrc, so nothing is downloaded and no `terraform init` is run.
+package clitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ModulePath is the provider's Go module, built by Build.
+const ModulePath = "github.com/shortlink/terraform-provider-shortlink"
+
+// CLI is a built provider and the CLI that runs it.
+type CLI struct {
+	// Path is the terraform (or tofu) binary.
+	Path string
+	// Root holds the provider build, the CLI configuration and the
+	// working directories.
+	Root   string
+	rcFile string
+}
+
+// CLIPath is the CLI to run: TF_ACC_TERRAFORM_PATH, else terraform on PATH.
+func CLIPath() (string, error) {
+	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
+		return p, nil
+	}
+	p, err := exec.LookPath("terraform")
+	if err != nil {
+		return "", errors.New("no Terraform CLI: set TF_ACC_TERRAFORM_PATH or put terraform on PATH")
+	}
+	return p, nil
+}
+
+// Build builds the provider into root and writes the CLI configuration
+// that points the CLI at it.
+func Build(root string) (*CLI, error) {
+	cli, err := CLIPath()
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(root, "bin")
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-shortlink"), ModulePath)
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building the provider: %w\n%s", err, out)
+	}
+	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n", "shortlink/shortlink", bin)
+	c := &CLI{Path: cli, Root: root, rcFile: filepath.Join(root, "cli.tfrc")}
+	return c, os.WriteFile(c.rcFile, []byte(rc), 0o644)
+}
+
+// RequiredProviders is the terraform block every configuration needs.
+const RequiredProviders = `
+terraform {
+  required_providers {
+    shortlink = { source = "shortlink/shortlink" }
+  }
+}
+`
+
+// Workdir is one working directory: a configuration and its local state.
+type Workdir struct {
+	cli *CLI
+	Dir string
+	env []string
+}
+
+// Workdir creates a working directory named name holding files, whose runs
+// get env (such as SHORTLINK_BASE_URL=…) on top of the process's own.
+func (c *CLI) Workdir(name string, files map[string]string, env ...string) (*Workdir, error) {
+	dir := filepath.Join(c.Root, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	for file, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	base := append(os.Environ(), "TF_CLI_CONFIG_FILE="+c.rcFile, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+	return &Workdir{cli: c, Dir: dir, env: append(base, env...)}, nil
+}
+
+// Setenv adds variables (NAME=value) to the environment of later runs.
+func (w *Workdir) Setenv(kv ...string) { w.env = append(w.env, kv...) }
+
+// WriteFile replaces one file of the configuration.
+func (w *Workdir) WriteFile(name, content string) error {
+	return os.WriteFile(filepath.Join(w.Dir, name), []byte(content), 0o644)
+}
+
+// Run is one CLI process, started in a process group of its own so that a
+// signal reaches the CLI and the provider together, as a terminal's Ctrl-C
+// or a CI runner's cancellation does.
+type Run struct {
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+	err  error
+	// Exited is when the process ended; zero while it runs.
+	Exited time.Time
+}
+
+// Start starts the CLI with args (without -chdir, which it adds).
+func (w *Workdir) Start(args ...string) (*Run, error) {
+	cmd := exec.Command(w.cli.Path, append([]string{"-chdir=" + w.Dir}, args...)...)
+	cmd.Env = w.env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	r := &Run{cmd: cmd, out: out, done: make(chan struct{})}
+	go func() {
+		r.err = cmd.Wait()
+		r.Exited = time.Now()
+		close(r.done)
+	}()
+	return r, nil
+}
+
+// Signal sends sig to the run's process group.
+func (r *Run) Signal(sig syscall.Signal) error {
+	return syscall.Kill(-r.cmd.Process.Pid, sig)
+}
+
+// Wait waits for the run to end, at most limit (then it kills the group),
+// and returns its output and its error (an *exec.ExitError on failure).
+func (r *Run) Wait(limit time.Duration) (string, error) {
+	select {
+	case <-r.done:
+	case <-time.After(limit):
+		_ = r.Signal(syscall.SIGKILL)
+		<-r.done
+		return r.out.String(), fmt.Errorf("%s did not end within %s; killed", strings.Join(r.cmd.Args, " "), limit)
+	}
+	return r.out.String(), r.err
+}
+
+// Output is what the run has printed so far.
+func (r *Run) Output() string { return r.out.String() }
+
+// Terraform runs the CLI to its end (at most limit) and returns its output;
+// a non-zero exit is an error carrying the output's tail.
+func (w *Workdir) Terraform(ctx context.Context, limit time.Duration, args ...string) (string, error) {
+	r, err := w.Start(args...)
+	if err != nil {
+		return "", err
+	}
+	stop := context.AfterFunc(ctx, func() { _ = r.Signal(syscall.SIGKILL) })
+	defer stop()
+	out, err := r.Wait(limit)
+	if err != nil {
+		return out, fmt.Errorf("terraform %s: %w\n%s", strings.Join(args, " "), err, tail(out, 4000))
+	}
+	return out, nil
+}
+
+// ExitCode is the exit status of a finished run's error (0 for nil, -1
+// when it was not an exit).
+func ExitCode(err error) int {
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exit):
+		return exit.ExitCode()
+	}
+	return -1
+}
+
+// StateInstance is one resource instance of the local state file.
+type StateInstance struct {
+	Address string
+	ID      string
+	Tainted bool
+}
+
+// State reads the working directory's local state; no file is no state.
+func (w *Workdir) State() ([]StateInstance, error) {
+	b, err := os.ReadFile(filepath.Join(w.Dir, "terraform.tfstate"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st struct {
+		Resources []struct {
+			Mode, Type, Name string
+			Instances        []struct {
+				IndexKey   any    `json:"index_key"`
+				Status     string `json:"status"`
+				Attributes struct {
+					ID string `json:"id"`
+				} `json:"attributes"`
+			} `json:"instances"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("reading terraform.tfstate: %w", err)
+	}
+	var out []StateInstance
+	for _, r := range st.Resources {
+		for _, in := range r.Instances {
+			addr := r.Type + "." + r.Name
+			if in.IndexKey != nil {
+				addr += fmt.Sprintf("[%v]", in.IndexKey)
+			}
+			out = append(out, StateInstance{Address: addr, ID: in.Attributes.ID, Tainted: in.Status == "tainted"})
+		}
+	}
+	return out, nil
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// syncBuffer is a bytes.Buffer safe for the process's writers and readers.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// WriteTracker wraps the emulator's handler and notes when each write
+// (POST, PATCH, DELETE) arrives and when it is answered, so a test can
+// signal the CLI while writes are in flight and a benchmark can tell how
+// long they ran.
+type WriteTracker struct {
+	next http.Handler
+
+	mu    sync.Mutex
+	spans []Span
+}
+
+// Span is one write: End is zero while it is in flight.
+type Span struct{ Start, End time.Time }
+
+// NewWriteTracker wraps next.
+func NewWriteTracker(next http.Handler) *WriteTracker { return &WriteTracker{next: next} }
+
+func (t *WriteTracker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet || !strings.HasPrefix(r.URL.Path, "/api/") {
+		t.next.ServeHTTP(w, r)
+		return
+	}
+	t.mu.Lock()
+	i := len(t.spans)
+	t.spans = append(t.spans, Span{Start: time.Now()})
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		t.spans[i].End = time.Now()
+		t.mu.Unlock()
+	}()
+	t.next.ServeHTTP(w, r)
+}
+
+// Counts returns the writes in flight and those answered.
+func (t *WriteTracker) Counts() (inFlight, answered int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, s := range t.spans {
+		if s.End.IsZero() {
+			inFlight++
+		} else {
+			answered++
+		}
+	}
+	return inFlight, answered
+}
+
+// InFlightAt returns the writes that had arrived and were not yet answered
+// at the instant at.
+func (t *WriteTracker) InFlightAt(at time.Time) []Span {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []Span
+	for _, s := range t.spans {
+		if !s.Start.After(at) && (s.End.IsZero() || s.End.After(at)) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// WaitIdle waits until no write is in flight, at most limit.
+func (t *WriteTracker) WaitIdle(limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		if n, _ := t.Counts(); n == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("writes still in flight after %s", limit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

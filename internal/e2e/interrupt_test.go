@@ -1,0 +1,284 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+)
+
+// writeDelay is how long the emulator's fraud filter takes on every create
+// and change of destination: the service's writes are slow, and a slow
+// write is what an interrupt catches in flight.
+const writeDelay = 4 * time.Second
+
+// runLimit bounds one CLI run; it only turns a hang into a failure.
+const runLimit = 5 * time.Minute
+
+var (
+	buildOnce sync.Once
+	built     *clitest.CLI
+	buildErr  error
+)
+
+// cli builds the provider once for every test of the package.
+func cli(t *testing.T) *clitest.CLI {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("end-to-end tests run the Terraform CLI; set TF_ACC=1")
+	}
+	buildOnce.Do(func() {
+		root, err := os.MkdirTemp("", "shortlink-e2e-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		built, buildErr = clitest.Build(root)
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return built
+}
+
+// service is an emulator with slow writes, served on loopback, whose writes
+// are tracked.
+type service struct {
+	srv    *emulator.Server
+	fx     emulator.Fixture
+	url    string
+	writes *clitest.WriteTracker
+}
+
+func newService(t *testing.T, change ...func(*emulator.Settings)) *service {
+	t.Helper()
+	settings := emulator.DefaultSettings()
+	settings.Filter.Delay = emulator.Duration(writeDelay)
+	settings.Limits.Write, settings.Limits.Read = 10000, 10000
+	for _, c := range change {
+		c(&settings)
+	}
+	srv, err := emulator.New(emulator.Options{Settings: settings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx, err := srv.SeedFixture("e2e", "go.example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &service{srv: srv, fx: fx, writes: clitest.NewWriteTracker(srv)}
+	ts := httptest.NewServer(s.writes)
+	t.Cleanup(ts.Close)
+	s.url = ts.URL
+	return s
+}
+
+// workdir is a working directory configured for s.
+func (s *service) workdir(t *testing.T, name, config string) *clitest.Workdir {
+	t.Helper()
+	w, err := cli(t).Workdir(name, map[string]string{"main.tf": clitest.RequiredProviders + config},
+		"SHORTLINK_BASE_URL="+s.url, "SHORTLINK_API_KEY="+s.fx.APIKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// linkIDs are the IDs of the links the service holds.
+func (s *service) linkIDs() []string {
+	var ids []string
+	for _, l := range s.srv.Links(s.fx.AccountID) {
+		ids = append(ids, l.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// campaign declares n links: with a slug when slugs(i), with UTM
+// parameters on every third.
+func campaign(domainID string, n int, slugs func(int) bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "provider \"shortlink\" {}\n")
+	for i := range n {
+		fmt.Fprintf(&b, "\nresource \"shortlink_link\" \"l%02d\" {\n  domain_id   = %q\n  destination = \"https://example.com/promo/%d\"\n", i, domainID, i)
+		if slugs(i) {
+			fmt.Fprintf(&b, "  slug        = \"promo-%d\"\n", i)
+		}
+		if i%3 == 0 {
+			fmt.Fprintf(&b, "  utm = {\n    source   = \"newsletter\"\n    campaign = \"spring\"\n  }\n")
+		}
+		b.WriteString("}\n")
+	}
+	return b.String()
+}
+
+func halfWithSlugs(i int) bool { return i%2 == 0 }
+
+// interruptApply starts an apply of config and sends sig to its process
+// group once the service has answered some writes and others are in
+// flight. It returns when the CLI has ended.
+func interruptApply(t *testing.T, s *service, w *clitest.Workdir, sig syscall.Signal) (output string, signalled time.Time) {
+	t.Helper()
+	run, err := w.Start("apply", "-auto-approve", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(runLimit)
+	for {
+		inFlight, answered := s.writes.Counts()
+		if answered >= 5 && inFlight >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			out, _ := run.Wait(time.Second)
+			t.Fatalf("the apply never had writes in flight to interrupt:\n%s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	signalled = time.Now()
+	if err := run.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run.Wait(runLimit)
+	if err == nil {
+		t.Fatalf("the interrupted apply succeeded; want it stopped:\n%s", out)
+	}
+	t.Logf("%s: the CLI exited %s after the signal (exit code %d); %d writes were in flight then",
+		sig, run.Exited.Sub(signalled).Round(time.Millisecond), clitest.ExitCode(err), len(s.writes.InFlightAt(signalled)))
+	return out, signalled
+}
+
+// stateIDs are the link IDs the working directory's state records.
+func stateIDs(t *testing.T, w *clitest.Workdir) []string {
+	t.Helper()
+	st, err := w.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, in := range st {
+		ids = append(ids, in.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// finish applies again, checks exactly want links, an empty plan, and a
+// destroy that leaves none of the configuration's links.
+func finish(t *testing.T, s *service, w *clitest.Workdir, want int) string {
+	t.Helper()
+	ctx := context.Background()
+	out, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatalf("the apply after the interrupted one failed: %v", err)
+	}
+	if got := len(s.linkIDs()); got != want {
+		t.Fatalf("the service holds %d links after the second apply, want %d\n%s", got, want, out)
+	}
+	if plan, err := w.Terraform(ctx, runLimit, "plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
+		t.Fatalf("the plan after the second apply is not empty: %v\n%s", err, plan)
+	}
+	if _, err := w.Terraform(ctx, runLimit, "destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestInterrupt_gracefulStop: SIGINT (a Ctrl-C, a runner's cancel) or
+// SIGTERM while creates are in flight. The writes already sent finish, so
+// afterwards the service and the state hold the same links; the next apply
+// creates the rest without an error, and nothing is duplicated.
+func TestInterrupt_gracefulStop(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			s := newService(t)
+			w := s.workdir(t, "graceful-"+strings.ReplaceAll(sig.String(), " ", "-"), campaign(s.fx.DomainID, 20, halfWithSlugs))
+			out, _ := interruptApply(t, s, w, sig)
+			if !strings.Contains(out, "Interrupt received") {
+				t.Fatalf("the CLI did not stop gracefully:\n%s", out)
+			}
+			onService, inState := s.linkIDs(), stateIDs(t, w)
+			if len(onService) == 0 || len(onService) == 20 {
+				t.Fatalf("the service holds %d links; the interrupt should have come mid-apply", len(onService))
+			}
+			if !slices.Equal(onService, inState) {
+				t.Fatalf("after the interrupt the service holds %d links and the state %d:\nservice %v\nstate   %v\n%s",
+					len(onService), len(inState), onService, inState, out)
+			}
+			finish(t, s, w, 20)
+			if n := len(s.linkIDs()); n != 0 {
+				t.Fatalf("%d links left after destroy", n)
+			}
+		})
+	}
+}
+
+// TestInterrupt_killed: SIGKILL of the CLI and the provider while creates
+// are in flight, as when a runner dies. The service carries the creates
+// out, and no state records them. The next apply takes over every leftover
+// that has a slug (a warning names each), so links with slugs end up
+// exactly once; a leftover without a slug cannot be told apart from
+// another configuration's link, so a new link is created and a warning
+// names the leftover for the user to delete.
+func TestInterrupt_killed(t *testing.T) {
+	for name, slugs := range map[string]func(int) bool{
+		"with slugs":    func(int) bool { return true },
+		"without slugs": func(int) bool { return false },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newService(t)
+			w := s.workdir(t, "killed-"+strings.ReplaceAll(name, " ", "-"), campaign(s.fx.DomainID, 20, slugs))
+			interruptApply(t, s, w, syscall.SIGKILL)
+			if err := s.writes.WaitIdle(2 * writeDelay); err != nil {
+				t.Fatal(err)
+			}
+			inState := stateIDs(t, w)
+			var leftovers []string
+			for _, id := range s.linkIDs() {
+				if !slices.Contains(inState, id) {
+					leftovers = append(leftovers, id)
+				}
+			}
+			if len(leftovers) == 0 {
+				t.Fatal("the kill left no link unrecorded; it should have come while creates were in flight")
+			}
+			warning, want := "Took over a link left by an interrupted run", 20
+			if !slugs(0) {
+				warning, want = "Possible leftover of an interrupted run", 20+len(leftovers)
+			}
+			out := finish(t, s, w, want)
+			if got := strings.Count(out, warning); got < 1 {
+				t.Fatalf("no warning %q in the second apply:\n%s", warning, out)
+			}
+			for _, id := range leftovers {
+				if !strings.Contains(out, id) {
+					t.Errorf("the second apply's warnings do not name leftover %s:\n%s", id, out)
+				}
+			}
+			var wantLeft []string // destroy removes what the state records
+			if !slugs(0) {
+				wantLeft = sorted(leftovers)
+			}
+			if remaining := s.linkIDs(); !slices.Equal(remaining, wantLeft) {
+				t.Fatalf("after destroy the service holds %v, want %v", remaining, wantLeft)
+			}
+		})
+	}
+}
+
+func sorted(ids []string) []string {
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	return out
+}
