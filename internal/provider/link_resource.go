@@ -210,7 +210,7 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 // with what this new link (which has no slug) declares. The check is best
 // effort and reads the shared listing: a failure only skips the warning.
 func (r *linkResource) warnOfLeftovers(ctx context.Context, in client.CreateLinkInput, created string, diags *diag.Diagnostics) {
-	listed, err := r.data.links.Links(ctx)
+	listed, err := r.data.links.Current(ctx)
 	if err != nil {
 		tflog.Debug(ctx, "could not list the links to look for leftovers of interrupted runs", map[string]any{"error": err.Error()})
 		return
@@ -395,14 +395,14 @@ func (r *linkResource) findBySlug(ctx context.Context, domainID, slug string) (*
 	if domainID == "" || slug == "" {
 		return nil, fmt.Errorf("%w: %q is not of the form <domain_id>/<slug>", errNoSuchLink, domainID+"/"+slug)
 	}
-	links, err := r.data.links.Links(ctx)
-	if err != nil {
+	link, ok, err := r.data.links.Find(ctx, func(l client.Link) bool {
+		return strings.EqualFold(l.DomainID, domainID) && l.Slug == slug
+	})
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	for i := range links {
-		if strings.EqualFold(links[i].DomainID, domainID) && links[i].Slug == slug {
-			return &links[i], nil
-		}
+	case ok:
+		return &link, nil
 	}
 	return nil, fmt.Errorf("%w: no link with slug %q on domain %s; list the account's links with data.shortlink_links", errNoSuchLink, slug, domainID)
 }

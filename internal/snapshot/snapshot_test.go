@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +29,9 @@ type service struct {
 	started chan int
 	// during, when set, runs inside each listing (after reading the links).
 	during func()
+	// omit[n] are the IDs listing n (from 1) leaves out, as offset paging
+	// does when another client deletes links while it runs.
+	omit map[int][]string
 }
 
 func newService(ids ...string) *service {
@@ -47,7 +51,9 @@ func (s *service) list(ctx context.Context) ([]client.Link, error) {
 	s.calls++
 	n := s.calls
 	// The listing shows the account as it was when the request arrived.
-	links := append([]client.Link(nil), s.links...)
+	links := slices.DeleteFunc(slices.Clone(s.links), func(l client.Link) bool {
+		return slices.Contains(s.omit[n], l.ID)
+	})
 	err, hold, started, during := s.err, s.hold, s.started, s.during
 	s.mu.Unlock()
 	if started != nil {
@@ -82,6 +88,27 @@ func (s *service) set(change func(*service)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	change(s)
+}
+
+// put changes a link on the service, then records it in snap, as the
+// provider does.
+func (s *service) put(snap *Snapshot, l client.Link) {
+	s.set(func(s *service) {
+		if i := slices.IndexFunc(s.links, func(x client.Link) bool { return x.ID == l.ID }); i >= 0 {
+			s.links[i] = l
+		} else {
+			s.links = append(s.links, l)
+		}
+	})
+	snap.Put(l)
+}
+
+// remove deletes a link on the service, then records it in snap.
+func (s *service) remove(snap *Snapshot, id string) {
+	s.set(func(s *service) {
+		s.links = slices.DeleteFunc(s.links, func(l client.Link) bool { return l.ID == id })
+	})
+	snap.Remove(id)
 }
 
 const lifetime = time.Minute
@@ -204,17 +231,19 @@ func TestSnapshotConcurrentGetsShareOneListing(t *testing.T) {
 	// Within the lifetime: served from the listing.
 	clk.Advance(lifetime - time.Second)
 	inParallel(n, func(int) { mustGet(t, s, "a") })
+	checkCalls(t, svc, 1)
+	// Links confirms with a second listing, which becomes the current one.
 	if got := linkIDs(t, s); !reflect.DeepEqual(got, []string{"a", "b", "c"}) {
 		t.Errorf("Links = %v", got)
 	}
-	checkCalls(t, svc, 1)
+	checkCalls(t, svc, 2)
 
 	// After the lifetime: one more listing, shared again.
-	clk.Advance(time.Second)
+	clk.Advance(lifetime)
 	inParallel(n, func(int) { mustGet(t, s, "b") })
-	checkCalls(t, svc, 2)
+	checkCalls(t, svc, 3)
 	mustGet(t, s, "c")
-	checkCalls(t, svc, 2)
+	checkCalls(t, svc, 3)
 }
 
 func TestSnapshotSeesChangesOfTheServiceAfterTheLifetime(t *testing.T) {
@@ -232,7 +261,8 @@ func TestSnapshotSeesChangesOfTheServiceAfterTheLifetime(t *testing.T) {
 	if _, ok := mustGet(t, s, "c"); !ok {
 		t.Error("a link created out of band is not seen after the lifetime")
 	}
-	checkCalls(t, svc, 2)
+	// The refresh, and the listing that confirmed a is gone.
+	checkCalls(t, svc, 3)
 }
 
 // A listing slower than the lifetime still serves every caller that waited
@@ -271,9 +301,9 @@ func TestSnapshotPutAndRemoveNeedNoListing(t *testing.T) {
 	s, _ := newSnapshot(svc, lifetime)
 	mustGet(t, s, "a")
 
-	s.Put(link("c", "https://example.com/c"))
-	s.Put(link("a", "https://example.com/changed"))
-	s.Remove("b")
+	svc.put(s, link("c", "https://example.com/c"))
+	svc.put(s, link("a", "https://example.com/changed"))
+	svc.remove(s, "b")
 
 	if l, ok := mustGet(t, s, "c"); !ok || l.Destination != "https://example.com/c" {
 		t.Errorf("Get(c) = %+v, %v, want the link put", l, ok)
@@ -284,11 +314,13 @@ func TestSnapshotPutAndRemoveNeedNoListing(t *testing.T) {
 	if _, ok := mustGet(t, s, "b"); ok {
 		t.Error("Get(b) found a removed link")
 	}
+	s.Remove("nope") // removing an unknown link is harmless
+	checkCalls(t, svc, 1)
+	// Links alone lists, to confirm.
 	if got := linkIDs(t, s); !reflect.DeepEqual(got, []string{"a", "c"}) {
 		t.Errorf("Links = %v, want [a c]", got)
 	}
-	s.Remove("nope") // removing an unknown link is harmless
-	checkCalls(t, svc, 1)
+	checkCalls(t, svc, 2)
 }
 
 func TestSnapshotPutBeforeAnyListing(t *testing.T) {
@@ -308,14 +340,16 @@ func TestSnapshotPutBeforeAnyListing(t *testing.T) {
 	if _, ok := mustGet(t, s, "a"); ok {
 		t.Error("a link removed before the listing is served")
 	}
+	checkCalls(t, svc, 1) // a was removed by us: its absence needs no confirmation
 	if got := linkIDs(t, s); !reflect.DeepEqual(got, []string{"new"}) {
 		t.Errorf("Links = %v, want [new]", got)
 	}
-	checkCalls(t, svc, 1)
+	checkCalls(t, svc, 2)
 }
 
 // The listing in flight shows the account as it was when it started; the
-// writes made meanwhile are replayed on top of it.
+// writes made meanwhile are replayed on top of it. (A Get of c drives the
+// listing: Links would list again to confirm, and answer from that.)
 func TestSnapshotWritesDuringListingAreReplayed(t *testing.T) {
 	for _, stale := range []bool{false, true} {
 		t.Run(fmt.Sprintf("refresh=%v", stale), func(t *testing.T) {
@@ -331,19 +365,19 @@ func TestSnapshotWritesDuringListingAreReplayed(t *testing.T) {
 			})
 			got := make(chan error, 1)
 			go func() {
-				_, err := s.Links(context.Background())
+				_, _, err := s.Get(context.Background(), "c")
 				got <- err
 			}()
 			receive(t, svc.started, "a listing to start")
 
 			// The service carries these out; the listing in flight predates them.
-			s.Put(link("d", "https://example.com/d"))
-			s.Put(link("a", "https://example.com/changed"))
-			s.Remove("b")
-			s.Put(link("e", "https://example.com/e"))
-			s.Remove("e")
+			svc.put(s, link("d", "https://example.com/d"))
+			svc.put(s, link("a", "https://example.com/changed"))
+			svc.remove(s, "b")
+			svc.put(s, link("e", "https://example.com/e"))
+			svc.remove(s, "e")
 			close(svc.hold)
-			if err := receive(t, got, "Links"); err != nil {
+			if err := receive(t, got, "Get"); err != nil {
 				t.Fatal(err)
 			}
 
@@ -359,10 +393,11 @@ func TestSnapshotWritesDuringListingAreReplayed(t *testing.T) {
 			if _, ok := mustGet(t, s, "e"); ok {
 				t.Error("a link put then removed during the listing is served")
 			}
+			checkCalls(t, svc, map[bool]int{false: 1, true: 2}[stale])
 			if got := linkIDs(t, s); !reflect.DeepEqual(got, []string{"a", "c", "d"}) {
 				t.Errorf("Links = %v, want [a c d]", got)
 			}
-			checkCalls(t, svc, map[bool]int{false: 1, true: 2}[stale])
+			checkCalls(t, svc, map[bool]int{false: 2, true: 3}[stale])
 
 			// The journal is spent: the next listing is not patched by it.
 			svc.set(func(svc *service) {
@@ -380,19 +415,22 @@ func TestSnapshotWritesDuringListingAreReplayed(t *testing.T) {
 func TestSnapshotLifetimeZeroListsEveryTime(t *testing.T) {
 	svc := newService("a", "b")
 	s, _ := newSnapshot(svc, 0)
+	// A Get that finds its link lists once; Links lists twice, to confirm.
 	for i := range 3 {
 		if _, ok := mustGet(t, s, "a"); !ok {
 			t.Fatal("Get(a) found nothing")
 		}
-		checkCalls(t, svc, 2*i+1)
+		checkCalls(t, svc, 3*i+1)
 		if got := linkIDs(t, s); !reflect.DeepEqual(got, []string{"a", "b"}) {
 			t.Errorf("Links = %v", got)
 		}
-		checkCalls(t, svc, 2*i+2)
+		checkCalls(t, svc, 3*i+3)
 	}
+	// A miss lists once more.
 	if _, ok := mustGet(t, s, "zzz"); ok {
 		t.Error("Get(zzz) found a link")
 	}
+	checkCalls(t, svc, 11)
 	// Writes change nothing: the service's list is the truth.
 	s.Put(link("x", "https://example.com/x"))
 	s.Remove("a")
@@ -458,7 +496,7 @@ func TestSnapshotFailedRefreshListsAgain(t *testing.T) {
 	if got := linkIDs(t, s); !reflect.DeepEqual(got, []string{"a"}) {
 		t.Errorf("Links = %v", got)
 	}
-	checkCalls(t, svc, 3)
+	checkCalls(t, svc, 4) // the refresh, then the confirming listing
 }
 
 func TestSnapshotCancelledLeaderDoesNotFailWaiters(t *testing.T) {
@@ -543,17 +581,17 @@ func TestSnapshotLinksOrder(t *testing.T) {
 	if l, _ := mustGet(t, s, "b"); l.Destination != "https://example.com/b2" {
 		t.Errorf("Get(b) = %+v, want the last listed", l)
 	}
-	s.Put(link("d", "https://example.com/d"))  // newest: last
-	s.Put(link("a", "https://example.com/a2")) // changed: stays in place
-	s.Remove("c")
+	svc.put(s, link("d", "https://example.com/d"))  // newest: last
+	svc.put(s, link("a", "https://example.com/a2")) // changed: stays in place
+	svc.remove(s, "c")
 	if got := linkIDs(t, s); !reflect.DeepEqual(got, []string{"a", "b", "d"}) {
 		t.Errorf("Links = %v, want [a b d]", got)
 	}
 	// A link removed and put again (the same ID re-created) appears once,
 	// as the newest.
-	s.Remove("b")
-	s.Put(link("b", "https://example.com/b3"))
-	s.Put(link("b", "https://example.com/b4"))
+	svc.remove(s, "b")
+	svc.put(s, link("b", "https://example.com/b3"))
+	svc.put(s, link("b", "https://example.com/b4"))
 	links, err := s.Links(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -574,7 +612,7 @@ func TestSnapshotLinksOrder(t *testing.T) {
 	if l, _ := mustGet(t, s, "a"); l.Destination != "https://example.com/a2" {
 		t.Errorf("Get(a) = %+v after the caller changed Links' result", l)
 	}
-	checkCalls(t, svc, 1)
+	checkCalls(t, svc, 4) // two for the first Links, one each for the others
 }
 
 func TestSnapshotConcurrentReadsAndWrites(t *testing.T) {
@@ -604,4 +642,262 @@ func TestSnapshotConcurrentReadsAndWrites(t *testing.T) {
 		}
 		seen[id] = true
 	}
+}
+
+// A link one listing skipped (paging shifted by deletes elsewhere) is found
+// by the listing that confirms the miss.
+func TestSnapshotMissIsConfirmed(t *testing.T) {
+	svc := newService("a", "x", "b")
+	svc.omit = map[int][]string{1: {"x"}}
+	s, _ := newSnapshot(svc, lifetime)
+	if l, ok := mustGet(t, s, "x"); !ok || l.ID != "x" {
+		t.Errorf("Get(x) = %+v, %v, want the link the first listing skipped", l, ok)
+	}
+	checkCalls(t, svc, 2)
+	// The confirming listing is now the current one.
+	mustGet(t, s, "a")
+	mustGet(t, s, "x")
+	checkCalls(t, svc, 2)
+}
+
+func TestSnapshotMissingLinkIsConfirmedGone(t *testing.T) {
+	svc := newService("a")
+	s, clk := newSnapshot(svc, lifetime)
+	if _, ok := mustGet(t, s, "x"); ok {
+		t.Error("Get(x) found a link the service does not have")
+	}
+	checkCalls(t, svc, 2)
+
+	// Later, from a fresh listing: one more to confirm.
+	mustGet(t, s, "a")
+	checkCalls(t, svc, 2)
+	if _, ok := mustGet(t, s, "y"); ok {
+		t.Error("Get(y) found a link the service does not have")
+	}
+	checkCalls(t, svc, 3)
+	clk.Advance(lifetime)
+	if _, ok := mustGet(t, s, "y"); ok {
+		t.Error("Get(y) found a link the service does not have")
+	}
+	checkCalls(t, svc, 5)
+}
+
+// Concurrent misses share one confirming listing.
+func TestSnapshotConcurrentMissesShareOneListing(t *testing.T) {
+	svc := newService("a")
+	s, _ := newSnapshot(svc, lifetime)
+	mustGet(t, s, "a")
+	svc.set(func(svc *service) {
+		svc.hold = make(chan struct{})
+		svc.started = make(chan int, 64)
+	})
+
+	const n = 50
+	errs := make(chan error, n)
+	startAll(n, func(i int) {
+		id := fmt.Sprintf("gone%d", i)
+		_, ok, err := s.Get(context.Background(), id)
+		if err == nil && ok {
+			err = fmt.Errorf("Get(%q) found a link the service does not have", id)
+		}
+		errs <- err
+	})
+	if got := receive(t, svc.started, "a confirming listing to start"); got != 2 {
+		t.Errorf("listing %d started, want 2", got)
+	}
+	close(svc.hold)
+	for range n {
+		if err := receive(t, errs, "a Get"); err != nil {
+			t.Error(err)
+		}
+	}
+	checkCalls(t, svc, 2)
+}
+
+// A link this provider deleted is known to be gone: no listing confirms it,
+// even after the lifetime.
+func TestSnapshotRemovedLinkNeedsNoConfirmation(t *testing.T) {
+	svc := newService("a", "b")
+	s, clk := newSnapshot(svc, lifetime)
+	mustGet(t, s, "a")
+	svc.remove(s, "b")
+	if _, ok := mustGet(t, s, "b"); ok {
+		t.Error("Get(b) found a removed link")
+	}
+	checkCalls(t, svc, 1)
+	clk.Advance(lifetime)
+	if _, ok := mustGet(t, s, "b"); ok {
+		t.Error("Get(b) found a removed link after the lifetime")
+	}
+	checkCalls(t, svc, 2) // the refresh only
+
+	// Put again (the same ID re-created): a miss is confirmed again.
+	s.Put(link("b", "https://example.com/b"))
+	clk.Advance(lifetime)
+	if _, ok := mustGet(t, s, "b"); ok {
+		t.Error("Get(b) found a link the service does not have")
+	}
+	checkCalls(t, svc, 4)
+}
+
+// Links returns a link either listing skipped, in the service's order,
+// those only the second listing has last.
+func TestSnapshotLinksIsTheUnionOfTwoListings(t *testing.T) {
+	svc := newService("a", "x", "y", "z")
+	svc.omit = map[int][]string{1: {"x"}, 2: {"y"}}
+	s, _ := newSnapshot(svc, lifetime)
+	if got := linkIDs(t, s); !reflect.DeepEqual(got, []string{"a", "y", "z", "x"}) {
+		t.Errorf("Links = %v, want [a y z x]", got)
+	}
+	checkCalls(t, svc, 2)
+	// The second listing is the current one: x is served, y confirmed.
+	mustGet(t, s, "x")
+	checkCalls(t, svc, 2)
+	if _, ok := mustGet(t, s, "y"); !ok {
+		t.Error("Get(y) did not find the link the second listing skipped")
+	}
+	checkCalls(t, svc, 3)
+}
+
+// A link only the first listing has is left out when this provider removed
+// it while the second listing ran.
+func TestSnapshotLinksLeavesOutLinksRemovedMeanwhile(t *testing.T) {
+	svc := newService("a", "b", "c")
+	s, _ := newSnapshot(svc, lifetime)
+	mustGet(t, s, "a")
+	svc.set(func(svc *service) { svc.during = func() { svc.remove(s, "b") } })
+	if got := linkIDs(t, s); !reflect.DeepEqual(got, []string{"a", "c"}) {
+		t.Errorf("Links = %v, want [a c]", got)
+	}
+	checkCalls(t, svc, 2)
+}
+
+// Links shares its confirming listing with concurrent misses.
+func TestSnapshotLinksSharesTheConfirmingListing(t *testing.T) {
+	svc := newService("a", "b")
+	s, _ := newSnapshot(svc, lifetime)
+	mustGet(t, s, "a")
+	svc.set(func(svc *service) {
+		svc.hold = make(chan struct{})
+		svc.started = make(chan int, 64)
+	})
+	const n = 10
+	done := make(chan struct{}, n)
+	startAll(n, func(i int) {
+		if i%2 == 0 {
+			linkIDs(t, s)
+		} else if _, ok := mustGet(t, s, "gone"); ok {
+			t.Error("Get(gone) found a link the service does not have")
+		}
+		done <- struct{}{}
+	})
+	receive(t, svc.started, "a confirming listing to start")
+	close(svc.hold)
+	for range n {
+		receive(t, done, "a call")
+	}
+	checkCalls(t, svc, 2)
+}
+
+func TestSnapshotLifetimeZeroConfirmsMisses(t *testing.T) {
+	svc := newService("a", "x", "y")
+	svc.omit = map[int][]string{1: {"x"}, 3: {"x"}, 4: {"y"}}
+	s, _ := newSnapshot(svc, 0)
+	if _, ok := mustGet(t, s, "x"); !ok {
+		t.Error("Get(x) did not find the link the first listing skipped")
+	}
+	checkCalls(t, svc, 2)
+	if got := linkIDs(t, s); !reflect.DeepEqual(got, []string{"a", "y", "x"}) {
+		t.Errorf("Links = %v, want [a y x]", got)
+	}
+	checkCalls(t, svc, 4)
+	if _, ok := mustGet(t, s, "gone"); ok {
+		t.Error("Get(gone) found a link the service does not have")
+	}
+	checkCalls(t, svc, 6)
+}
+
+// A miss whose confirming listing was started by a caller whose context
+// then ended lists again with the waiter's own context.
+func TestSnapshotCancelledLeaderDoesNotFailConfirmingWaiters(t *testing.T) {
+	svc := newService("a")
+	s, _ := newSnapshot(svc, lifetime)
+	mustGet(t, s, "a")
+	svc.set(func(svc *service) {
+		svc.hold = make(chan struct{})
+		svc.started = make(chan int, 64)
+	})
+
+	leaderCtx, cancelLeader := context.WithCancel(context.Background())
+	leader := make(chan error, 1)
+	go func() {
+		_, _, err := s.Get(leaderCtx, "x")
+		leader <- err
+	}()
+	if n := receive(t, svc.started, "the confirming listing to start"); n != 2 {
+		t.Fatalf("listing %d started, want 2", n)
+	}
+	waiter := make(chan error, 1)
+	startAll(1, func(int) {
+		_, ok, err := s.Get(context.Background(), "y")
+		if err == nil && ok {
+			err = errors.New("Get(y) found a link the service does not have")
+		}
+		waiter <- err
+	})
+	cancelLeader()
+	if err := receive(t, leader, "the leader"); !errors.Is(err, context.Canceled) {
+		t.Errorf("leader: %v, want context.Canceled", err)
+	}
+	select {
+	case n := <-svc.started:
+		if n != 3 {
+			t.Errorf("listing %d started, want 3", n)
+		}
+	case err := <-waiter:
+		t.Fatalf("the waiter returned %v without listing again", err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiter did not list again")
+	}
+	close(svc.hold)
+	if err := receive(t, waiter, "the waiter"); err != nil {
+		t.Errorf("waiter: %v", err)
+	}
+	checkCalls(t, svc, 3)
+}
+
+func TestSnapshotFindConfirmsAMiss(t *testing.T) {
+	svc := newService("a", "x", "b")
+	svc.omit = map[int][]string{1: {"x"}}
+	s, _ := newSnapshot(svc, lifetime)
+	bySlug := func(slug string) func(client.Link) bool {
+		return func(l client.Link) bool { return l.Slug == slug }
+	}
+	l, ok, err := s.Find(context.Background(), bySlug("x"))
+	if err != nil || !ok || l.ID != "x" {
+		t.Fatalf("Find(slug x) = %+v, %v, %v; want the link the first listing skipped", l, ok, err)
+	}
+	checkCalls(t, svc, 2)
+	if _, ok, err := s.Find(context.Background(), bySlug("nope")); err != nil || ok {
+		t.Fatalf("Find(slug nope) = %v, %v; want not found", ok, err)
+	}
+	checkCalls(t, svc, 3) // the miss was confirmed by one more listing
+}
+
+func TestSnapshotCurrentNeedsNoConfirmation(t *testing.T) {
+	svc := newService("a", "x", "b")
+	svc.omit = map[int][]string{1: {"x"}}
+	s, _ := newSnapshot(svc, lifetime)
+	links, err := s.Current(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(links); got != 2 {
+		t.Fatalf("Current listed %d links, want the first listing's 2", got)
+	}
+	checkCalls(t, svc, 1)
+	if _, err := s.Current(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	checkCalls(t, svc, 1) // served from the fresh listing
 }
