@@ -92,6 +92,10 @@ type Config struct {
 	RetryWaitMin, RetryWaitMax time.Duration
 	// MaxPages bounds the pages ListLinks follows; DefaultMaxPages if <= 0.
 	MaxPages int
+	// UnreachableAfter bounds the time spent retrying failures to reach
+	// the service at all, across every operation of the Client;
+	// DefaultUnreachableAfter if zero.
+	UnreachableAfter time.Duration
 	// Stop, if set, is the provider's stop signal: once it begins nothing
 	// new is sent, and writes already sent may finish within its grace.
 	Stop *Stop
@@ -114,6 +118,7 @@ type Client struct {
 	maxPages    int
 	onRateLimit func(string, RateLimit)
 	stop        *Stop
+	reach       *verdict
 }
 
 // New checks cfg and returns a Client. Errors never contain the API key.
@@ -132,6 +137,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	c := &Client{
 		stop:        stop,
+		reach:       &verdict{patience: cmpOr(cfg.UnreachableAfter, DefaultUnreachableAfter)},
 		base:        strings.TrimRight(base.String(), "/"),
 		baseURL:     base,
 		apiKey:      key,
@@ -322,6 +328,9 @@ func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 		// Nothing was sent, so even a POST is not ambiguous.
 		return nil, fmt.Errorf("%s %s: %w: %w", cl.method, cl.path, ErrNotSent, err)
 	}
+	if err := c.reach.err(); err != nil {
+		return nil, fmt.Errorf("%s %s: %w: %w", cl.method, cl.path, ErrNotSent, err)
+	}
 	ctx = tflog.MaskAllFieldValuesStrings(ctx, c.apiKey)
 	ctx = tflog.MaskMessageStrings(ctx, c.apiKey)
 	req, err := c.newRequest(ctx, cl)
@@ -475,6 +484,9 @@ func (x *exchange) failure(ctx context.Context, err error) error {
 	}
 	if x.attempt > 1 {
 		err = fmt.Errorf("%w (after %d attempts)", err, x.attempt)
+	}
+	if verdict := x.client.reach.err(); verdict != nil && cannotConnect(err) {
+		err = verdict // the run-wide conclusion, which names this error
 	}
 	err = fmt.Errorf("%s %s: %w", cl.method, cl.path, err)
 	if cl.method == http.MethodPost && x.uncertain {

@@ -173,14 +173,37 @@ func appendNew(all, links []Link, ids map[string]bool) []Link {
 func (c *Client) listPage(ctx context.Context, pageURL string) (*page, *response, error) {
 	cl := call{method: http.MethodGet, path: pathLinks, url: pageURL, accept: "application/json", limit: MaxJSONBodyBytes}
 	resp, err := c.do(ctx, cl)
+	if errors.Is(err, ErrNotFound) {
+		// The list itself cannot be missing: the base URL is wrong. Not
+		// "the link is gone", which would make every link look deleted.
+		// Its text only: the 404 must not match ErrNotFound, "link gone".
+		return nil, nil, c.reach.conclude(c.wrongBaseURL(pageURL, errors.New(err.Error())))
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	p, err := decodeListBody(resp.body)
+	if err != nil && !looksLikeJSON(resp.body) {
+		// A page, not the API (a proxy's or a web site's): the same mistake.
+		return nil, nil, c.reach.conclude(c.wrongBaseURL(pageURL, c.unexpected(cl, resp, "a list of links", err)))
+	}
 	if err != nil {
 		return nil, nil, c.unexpected(cl, resp, "a list of links", err)
 	}
 	return p, resp, nil
+}
+
+// wrongBaseURL explains a list request that reached something other than
+// the service's API.
+func (c *Client) wrongBaseURL(pageURL string, cause error) error {
+	return fmt.Errorf("%w: GET %s reached something other than the service's API (%w). base_url (now %q) must be the address that the API's paths (/api/links, /api/analytics/export) are appended to, such as https://api.example.com, without /api or any other path the API does not have",
+		ErrWrongBaseURL, c.redact(pageURL), cause, c.base)
+}
+
+// looksLikeJSON reports whether body starts as a JSON value would.
+func looksLikeJSON(body []byte) bool {
+	b := bytes.TrimSpace(body)
+	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
 }
 
 // ChangeDestination changes where a link points, and its utm if in says so.

@@ -70,14 +70,20 @@ func certificateError(err error) bool {
 
 // neverSent reports transport errors that happen before the request leaves
 // the machine (name resolution, connecting, the TLS handshake, a wait for
-// the rate limit or a stop), after which
-// even a POST is known not to have been carried out.
+// the rate limit or a stop), after which even a POST is known not to have
+// been carried out.
 func neverSent(err error) bool {
+	return cannotConnect(err) || errors.Is(err, ErrNotSent)
+}
+
+// cannotConnect reports errors of reaching the service at all: the name
+// does not resolve, nothing listens, no route, the certificate is refused.
+func cannotConnect(err error) bool {
 	var (
 		dns *net.DNSError
 		op  *net.OpError
 	)
-	return errors.As(err, &dns) || (errors.As(err, &op) && op.Op == "dial") || certificateError(err) || errors.Is(err, ErrNotSent)
+	return errors.As(err, &dns) || (errors.As(err, &op) && op.Op == "dial") || certificateError(err)
 }
 
 // retryWait says how long to wait before retry number attempt+1 (attempt
@@ -174,6 +180,10 @@ func (x *exchange) checkRetry(ctx context.Context, resp *http.Response, err erro
 	x.lastStatus, x.uncertain = 0, !neverSent(err)
 	if err == nil {
 		x.lastStatus, x.uncertain = resp.StatusCode, resp.StatusCode >= 500
+		x.client.reach.answered()
+	} else if cannotConnect(err) && x.client.reach.unreachable(time.Now(), err) {
+		tflog.Debug(ctx, "not retrying request", x.fields(map[string]any{"reason": "the service has not been reachable for the whole patience of the client"}))
+		return false, nil
 	}
 	retry, reason := shouldRetry(x.call.method, resp, err)
 	if !retry {

@@ -30,6 +30,10 @@ var serviceFieldAttributes = map[string]string{
 // one. action says what the provider was doing ("create the link").
 func addServiceError(diags *diag.Diagnostics, action string, err error) {
 	summary := "Could not " + action
+	if client.IsVerdict(err) {
+		diags.AddError(verdictSummary(err), verdictDetail(err))
+		return
+	}
 	var taken *slugTakenError
 	if errors.As(err, &taken) {
 		diags.AddAttributeError(path.Root("slug"), summary, slugTakenDetail(taken))
@@ -65,6 +69,33 @@ func plainErrorDetail(err error) string {
 		return err.Error()
 	}
 	return err.Error() + "\n\nCheck that base_url points at the service and that it is reachable, then run the command again."
+}
+
+// addRefreshError reports a refresh that failed. A conclusion the client
+// holds for the whole run (the service cannot be reached, base_url is
+// wrong) is reported as an error by the first refresh only: the run fails
+// on it, and the other refreshes keep their state with a warning (which
+// Terraform folds into one) instead of repeating it.
+func addRefreshError(diags *diag.Diagnostics, c *client.Client, action string, err error) {
+	if client.IsVerdict(err) && !c.ClaimVerdictReport() {
+		diags.AddWarning("Not refreshed", fmt.Sprintf("Could not %s: %s. The error is reported once for the whole run.", action, verdictSummary(err)))
+		return
+	}
+	addServiceError(diags, action, err)
+}
+
+func verdictSummary(err error) string {
+	if errors.Is(err, client.ErrWrongBaseURL) {
+		return "base_url does not lead to the short-link service's API"
+	}
+	return "Cannot reach the short-link service"
+}
+
+func verdictDetail(err error) string {
+	if errors.Is(err, client.ErrWrongBaseURL) {
+		return err.Error() + "\n\nEvery other operation of this run fails the same way, so the provider stopped sending requests."
+	}
+	return err.Error() + "\n\nThe provider stopped trying, for every operation of this run. Check base_url (or " + EnvBaseURL + "): its scheme, host and port; and that the service (or the emulator) is running and reachable from this machine."
 }
 
 // leftoverAdvice says what the next run does about a create whose outcome

@@ -289,7 +289,7 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		return
 	}
 	if err != nil {
-		addServiceError(&resp.Diagnostics, "read the link "+state.ID.ValueString(), err)
+		addRefreshError(&resp.Diagnostics, r.data.client, "read the link "+state.ID.ValueString(), err)
 		return
 	}
 	state.applyLink(link)

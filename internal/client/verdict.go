@@ -1,0 +1,96 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// DefaultUnreachableAfter is how long a Client keeps retrying failures to
+// reach the service at all (connection refused, unknown host, no route)
+// before it concludes, for every operation of the run at once, that the
+// service cannot be reached. A restarting service or a flapping network
+// comes back within it; a typo in base_url never does.
+const DefaultUnreachableAfter = 20 * time.Second
+
+// Errors a Client concludes once for the rest of its life: every later
+// request fails at once with the same error, unsent, instead of each
+// operation of the run finding out for itself.
+var (
+	// ErrUnreachable: the service could not be reached for
+	// Config.UnreachableAfter, or its certificate was refused.
+	ErrUnreachable = errors.New("the service cannot be reached")
+	// ErrWrongBaseURL: the list endpoint answered 404 or a page that is
+	// not the API, which only a base URL that does not lead to the API
+	// explains.
+	ErrWrongBaseURL = errors.New("the base URL does not lead to the service's API")
+)
+
+// IsVerdict reports whether err is a conclusion the Client holds for the
+// rest of the run (ErrUnreachable or ErrWrongBaseURL).
+func IsVerdict(err error) bool {
+	return errors.Is(err, ErrUnreachable) || errors.Is(err, ErrWrongBaseURL)
+}
+
+// verdict is what a Client has learnt about reaching the service.
+type verdict struct {
+	patience time.Duration
+
+	mu sync.Mutex
+	// failingSince is when the first of the current run of failures to
+	// connect happened; zero once the service answered.
+	failingSince time.Time
+	// final, once set, fails every later request.
+	final error
+	// reported is set by the first caller of Claim.
+	reported bool
+}
+
+// answered notes that the service answered (any status).
+func (v *verdict) answered() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.failingSince = time.Time{}
+}
+
+// unreachable notes a failure to connect at now and reports whether the
+// Client has tried long enough: then the verdict is final.
+func (v *verdict) unreachable(now time.Time, err error) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.failingSince.IsZero() {
+		v.failingSince = now
+	}
+	if v.final == nil && (now.Sub(v.failingSince) >= v.patience || certificateError(err)) {
+		v.final = fmt.Errorf("%w (tried for %s): %w", ErrUnreachable, now.Sub(v.failingSince).Round(time.Second), err)
+	}
+	return v.final != nil
+}
+
+// conclude makes err the final verdict, unless one is set already.
+func (v *verdict) conclude(err error) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.final == nil {
+		v.final = err
+	}
+	return v.final
+}
+
+func (v *verdict) err() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.final
+}
+
+// ClaimVerdictReport returns true to the first caller only: the operation
+// that reports the Client's verdict to the user; the others can say "see
+// above" instead of repeating it.
+func (c *Client) ClaimVerdictReport() bool {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	first := !c.reach.reported
+	c.reach.reported = true
+	return first
+}

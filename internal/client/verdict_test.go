@@ -1,0 +1,123 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// closedPort returns a loopback address where nothing listens.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	return addr
+}
+
+// countingDials is an HTTP client that counts its connection attempts.
+func countingDials(dials *atomic.Int32) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	dialer := &net.Dialer{}
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		return dialer.DialContext(ctx, network, addr)
+	}
+	return &http.Client{Transport: tr}
+}
+
+func TestVerdict_unreachableServiceIsGivenUpOnceForEveryOperation(t *testing.T) {
+	var dials atomic.Int32
+	c, err := New(Config{
+		BaseURL: "http://" + closedPort(t), APIKey: testKey, HTTPClient: countingDials(&dials),
+		MaxRetries: 100, RetryWaitMin: time.Millisecond, RetryWaitMax: 10 * time.Millisecond,
+		UnreachableAfter: 200 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.ListLinks(context.Background())
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("error = %v, want ErrUnreachable naming the cause", err)
+	}
+	tried := dials.Load()
+	if tried < 2 || tried > 100 {
+		t.Fatalf("%d connection attempts, want retries within the patience, far below max_retries", tried)
+	}
+	// Every later operation fails at once, sending nothing; a create is
+	// not ambiguous.
+	_, err = c.CreateLink(context.Background(), CreateLinkInput{Destination: "https://e/", DomainID: "d"})
+	if !errors.Is(err, ErrUnreachable) || !errors.Is(err, ErrNotSent) || errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("create error = %v, want ErrUnreachable, unsent and not ambiguous", err)
+	}
+	if n := dials.Load(); n != tried {
+		t.Fatalf("%d more connection attempts after the verdict", n-tried)
+	}
+	if !c.ClaimVerdictReport() || c.ClaimVerdictReport() {
+		t.Fatal("ClaimVerdictReport must answer true once, then false")
+	}
+}
+
+func TestVerdict_anAnswerRestartsThePatience(t *testing.T) {
+	v := &verdict{patience: time.Minute}
+	start := time.Now()
+	refused := &net.OpError{Op: "dial", Err: errors.New("connection refused")}
+	if v.unreachable(start, refused) {
+		t.Fatal("gave up at the first failure")
+	}
+	v.answered()
+	if v.unreachable(start.Add(59*time.Second), refused) || v.unreachable(start.Add(90*time.Second), refused) {
+		t.Fatal("gave up although the service answered within the patience")
+	}
+	if !v.unreachable(start.Add(120*time.Second), refused) {
+		t.Fatal("did not give up after a whole patience of failures")
+	}
+}
+
+func TestVerdict_wrongBaseURL(t *testing.T) {
+	for name, answer := range map[string]step{
+		"404 JSON": {status: http.StatusNotFound, body: `{"error":"not_found"}`},
+		"404 page": {status: http.StatusNotFound, body: "<html>Not Found</html>", header: map[string]string{"Content-Type": "text/html"}},
+		"200 page": {status: http.StatusOK, body: "<!doctype html><html>Welcome</html>", header: map[string]string{"Content-Type": "text/html"}},
+		"200 text": {status: http.StatusOK, body: "Sign in"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, srv := serve(t, answer)
+			c := newTestClient(t, srv, func(cfg *Config) { cfg.BaseURL = srv.URL + "/api" })
+			_, err := c.ListLinks(context.Background())
+			if !errors.Is(err, ErrWrongBaseURL) || errors.Is(err, ErrNotFound) {
+				t.Fatalf("error = %v, want ErrWrongBaseURL and not ErrNotFound", err)
+			}
+			for _, want := range []string{srv.URL + "/api/api/links", `base_url (now "` + srv.URL + `/api")`, "/api/links"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Fatalf("error %q does not say %q", err, want)
+				}
+			}
+			if err := c.DeleteLink(context.Background(), "l-1"); !errors.Is(err, ErrWrongBaseURL) {
+				t.Fatalf("a later request: %v, want the same verdict", err)
+			}
+			if n := s.count(); n != 1 {
+				t.Fatalf("%d requests, want 1: nothing is sent after the verdict", n)
+			}
+		})
+	}
+}
+
+func TestVerdict_404OfALinkIsNotAVerdict(t *testing.T) {
+	_, srv := serve(t, step{status: http.StatusNotFound, body: `{"error":"not_found"}`})
+	c := newTestClient(t, srv)
+	if err := c.DeleteLink(context.Background(), "l-1"); !errors.Is(err, ErrNotFound) || IsVerdict(err) {
+		t.Fatalf("error = %v, want ErrNotFound", err)
+	}
+	if err := c.DeleteLink(context.Background(), "l-2"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("second delete: %v", err)
+	}
+}
