@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
@@ -68,4 +70,60 @@ func closedPort(t *testing.T) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// TestMistakes_planWarnings: a plan warns, once and on the attribute, about
+// what would go wrong or be lost at apply: a slug the refresh saw taken, an
+// expiry already past (only for a link being created), a replacement that
+// loses the click history.
+func TestMistakes_planWarnings(t *testing.T) {
+	t.Parallel()
+	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+	if _, err := s.srv.SeedLinks(s.fx.DomainID, "taken", 1); err != nil {
+		t.Fatal(err)
+	}
+	link := func(name, slug, extra string) string {
+		return fmt.Sprintf("\nresource \"shortlink_link\" %q {\n  domain_id   = %q\n  destination = \"https://example.com/%s\"\n  slug        = %q\n%s}\n", name, s.fx.DomainID, name, slug, extra)
+	}
+	keep := link("keep", "keep", "")
+	w := s.workdir(t, "plan-warnings", "provider \"shortlink\" {}\n"+keep)
+	ctx := context.Background()
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	expectCount := func(out, what string, want int) {
+		t.Helper()
+		if got := strings.Count(out, what); got != want {
+			t.Fatalf("%q appears %d times, want %d:\n%s", what, got, want, out)
+		}
+	}
+	run("apply", "-auto-approve")
+
+	past := link("past", "past", "  expires_at  = \"2020-01-01T00:00:00Z\"\n")
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+keep+past+link("clash", "taken-0", "")); err != nil {
+		t.Fatal(err)
+	}
+	out := run("plan")
+	expectCount(out, "Warning: Slug already taken", 1)
+	expectCount(out, s.fx.DomainID+"/taken-0", 1)
+	expectCount(out, "Warning: Expiry in the past", 1)
+
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+keep+past); err != nil {
+		t.Fatal(err)
+	}
+	expectCount(run("apply", "-auto-approve"), "Warning: Expiry in the past", 1)
+	expectCount(run("plan"), "Expiry in the past", 0) // expired after creation: not the plan's concern
+
+	later := link("keep", "keep", "  expires_at  = \"2099-01-01T00:00:00Z\"\n")
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+later+past); err != nil {
+		t.Fatal(err)
+	}
+	out = run("plan")
+	expectCount(out, "Warning: Replacing the link loses its click history", 1)
+	expectCount(out, "the same short URL", 1)
 }

@@ -132,26 +132,35 @@ func (lc *linkCreator) takeOverSlug(ctx context.Context, key string, in client.C
 	if err != nil {
 		return nil, made, fmt.Errorf("%w; then listing the links to find the link that holds the slug failed: %w", conflict, err)
 	}
-	taken := &slugTakenError{DomainID: in.DomainID, Slug: in.Slug, Window: lc.window, cause: conflict}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
-	for i := range links {
-		l := &links[i]
-		if !strings.EqualFold(l.DomainID, in.DomainID) || l.Slug != in.Slug {
-			continue
-		}
-		taken.Holder = l
-		taken.Reason = lc.leftoverProblemLocked(l, in)
-		if taken.Reason != "" {
-			return nil, made, taken
-		}
-		lc.held[l.ID] = true
-		if attempt > 1 {
-			return l, retaken, nil
-		}
-		return l, leftover, nil
+	holder, problem := lc.slugHolderLocked(links, in)
+	if holder == nil || problem != "" {
+		return nil, made, &slugTakenError{DomainID: in.DomainID, Slug: in.Slug, Holder: holder, Reason: problem, cause: conflict}
 	}
-	return nil, made, taken
+	lc.held[holder.ID] = true
+	if attempt > 1 {
+		return holder, retaken, nil
+	}
+	return holder, leftover, nil
+}
+
+// slugHolder finds the link among listed that holds in's slug, and says
+// why a create of in could not take it over ("" when it could).
+func (lc *linkCreator) slugHolder(listed []client.Link, in client.CreateLinkInput) (*client.Link, string) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	return lc.slugHolderLocked(listed, in)
+}
+
+func (lc *linkCreator) slugHolderLocked(listed []client.Link, in client.CreateLinkInput) (*client.Link, string) {
+	for i := range listed {
+		l := &listed[i]
+		if strings.EqualFold(l.DomainID, in.DomainID) && l.Slug == in.Slug {
+			return l, lc.leftoverProblemLocked(l, in)
+		}
+	}
+	return nil, ""
 }
 
 // leftoverProblemLocked says why l cannot be taken over by a create of in,
@@ -159,7 +168,7 @@ func (lc *linkCreator) takeOverSlug(ctx context.Context, key string, in client.C
 func (lc *linkCreator) leftoverProblemLocked(l *client.Link, in client.CreateLinkInput) string {
 	switch {
 	case lc.held[l.ID]:
-		return "another resource of this configuration already manages it"
+		return "another resource of this configuration already manages it (a resource replaced with create_before_destroy cannot keep its slug: the old link holds it until it is destroyed)"
 	case !sameDestination(in.Destination, l.Destination, l.UTM):
 		return fmt.Sprintf("its destination %q differs from this resource's", l.Destination)
 	case !sameExpiry(l.ExpiresAt, in.ExpiresAt):
@@ -201,7 +210,6 @@ type slugTakenError struct {
 	Holder *client.Link
 	// Reason says why Holder was not taken over.
 	Reason string
-	Window time.Duration
 	cause  error
 }
 

@@ -84,7 +84,6 @@ func (r *linkResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				MarkdownDescription: "When the link expires, in any RFC 3339 spelling (`2027-03-31T23:59:59Z`). Compared by instant, so the service's own spelling never shows as a change. Changing the instant replaces the link.",
 				Optional:            true,
 				CustomType:          timetypes.RFC3339Type{},
-				Validators:          []validator.String{validate.NotInPast(time.Now)},
 				PlanModifiers:       []planmodifier.String{planmodify.RequiresReplaceIfOtherInstant()},
 			},
 			"utm": schema.SingleNestedAttribute{

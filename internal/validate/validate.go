@@ -130,32 +130,6 @@ func (notEmptyObject) ValidateObject(_ context.Context, req validator.ObjectRequ
 		req.Path.String()+" sets no attribute; set at least one of its attributes, or remove it to clear the parameters.")
 }
 
-// NotInPast warns about a timestamp that has already passed: a link created
-// with it is expired from the start (visits answer 410). It is a warning,
-// not an error, because a configuration applied long ago must keep planning.
-func NotInPast(now func() time.Time) validator.String { return notInPast{now: now} }
-
-type notInPast struct{ now func() time.Time }
-
-var _ validator.String = notInPast{}
-
-func (notInPast) Description(context.Context) string { return "should be in the future" }
-func (v notInPast) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (v notInPast) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	t, err := time.Parse(time.RFC3339Nano, req.ConfigValue.ValueString())
-	if err != nil || t.After(v.now()) {
-		return // a malformed value is the type's error to report
-	}
-	resp.Diagnostics.AddAttributeWarning(req.Path, "Expiry in the past",
-		fmt.Sprintf("%s %s has already passed: a link created with it is expired from the start, and its visitors get 410 Gone.", req.Path, req.ConfigValue.ValueString()))
-}
-
 // Duration accepts a Go duration ("5s", "90m", "24h") between lo and hi.
 func Duration(lo, hi time.Duration) validator.String {
 	return stringCheck{

@@ -1,0 +1,131 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/planmodify"
+)
+
+var _ resource.ResourceWithModifyPlan = (*linkResource)(nil)
+
+// ModifyPlan adds the warnings a plan owes its reader before anything is
+// applied: what a replacement loses, a slug the refresh saw taken, an
+// expiry already past. It changes no planned value.
+func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return // destroy
+	}
+	var plan linkResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !req.State.Raw.IsNull() {
+		var state linkResourceModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if !resp.Diagnostics.HasError() {
+			warnOfReplacement(&resp.Diagnostics, replacedBy(state, plan), state, plan)
+		}
+		return
+	}
+	warnOfPastExpiry(&resp.Diagnostics, plan, time.Now())
+	if r.data != nil {
+		r.warnOfTakenSlug(ctx, &resp.Diagnostics, plan)
+	}
+}
+
+// replacedBy lists the attributes whose planned change replaces the link,
+// as their plan modifiers decide (which the resource's ModifyPlan is not
+// told): another domain, another slug, another instant of expiry.
+func replacedBy(state, plan linkResourceModel) path.Paths {
+	var out path.Paths
+	changed := func(a, b types.String) bool { return !b.IsUnknown() && !a.Equal(b) }
+	if changed(state.DomainID, plan.DomainID) {
+		out = append(out, path.Root("domain_id"))
+	}
+	if changed(state.Slug, plan.Slug) {
+		out = append(out, path.Root("slug"))
+	}
+	if !plan.ExpiresAt.IsUnknown() && (state.ExpiresAt.IsNull() != plan.ExpiresAt.IsNull() ||
+		!state.ExpiresAt.IsNull() && !planmodify.SameInstant(state.ExpiresAt.ValueString(), plan.ExpiresAt.ValueString())) {
+		out = append(out, path.Root("expires_at"))
+	}
+	return out
+}
+
+// warnOfReplacement says, on each attribute that forces it, what replacing
+// the link loses: the service takes domain_id, slug and expires_at only on
+// create, so the link is deleted and a new one made.
+func warnOfReplacement(diags *diag.Diagnostics, replacing path.Paths, state, plan linkResourceModel) {
+	if len(replacing) == 0 {
+		return
+	}
+	shortURL := "and a new short URL (no slug is set, so the service generates one)"
+	if !plan.Slug.IsNull() && !plan.Slug.IsUnknown() && plan.Slug.Equal(state.Slug) {
+		shortURL = "and, once the old link is deleted, the same short URL (the slug is kept; with create_before_destroy the create fails with 409, because the old link still holds the slug)"
+	}
+	for _, p := range replacing {
+		diags.AddAttributeWarning(p, "Replacing the link loses its click history",
+			fmt.Sprintf("Changing %s replaces link %s (%s): the service takes it only when a link is created, so the link is deleted and a new one made. The new link starts with no click history (the old link's clicks stay in the account-wide export), a new QR code %s. To keep the link, leave %s as it is.",
+				p, state.ID.ValueString(), state.ShortURL.ValueString(), shortURL, p))
+	}
+}
+
+// warnOfPastExpiry warns, for a link about to be created, that its expiry
+// has passed: the service would make a link that answers 410 at once. A
+// link that simply expired after it was made is not the plan's concern.
+func warnOfPastExpiry(diags *diag.Diagnostics, plan linkResourceModel, now time.Time) {
+	if plan.ExpiresAt.IsNull() || plan.ExpiresAt.IsUnknown() {
+		return
+	}
+	t, d := plan.ExpiresAt.ValueRFC3339Time()
+	if d.HasError() || t.After(now) {
+		return
+	}
+	diags.AddAttributeWarning(path.Root("expires_at"), "Expiry in the past",
+		fmt.Sprintf("expires_at %s has already passed: the link will be created expired, and every visit will answer 410 Gone. Set a future time, or remove expires_at.", plan.ExpiresAt.ValueString()))
+}
+
+// warnOfTakenSlug warns when a new link's slug is held on its domain. A
+// warning, not an error: the same apply may free it (deleting or replacing
+// that link first), and the leftover of an interrupted run is taken over.
+// It reads the shared listing that serves the refresh (so it costs a
+// request only when nothing in the state needed refreshing), and a failure
+// only skips the hint.
+func (r *linkResource) warnOfTakenSlug(ctx context.Context, diags *diag.Diagnostics, plan linkResourceModel) {
+	if plan.Slug.IsNull() || plan.Slug.IsUnknown() || plan.DomainID.IsUnknown() || plan.Destination.IsUnknown() || plan.ExpiresAt.IsUnknown() {
+		return
+	}
+	listed, err := r.data.links.Current(ctx)
+	if err != nil {
+		return
+	}
+	in := client.CreateLinkInput{DomainID: plan.DomainID.ValueString(), Slug: plan.Slug.ValueString(), Destination: plan.Destination.ValueString()}
+	if !plan.ExpiresAt.IsNull() {
+		if t, d := plan.ExpiresAt.ValueRFC3339Time(); !d.HasError() {
+			in.ExpiresAt = &t
+		}
+	}
+	holder, problem := r.data.creator.slugHolder(listed, in)
+	if holder == nil {
+		return
+	}
+	importID := in.DomainID + "/" + in.Slug
+	if problem == "" {
+		diags.AddAttributeWarning(path.Root("slug"), "Slug held by a link this resource would take over",
+			fmt.Sprintf("The slug %q is held on domain %s by link %s (%s), created %s, which is exactly what this resource declares and which no other resource of this run manages: most probably left by an interrupted run. Unless something else frees or takes it first, the apply takes it over (see adoption_window).",
+				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.CreatedAt.Format(time.RFC3339)))
+		return
+	}
+	diags.AddAttributeWarning(path.Root("slug"), "Slug already taken",
+		fmt.Sprintf("The slug %q is already used on domain %s by link %s (%s, destination %q): %s. Unless this apply deletes or replaces that link first, the create will fail with 409 slug_taken. Choose another slug, or import that link with the ID %s.",
+			in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.Destination, problem, importID))
+}

@@ -1,0 +1,96 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+func planned(slug, expires string) linkResourceModel {
+	var m linkResourceModel
+	m.ID, m.ShortURL = types.StringValue("l-1"), types.StringValue("https://go.example.test/abc")
+	m.Slug = types.StringNull()
+	if slug != "" {
+		m.Slug = types.StringValue(slug)
+	}
+	m.ExpiresAt = timetypes.NewRFC3339Null()
+	if expires != "" {
+		m.ExpiresAt = timetypes.NewRFC3339ValueMust(expires)
+	}
+	return m
+}
+
+func TestWarnOfReplacement(t *testing.T) {
+	for name, tc := range map[string]struct {
+		slug string
+		want string
+	}{
+		"no slug":    {"", "a new short URL (no slug is set"},
+		"fixed slug": {"spring", "the same short URL (the slug is kept; with create_before_destroy the create fails with 409"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var diags diag.Diagnostics
+			state, plan := planned(tc.slug, "2027-01-01T00:00:00Z"), planned(tc.slug, "2028-01-01T00:00:00Z")
+			warnOfReplacement(&diags, path.Paths{path.Root("expires_at")}, state, plan)
+			if diags.WarningsCount() != 1 || diags.HasError() {
+				t.Fatalf("diagnostics %v, want one warning", diags)
+			}
+			w := diags.Warnings()[0]
+			for _, want := range []string{"Changing expires_at replaces link l-1 (https://go.example.test/abc)", "no click history", tc.want} {
+				if !strings.Contains(w.Detail(), want) {
+					t.Errorf("warning %q does not say %q", w.Detail(), want)
+				}
+			}
+		})
+	}
+	var diags diag.Diagnostics
+	warnOfReplacement(&diags, nil, planned("", ""), planned("", ""))
+	if len(diags) != 0 {
+		t.Fatalf("an in-place change warned: %v", diags)
+	}
+}
+
+func TestWarnOfPastExpiry(t *testing.T) {
+	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	for expires, warns := range map[string]bool{"": false, "2026-11-21T23:59:59Z": true, "2026-11-22T00:00:01Z": false} {
+		var diags diag.Diagnostics
+		warnOfPastExpiry(&diags, planned("", expires), now)
+		if got := diags.WarningsCount() == 1; got != warns {
+			t.Errorf("expires_at %q: warned %v, want %v (%v)", expires, got, warns, diags)
+		}
+	}
+}
+
+func TestReplacedBy(t *testing.T) {
+	base := planned("spring", "2027-01-01T00:00:00Z")
+	base.DomainID = types.StringValue("d-1")
+	for name, tc := range map[string]struct {
+		change func(*linkResourceModel)
+		want   string
+	}{
+		"nothing":              {func(*linkResourceModel) {}, ""},
+		"respelled expiry":     {func(m *linkResourceModel) { m.ExpiresAt = timetypes.NewRFC3339ValueMust("2027-01-01T01:00:00+01:00") }, ""},
+		"other expiry":         {func(m *linkResourceModel) { m.ExpiresAt = timetypes.NewRFC3339ValueMust("2028-01-01T00:00:00Z") }, "[expires_at]"},
+		"expiry removed":       {func(m *linkResourceModel) { m.ExpiresAt = timetypes.NewRFC3339Null() }, "[expires_at]"},
+		"other slug":           {func(m *linkResourceModel) { m.Slug = types.StringValue("summer") }, "[slug]"},
+		"slug not yet known":   {func(m *linkResourceModel) { m.Slug = types.StringUnknown() }, ""},
+		"other domain":         {func(m *linkResourceModel) { m.DomainID = types.StringValue("d-2") }, "[domain_id]"},
+		"domain and slug both": {func(m *linkResourceModel) { m.DomainID, m.Slug = types.StringValue("d-2"), types.StringValue("x") }, "[domain_id,slug]"},
+	} {
+		plan := base
+		tc.change(&plan)
+		got := ""
+		if paths := replacedBy(base, plan); len(paths) > 0 {
+			got = fmt.Sprint(paths)
+		}
+		if got != tc.want {
+			t.Errorf("%s: replaced by %s, want %s", name, got, tc.want)
+		}
+	}
+}
