@@ -75,7 +75,7 @@ func closedPort(t *testing.T) string {
 // TestMistakes_planWarnings: a plan warns, once and on the attribute, about
 // what would go wrong or be lost at apply: a slug the refresh saw taken, an
 // expiry already past (only for a link being created), a replacement that
-// loses the click history.
+// loses the click history; and a list filtered by a domain with no link.
 func TestMistakes_planWarnings(t *testing.T) {
 	t.Parallel()
 	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
@@ -105,10 +105,12 @@ func TestMistakes_planWarnings(t *testing.T) {
 	run("apply", "-auto-approve")
 
 	past := link("past", "past", "  expires_at  = \"2020-01-01T00:00:00Z\"\n")
-	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+keep+past+link("clash", "taken-0", "")); err != nil {
+	noDomain := "\ndata \"shortlink_links\" \"elsewhere\" {\n  domain_id = \"0b7c1f2e-0000-4000-8000-000000000000\"\n}\n"
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+keep+past+link("clash", "taken-0", "")+noDomain); err != nil {
 		t.Fatal(err)
 	}
 	out := run("plan")
+	expectCount(out, "Warning: No link on this domain", 1)
 	expectCount(out, "Warning: Slug already taken", 1)
 	expectCount(out, s.fx.DomainID+"/taken-0", 1)
 	expectCount(out, "Warning: Expiry in the past", 1)

@@ -243,3 +243,48 @@ func TestAccLink_deleteOfAlreadyGoneLinkSucceeds(t *testing.T) {
 		}},
 	})
 }
+
+// TestAccLinkImport_mistakenIDs: an import ID that names no link on the
+// account, or is of neither form, is an error at import that says which.
+func TestAccLinkImport_mistakenIDs(t *testing.T) {
+	e := newTestEnv(t)
+	config := e.config(linkBody(e.fx.DomainID, "https://example.com/a"))
+	for name, tc := range map[string]struct {
+		id   string
+		want []string
+	}{
+		"unknown ID":        {"0b7c1f2e-0000-4000-8000-000000000000", []string{"no link with ID", "0b7c1f2e-0000-4000-8000-000000000000", "is on this account"}},
+		"unknown slug":      {e.fx.DomainID + "/nope", []string{"no link with slug", `"nope"`, e.fx.DomainID}},
+		"neither form":      {"spring", []string{`The import ID "spring" is neither a link ID`, "<domain_id>/<slug>"}},
+		"domain not a UUID": {"my-domain/spring", []string{`"my-domain/spring" is neither`}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: protoV6Providers,
+				Steps: []resource.TestStep{{
+					Config:        config,
+					ResourceName:  "shortlink_link.test",
+					ImportState:   true,
+					ImportStateId: tc.id,
+					ExpectError:   expectErr(append([]string{"Could not import the link"}, tc.want...)...),
+				}},
+			})
+		})
+	}
+}
+
+// TestAccLinkDataSource_idNotAUUID: every lookup by link ID says the same
+// thing of an ID that cannot be one, at plan time.
+func TestAccLinkDataSource_idNotAUUID(t *testing.T) {
+	e := newTestEnv(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config:      e.config(`data "shortlink_link" "x" { id = "nope" }`),
+			ExpectError: expectErr(`"nope" is not a UUID`),
+		}},
+	})
+	if n := e.srv.TotalRequests(); n != 0 {
+		t.Fatalf("%d requests reached the service; the ID is refused at plan time", n)
+	}
+}

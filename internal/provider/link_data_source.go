@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -37,10 +36,10 @@ func (d *linkDataSource) Metadata(_ context.Context, req datasource.MetadataRequ
 func (d *linkDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	attrs := linkDataAttributes()
 	attrs["id"] = schema.StringAttribute{
-		MarkdownDescription: "Identifier of the link to look up. Give either `id`, or `domain_id` and `slug`.",
+		MarkdownDescription: "Identifier (a UUID) of the link to look up. Give either `id`, or `domain_id` and `slug`.",
 		Optional:            true,
 		Computed:            true,
-		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+		Validators:          []validator.String{validate.UUID()},
 	}
 	attrs["domain_id"] = schema.StringAttribute{
 		MarkdownDescription: "UUID of the link's domain; with `slug`, looks the link up by its short path.",

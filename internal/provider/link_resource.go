@@ -369,25 +369,48 @@ func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	r.data.links.Remove(state.ID.ValueString())
 }
 
-// ImportState takes a link ID, or <domain_id>/<slug>.
+// ImportState takes a link ID, or <domain_id>/<slug>, of a link that is on
+// the account: a mistaken ID is an error here, where it can say what is
+// wrong, rather than an empty refresh later.
 func (r *linkResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if !configured(r.data, &resp.Diagnostics) {
 		return
 	}
-	id := req.ID
-	if domainID, slug, ok := strings.Cut(req.ID, "/"); ok {
-		link, err := r.findBySlug(ctx, domainID, slug)
-		if err != nil {
-			addServiceError(&resp.Diagnostics, "import the link "+req.ID, err)
-			return
-		}
-		id = link.ID
-	}
-	if id == "" {
-		resp.Diagnostics.AddError("Could not import the link", "Give the link's ID, or <domain_id>/<slug>.")
+	link, err := r.importedLink(ctx, req.ID)
+	switch {
+	case errors.Is(err, errImportID):
+		resp.Diagnostics.AddError("Could not import the link",
+			fmt.Sprintf("The import ID %q is neither a link ID (a UUID such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60) nor <domain_id>/<slug> (such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60/spring).", req.ID))
+		return
+	case err != nil:
+		addServiceError(&resp.Diagnostics, "import the link "+req.ID, err)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), link.ID)...)
+}
+
+// errImportID is an import ID of neither accepted form.
+var errImportID = errors.New("not an import ID")
+
+// importedLink finds the link an import ID names.
+func (r *linkResource) importedLink(ctx context.Context, importID string) (*client.Link, error) {
+	if domainID, slug, ok := strings.Cut(importID, "/"); ok {
+		if !validate.IsUUID(domainID) || slug == "" || strings.Contains(slug, "/") {
+			return nil, errImportID
+		}
+		return r.findBySlug(ctx, domainID, slug)
+	}
+	if !validate.IsUUID(importID) {
+		return nil, errImportID
+	}
+	link, ok, err := r.data.links.Get(ctx, importID)
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok:
+		return nil, fmt.Errorf("%w: no link with ID %s is on this account; list the account's links with data.shortlink_links", errNoSuchLink, importID)
+	}
+	return &link, nil
 }
 
 func (r *linkResource) findBySlug(ctx context.Context, domainID, slug string) (*client.Link, error) {

@@ -24,12 +24,16 @@ const MaxSlugLength = 64
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
+// IsUUID reports whether s is a UUID such as
+// 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60 (the form of link and domain IDs).
+func IsUUID(s string) bool { return uuidPattern.MatchString(s) }
+
 // UUID accepts identifiers such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60.
 func UUID() validator.String {
 	return stringCheck{
 		description: "must be a UUID such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60",
 		check: func(v string) string {
-			if !uuidPattern.MatchString(v) {
+			if !IsUUID(v) {
 				return fmt.Sprintf("%q is not a UUID; copy the ID from the dashboard (it looks like 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60)", v)
 			}
 			return ""
