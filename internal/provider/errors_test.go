@@ -288,3 +288,29 @@ func TestAccLinkDataSource_idNotAUUID(t *testing.T) {
 		t.Fatalf("%d requests reached the service; the ID is refused at plan time", n)
 	}
 }
+
+// TestAccLinkErrors_slugTheServiceRefuses: the service's slug rule is not
+// known to the provider, so a slug that is one path segment passes the
+// plan; the service's refusal comes at apply, on the slug attribute, and
+// nothing is created.
+func TestAccLinkErrors_slugTheServiceRefuses(t *testing.T) {
+	for _, slug := range []string{"spring.sale", "café"} {
+		t.Run(slug, func(t *testing.T) {
+			e := newTestEnv(t)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: protoV6Providers,
+				Steps: []resource.TestStep{{
+					Config: e.config(fmt.Sprintf(`
+resource "shortlink_link" "test" {
+  domain_id   = %q
+  destination = "https://example.com/a"
+  slug        = %q
+}
+`, e.fx.DomainID, slug)),
+					ExpectError: expectErr("with shortlink_link.test,", "slug", "400 invalid_request", "slug: must be 1 to 64 characters"),
+				}},
+				CheckDestroy: e.checkNoLinks,
+			})
+		})
+	}
+}
