@@ -204,6 +204,11 @@ func (w *Workdir) State() ([]StateInstance, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		// Terraform truncates the file before writing it; a run killed in
+		// between leaves it empty, which Terraform reads as no state.
+		return nil, nil
+	}
 	var st struct {
 		Resources []struct {
 			Mode, Type, Name string

@@ -103,7 +103,7 @@ func TestAdminAPI(t *testing.T) {
 		}
 		// Invalid or unknown settings are refused and change nothing.
 		bad := next
-		bad.Variants.Paging = "offset"
+		bad.Variants.Paging = "pages"
 		wantStatus(t, e.admin(t, http.MethodPut, "settings", adminToken, bad, nil), http.StatusBadRequest)
 		wantStatus(t, e.admin(t, http.MethodPut, "settings", adminToken, `{"variants":{"colour":"red"}}`, nil), http.StatusBadRequest)
 		wantStatus(t, e.admin(t, http.MethodPut, "settings", adminToken, `{`, nil), http.StatusBadRequest)

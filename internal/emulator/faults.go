@@ -148,7 +148,7 @@ func (s *Server) withFaults(w http.ResponseWriter, r *http.Request, rt route, ha
 	case FaultStatus:
 		s.writeFaultStatus(w, f)
 	case FaultDelay:
-		if sleepCtx(r, time.Duration(f.Delay)) {
+		if s.delay(r, time.Duration(f.Delay)) {
 			handle(w)
 		}
 	case FaultCloseAfterCommit:
@@ -192,6 +192,18 @@ func init() {
 	for status := 500; status < 600; status++ {
 		faultCodes[status] = "internal_error"
 	}
+}
+
+// delay makes a request wait d. A real server that has received a request
+// carries it out even if the client goes away meanwhile (its answer is
+// simply lost), so the wait runs to its end; with the AbortOnDisconnect
+// switch it ends when the client goes, and delay reports false.
+func (s *Server) delay(r *http.Request, d time.Duration) bool {
+	if s.Settings().Filter.AbortOnDisconnect {
+		return sleepCtx(r, d)
+	}
+	time.Sleep(d)
+	return true
 }
 
 // sleepCtx waits d or until the request is cancelled; it reports whether the

@@ -154,6 +154,9 @@ func (s *Server) freeSlugLocked(domainID string) string {
 }
 
 func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, acct string) {
+	if r.URL.Query().Has("cursor") {
+		s.churn(acct, r.URL.Query().Get("cursor"))
+	}
 	s.mu.Lock()
 	links := s.accountLinksLocked(acct)
 	s.mu.Unlock()
@@ -289,8 +292,8 @@ func (s *Server) deleteLink(w http.ResponseWriter, acct, id string) {
 // It answers the request itself when the destination is rejected.
 func (s *Server) passFilter(w http.ResponseWriter, r *http.Request, dest string) bool {
 	f := s.Settings().Filter
-	if !sleepCtx(r, time.Duration(f.Delay)) {
-		return false // the client gave up; nothing is changed
+	if !s.delay(r, time.Duration(f.Delay)) {
+		return false // the client gave up and the switch says to abandon
 	}
 	if rule, blocked := blockedBy(f.Blocked, dest); blocked {
 		s.writeError(w, http.StatusUnprocessableEntity, "blocked_by_filter", fmt.Sprintf("destination: rejected by the fraud filter (rule %q)", rule))

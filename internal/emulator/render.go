@@ -127,12 +127,11 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, links []Link)
 	v := s.Settings().Variants
 	page, next := links, ""
 	if v.Paging != "none" {
-		after, err := parseCursor(r.URL.Query().Get("cursor"))
-		if err != nil {
+		var err error
+		if page, next, err = pageOf(links, v.Paging, r.URL.Query().Get("cursor"), v.PageSize); err != nil {
 			s.writeError(w, http.StatusBadRequest, "invalid_request", "cursor: "+err.Error())
 			return
 		}
-		page, next = pageAfter(links, after, v.PageSize)
 	}
 	items := make([]map[string]any, 0, len(page))
 	for _, l := range page {
@@ -145,7 +144,7 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, links []Link)
 	key := v.ListEnvelope
 	body := map[string]any{}
 	switch v.Paging {
-	case "cursor":
+	case "cursor", "offset":
 		body[fieldNames[v.FieldStyle]["nextCursor"]] = nullable(next)
 	case "next":
 		body["next"] = nullable(nextURL)
@@ -170,6 +169,36 @@ func nullable(s string) any {
 		return nil
 	}
 	return s
+}
+
+// pageOf cuts the page a cursor asks for. Offset paging counts positions
+// in the list as it is at each request, as many real services do: a link
+// deleted before the cursor between two requests makes the next page skip
+// one. The other modes carry the creation sequence of the last link sent,
+// so pages stay consistent while links come and go.
+func pageOf(links []Link, mode, cursor string, size int) ([]Link, string, error) {
+	if mode != "offset" {
+		after, err := parseCursor(cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		page, next := pageAfter(links, after, size)
+		return page, next, nil
+	}
+	offset := 0
+	if cursor != "" {
+		n, err := strconv.Atoi(cursor)
+		if err != nil || n < 0 {
+			return nil, "", fmt.Errorf("malformed")
+		}
+		offset = n
+	}
+	start := min(offset, len(links))
+	end := min(start+size, len(links))
+	if end == len(links) {
+		return links[start:end], "", nil
+	}
+	return links[start:end], strconv.Itoa(end), nil
 }
 
 func pageAfter(links []Link, after int64, size int) ([]Link, string) {

@@ -11,6 +11,18 @@ type Settings struct {
 	Limits   Limits   `json:"limits"`
 	Filter   Filter   `json:"filter"`
 	Variants Variants `json:"variants"`
+	Churn    Churn    `json:"churn"`
+}
+
+// Churn has another client of the same account change it while it is being
+// listed: before answering each page after the first, it deletes up to
+// Delete of its own links that sit before the page (so the rest shift
+// toward the start, and with offset paging one link falls between pages)
+// and creates Create new ones (appended at the end). Its own links are
+// those pointing at OtherClientHost; it never touches any other.
+type Churn struct {
+	Delete int `json:"delete"`
+	Create int `json:"create"`
 }
 
 // Limits configures the fixed rate-limit windows.
@@ -30,10 +42,14 @@ type Filter struct {
 	Blocked []string `json:"blocked"`
 	// Delay is how long every check takes; the real service is slow here.
 	Delay Duration `json:"delay"`
+	// AbortOnDisconnect abandons a write whose client has gone while the
+	// filter checks it. By default the write is carried out all the same,
+	// as a real server does once it has received the request.
+	AbortOnDisconnect bool `json:"abortOnDisconnect"`
 }
 
 // Variants switch the emulator from its canonical answers to the other
-// reasonable answers listed in shared/design/contract.md.
+// reasonable answers listed in DESIGN.md.
 type Variants struct {
 	ObjectEnvelope string `json:"objectEnvelope"` // "" (bare), "data" or "link"
 	ListEnvelope   string `json:"listEnvelope"`   // "" (bare), "data", "links" or "items"
@@ -41,7 +57,7 @@ type Variants struct {
 	CreateStatus   int    `json:"createStatus"`   // 201 or 200
 	ChangeStatus   int    `json:"changeStatus"`   // 200 or 204 (no body)
 	DeleteStatus   int    `json:"deleteStatus"`   // 204 or 200
-	Paging         string `json:"paging"`         // "none", "cursor", "next" or "link"
+	Paging         string `json:"paging"`         // "none", "cursor", "next", "link" or "offset" (the cursor is a position, so pages shift under deletes)
 	PageSize       int    `json:"pageSize"`       // links per page when paging
 	UTMStyle       string `json:"utmStyle"`       // "object", "prefixed" (utm_source…), "absent" or "merged" (into the destination's query)
 	TimeFormat     string `json:"timeFormat"`     // "millis" (2027-01-31T23:59:59.000Z), "seconds" (no fraction) or "offset" (+00:00)
@@ -88,7 +104,9 @@ func (s Settings) Validate() error {
 		{"variants.createStatus", v.CreateStatus, v.CreateStatus == 200 || v.CreateStatus == 201},
 		{"variants.changeStatus", v.ChangeStatus, v.ChangeStatus == 200 || v.ChangeStatus == 204},
 		{"variants.deleteStatus", v.DeleteStatus, v.DeleteStatus == 200 || v.DeleteStatus == 204},
-		{"variants.paging", v.Paging, oneOf(v.Paging, "none", "cursor", "next", "link")},
+		{"variants.paging", v.Paging, oneOf(v.Paging, "none", "cursor", "next", "link", "offset")},
+		{"churn.delete", s.Churn.Delete, s.Churn.Delete >= 0},
+		{"churn.create", s.Churn.Create, s.Churn.Create >= 0},
 		{"variants.pageSize", v.PageSize, v.PageSize > 0},
 		{"variants.utmStyle", v.UTMStyle, oneOf(v.UTMStyle, "object", "prefixed", "absent", "merged")},
 		{"variants.timeFormat", v.TimeFormat, oneOf(v.TimeFormat, "millis", "seconds", "offset")},

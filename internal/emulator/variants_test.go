@@ -445,40 +445,49 @@ func TestFilterDelay(t *testing.T) {
 		t.Errorf("list took %s", took)
 	}
 
-	t.Run("cancelled during the delay", func(t *testing.T) {
-		before := e.srv.Count(http.MethodPost, "/api/links") + e.srv.Count(http.MethodPatch, "/api/links/{id}")
-		for _, c := range []struct {
-			method, path string
-			body         any
-		}{
-			{http.MethodPost, "/api/links", e.createBody("https://example.com/abandoned")},
-			{http.MethodPatch, "/api/links/" + str(l["id"]), map[string]any{"destination": "https://example.com/abandoned"}},
-		} {
-			req, err := e.request(c.method, c.path, e.fx.APIKey, c.body)
-			if err != nil {
-				t.Fatal(err)
+	// A write the service received is carried out even if its client gives
+	// up during the filter, as a real server does; the switch
+	// AbortOnDisconnect abandons it instead.
+	for _, abort := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cancelled during the delay, abortOnDisconnect=%v", abort), func(t *testing.T) {
+			e := newEnv(t, func(s *Settings) { s.Filter.Delay, s.Filter.AbortOnDisconnect = Duration(delay), abort })
+			l := e.create(t, "https://example.com/kept")
+			before := e.srv.Count(http.MethodPost, "/api/links") + e.srv.Count(http.MethodPatch, "/api/links/{id}")
+			for _, c := range []struct {
+				method, path string
+				body         any
+			}{
+				{http.MethodPost, "/api/links", e.createBody("https://example.com/abandoned")},
+				{http.MethodPatch, "/api/links/" + str(l["id"]), map[string]any{"destination": "https://example.com/abandoned"}},
+			} {
+				req, err := e.request(c.method, c.path, e.fx.APIKey, c.body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), delay/4)
+				_, err = e.send(req.WithContext(ctx))
+				cancel()
+				if err == nil {
+					t.Fatalf("%s answered before the filter delay", c.method)
+				}
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), delay/4)
-			_, err = e.send(req.WithContext(ctx))
-			cancel()
-			if err == nil {
-				t.Fatalf("%s answered before the filter delay", c.method)
+			// Wait until the server has finished both requests.
+			deadline := time.Now().Add(5 * time.Second)
+			for e.srv.Count(http.MethodPost, "/api/links")+e.srv.Count(http.MethodPatch, "/api/links/{id}") < before+2 {
+				if time.Now().After(deadline) {
+					t.Fatal("the server did not finish the cancelled requests")
+				}
+				time.Sleep(5 * time.Millisecond)
 			}
-		}
-		// Wait until the server has given up on both requests.
-		deadline := time.Now().Add(5 * time.Second)
-		for e.srv.Count(http.MethodPost, "/api/links")+e.srv.Count(http.MethodPatch, "/api/links/{id}") < before+2 {
-			if time.Now().After(deadline) {
-				t.Fatal("the server did not finish the cancelled requests")
+			time.Sleep(delay) // a request still under way would commit now
+			links := e.srv.Links(e.fx.AccountID)
+			carriedOut := len(links) == 2 && links[0].Destination == "https://example.com/abandoned" && links[1].Destination == "https://example.com/abandoned"
+			untouched := len(links) == 1 && links[0].Destination == "https://example.com/kept"
+			if (!abort && !carriedOut) || (abort && !untouched) {
+				t.Errorf("abortOnDisconnect=%v: the store holds %+v", abort, links)
 			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		time.Sleep(delay) // a request that ignored the cancellation would commit now
-		links := e.srv.Links(e.fx.AccountID)
-		if len(links) != 1 || links[0].Destination != "https://example.com/slower" {
-			t.Errorf("a cancelled request changed the store: %+v", links)
-		}
-	})
+		})
+	}
 }
 
 func TestSettingsValidate(t *testing.T) {
@@ -496,7 +505,8 @@ func TestSettingsValidate(t *testing.T) {
 		"variants.createStatus":   func(s *Settings) { s.Variants.CreateStatus = 202 },
 		"variants.changeStatus":   func(s *Settings) { s.Variants.ChangeStatus = 201 },
 		"variants.deleteStatus":   func(s *Settings) { s.Variants.DeleteStatus = 202 },
-		"variants.paging":         func(s *Settings) { s.Variants.Paging = "offset" },
+		"variants.paging":         func(s *Settings) { s.Variants.Paging = "pages" },
+		"churn.delete":            func(s *Settings) { s.Churn.Delete = -1 },
 		"variants.pageSize":       func(s *Settings) { s.Variants.PageSize = 0 },
 		"variants.utmStyle":       func(s *Settings) { s.Variants.UTMStyle = "query" },
 		"variants.timeFormat":     func(s *Settings) { s.Variants.TimeFormat = "unix" },

@@ -121,7 +121,9 @@ func slugTakenDetail(e *slugTakenError) string {
 // addLeftoverAdopted warns that a create took over a link a previous,
 // interrupted run had made.
 func addLeftoverAdopted(diags *diag.Diagnostics, l *client.Link) {
-	diags.AddAttributeWarning(path.Root("slug"), "Took over a link left by an interrupted run",
+	// The link in the summary keeps Terraform from folding these warnings
+	// into one, which would hide all but the first link.
+	diags.AddAttributeWarning(path.Root("slug"), "Took over link "+l.ID+", left by an interrupted run",
 		fmt.Sprintf("The slug %q was already held by link %s (%s, created %s), which has exactly this resource's domain, destination and expiry, was created within adoption_window and is managed by no other resource of this run: most probably a run that was interrupted or killed after sending its create. This resource now manages that link, with its short URL and click history. If it belonged to another configuration, run `terraform state rm` on this resource and choose another slug.",
 			l.Slug, l.ID, l.ShortURL, l.CreatedAt.Format(time.RFC3339)))
 }
@@ -133,9 +135,17 @@ func addProbableLeftovers(diags *diag.Diagnostics, found []client.Link, window t
 	for i, l := range found {
 		names[i] = fmt.Sprintf("%s (%s, created %s)", l.ID, l.ShortURL, l.CreatedAt.Format(time.RFC3339))
 	}
-	diags.AddAttributeWarning(path.Root("destination"), "Possible leftover of an interrupted run",
+	diags.AddAttributeWarning(path.Root("destination"), "Possible leftover of an interrupted run: "+strings.Join(ids(found), ", "),
 		fmt.Sprintf("The link was created. The account also holds %d other link(s) with the same domain, destination and expiry, created within the last %s and managed by no resource of this run: %s. Without a slug nothing tells such a link from another configuration's, so it was not taken over. If a run of this configuration was interrupted or killed after sending its create, that link is its leftover and no state records it: delete it in the dashboard, or import it into a resource of its own. If another configuration manages it, ignore this warning.",
 			len(found), formatDuration(window), strings.Join(names, "; ")))
+}
+
+func ids(links []client.Link) []string {
+	out := make([]string, len(links))
+	for i, l := range links {
+		out[i] = l.ID
+	}
+	return out
 }
 
 // addUTMStepError reports that a new link did not get its UTM parameters.

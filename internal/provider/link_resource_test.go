@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -12,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
 const linkAddr = "shortlink_link.test"
@@ -394,6 +397,65 @@ resource "shortlink_link" "test" {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionNoop)},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(linkAddr, tfjsonpath.New("id"))},
+			},
+		},
+	})
+}
+
+// TestAccLink_refreshWhileAnotherClientDeletes: the service pages the list
+// by offset, and another client deletes its own links while Terraform lists
+// them, so pages shift and some of our links fall between two pages. A
+// refresh must not take them for deleted: the plan stays empty.
+func TestAccLink_refreshWhileAnotherClientDeletes(t *testing.T) {
+	e := newTestEnv(t, func(s *emulator.Settings) { s.Variants.Paging, s.Variants.PageSize = "offset", 25 })
+	const others = 30
+	if err := e.srv.AddOtherClientLinks(e.fx.AccountID, others); err != nil {
+		t.Fatal(err)
+	}
+	config := e.config(fmt.Sprintf(`
+resource "shortlink_link" "many" {
+  count       = 120
+  domain_id   = %q
+  slug        = "many-${count.index}"
+  destination = "https://example.com/many/${count.index}"
+}
+`, e.fx.DomainID))
+	otherClientLinks := func() int {
+		n := 0
+		for _, l := range e.srv.Links(e.fx.AccountID) {
+			if strings.Contains(l.Destination, emulator.OtherClientHost) {
+				n++
+			}
+		}
+		return n
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Churn = emulator.Churn{Delete: 1} }); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             config,
+				PlanOnly:           true, // fails on any planned change, such as re-creating a "deleted" link
+				ExpectNonEmptyPlan: false,
+			},
+			{
+				PreConfig: func() {
+					if n := otherClientLinks(); n >= others {
+						t.Errorf("the other client still holds %d of its %d links: no listing was shifted, so this test proved nothing", n, others)
+					}
+					if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Churn = emulator.Churn{} }); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
 			},
 		},
 	})

@@ -1,0 +1,114 @@
+package emulator
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+)
+
+// OtherClientHost is the destination host of the links that belong to
+// "another client" of an account (a dashboard user, another pipeline): the
+// churn switch deletes and creates only such links.
+const OtherClientHost = "other-client.example"
+
+// churn acts for another client of acct while acct is being listed, before
+// the page the cursor asks for is answered (see Settings.Churn).
+func (s *Server) churn(acct, cursor string) {
+	settings := s.Settings()
+	c := settings.Churn
+	if c.Delete == 0 && c.Create == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	links := s.accountLinksLocked(acct)
+	before := linksBefore(links, settings.Variants.Paging, cursor)
+	deleted := 0
+	for _, l := range links[:before] {
+		if deleted == c.Delete {
+			break
+		}
+		if isOtherClients(l) {
+			s.st.removeLink(l.ID)
+			deleted++
+		}
+	}
+	for range c.Create {
+		s.addOtherClientLinkLocked(acct)
+	}
+	s.mustPersistLocked()
+}
+
+// linksBefore is how many of links (oldest first) come before the page a
+// cursor asks for.
+func linksBefore(links []Link, paging, cursor string) int {
+	if paging == "offset" {
+		n, err := strconv.Atoi(cursor)
+		if err != nil || n < 0 {
+			return 0
+		}
+		return min(n, len(links))
+	}
+	after, err := parseCursor(cursor)
+	if err != nil {
+		return 0
+	}
+	return sort.Search(len(links), func(i int) bool { return links[i].Seq > after })
+}
+
+func isOtherClients(l Link) bool {
+	u, err := url.Parse(l.Destination)
+	return err == nil && u.Hostname() == OtherClientHost
+}
+
+// AddOtherClientLinks creates n links of the other client on one of the
+// account's domains, as if another client had made them: tests seed them
+// before their own links, so that churn deletes sit before the cursor.
+func (s *Server) AddOtherClientLinks(accountID string, n int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.firstDomainLocked(accountID) == "" {
+		return fmt.Errorf("account %q has no domain", accountID)
+	}
+	for range n {
+		s.addOtherClientLinkLocked(accountID)
+	}
+	s.mustPersistLocked()
+	return nil
+}
+
+// addOtherClientLinkLocked stores one link of the other client, counted
+// against the account's quota like any create.
+func (s *Server) addOtherClientLinkLocked(acct string) {
+	domainID := s.firstDomainLocked(acct)
+	if domainID == "" {
+		return
+	}
+	now := s.now().UTC()
+	s.st.NextSeq++
+	l := &Link{
+		ID: newID(), AccountID: acct, DomainID: domainID, Slug: s.freeSlugLocked(domainID),
+		Destination: fmt.Sprintf("https://%s/%d", OtherClientHost, s.st.NextSeq),
+		CreatedAt:   now, UpdatedAt: now, Seq: s.st.NextSeq,
+	}
+	s.st.addLink(l)
+	if a := s.st.Accounts[acct]; a != nil {
+		if a.CreatedByMonth == nil {
+			a.CreatedByMonth = map[string]int{}
+		}
+		a.CreatedByMonth[now.Format("2006-01")]++
+	}
+}
+
+// firstDomainLocked returns the ID of one of the account's domains, the
+// same one every time, or "".
+func (s *Server) firstDomainLocked(acct string) string {
+	first := ""
+	for id, d := range s.st.Domains {
+		if d.AccountID == acct && (first == "" || id < first) {
+			first = id
+		}
+	}
+	return first
+}

@@ -1,0 +1,121 @@
+package emulator
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"testing"
+)
+
+// pageThrough lists the fixture's links page by page, following
+// nextCursor, and returns the slugs seen, in order.
+func (e *env) pageThrough(t *testing.T) []string {
+	t.Helper()
+	var slugs []string
+	path := "/api/links"
+	for pages := 0; ; pages++ {
+		if pages > 100 {
+			t.Fatal("the listing did not end")
+		}
+		r := e.do(t, http.MethodGet, path, e.fx.APIKey, nil)
+		wantStatus(t, r, http.StatusOK)
+		body := r.object(t)
+		for _, item := range body["data"].([]any) {
+			slugs = append(slugs, str(item.(map[string]any)["slug"]))
+		}
+		next, _ := body["nextCursor"].(string)
+		if next == "" {
+			return slugs
+		}
+		path = "/api/links?cursor=" + url.QueryEscape(next)
+	}
+}
+
+func offsetPaging(size int) func(*Settings) {
+	return func(s *Settings) { s.Variants.Paging, s.Variants.PageSize = "offset", size }
+}
+
+func TestOffsetPaging_coversEverythingWhenNothingChanges(t *testing.T) {
+	e := newEnv(t, offsetPaging(10))
+	seeded, err := e.srv.SeedLinks(e.fx.DomainID, "p", 25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.pageThrough(t); len(got) != len(seeded) || got[0] != "p-0" || got[24] != "p-24" {
+		t.Fatalf("pages held %v, want p-0 … p-24 once each", got)
+	}
+	r := e.do(t, http.MethodGet, "/api/links?cursor=ten", e.fx.APIKey, nil)
+	wantStatus(t, r, http.StatusBadRequest)
+}
+
+func TestOffsetPaging_aDeleteBeforeTheCursorSkipsALink(t *testing.T) {
+	e := newEnv(t, offsetPaging(10))
+	seeded, err := e.srv.SeedLinks(e.fx.DomainID, "p", 25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := e.do(t, http.MethodGet, "/api/links", e.fx.APIKey, nil).object(t)
+	if first["nextCursor"] != "10" {
+		t.Fatalf("nextCursor = %v, want the offset 10", first["nextCursor"])
+	}
+	if err := e.srv.DeleteLinkOutOfBand(seeded[2].ID); err != nil {
+		t.Fatal(err)
+	}
+	second := e.do(t, http.MethodGet, "/api/links?cursor=10", e.fx.APIKey, nil).object(t)
+	if got := str(second["data"].([]any)[0].(map[string]any)["slug"]); got != "p-11" {
+		t.Fatalf("the second page starts at %s, want p-11: p-10 shifted to the first page's last place and was skipped", got)
+	}
+}
+
+func TestChurn_anotherClientShiftsPagesWithoutTouchingOurLinks(t *testing.T) {
+	e := newEnv(t, offsetPaging(10), func(s *Settings) { s.Churn = Churn{Delete: 1, Create: 1} })
+	if err := e.srv.AddOtherClientLinks(e.fx.AccountID, 20); err != nil {
+		t.Fatal(err)
+	}
+	ours, err := e.srv.SeedLinks(e.fx.DomainID, "ours", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := e.pageThrough(t)
+	seenOurs := 0
+	for _, l := range ours {
+		if slices.Contains(seen, l.Slug) {
+			seenOurs++
+		}
+	}
+	if seenOurs >= len(ours) {
+		t.Fatalf("the listing saw all %d of our links; the churn should have shifted some past a page boundary", seenOurs)
+	}
+	stored := e.srv.Links(e.fx.AccountID)
+	var others, kept int
+	for _, l := range stored {
+		switch {
+		case isOtherClients(l):
+			others++
+		case slices.ContainsFunc(ours, func(o Link) bool { return o.ID == l.ID }):
+			kept++
+		}
+	}
+	if kept != len(ours) {
+		t.Fatalf("%d of our %d links are left: the churn must delete only the other client's", kept, len(ours))
+	}
+	// Each page after the first deleted one of the other client's links
+	// and created one at the end, so their number is unchanged.
+	if others != 20 {
+		t.Fatalf("the other client holds %d links, want 20 (one deleted and one created per page)", others)
+	}
+	if last := stored[len(stored)-1]; !isOtherClients(last) {
+		t.Fatalf("the newest link is %s, want one of the other client's", last.Destination)
+	}
+}
+
+func TestChurn_offWithoutACursor(t *testing.T) {
+	e := newEnv(t, func(s *Settings) { s.Churn = Churn{Delete: 5, Create: 5} })
+	if err := e.srv.AddOtherClientLinks(e.fx.AccountID, 3); err != nil {
+		t.Fatal(err)
+	}
+	e.list(t) // one request, no cursor: nobody else acts
+	if n := len(e.srv.Links(e.fx.AccountID)); n != 3 {
+		t.Fatalf("%d links, want the 3 seeded", n)
+	}
+}
