@@ -53,6 +53,17 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return run(ctx, args, stdout, stderr)
 }
 
+const usage = `Usage:
+  shortlink-emulator [flags]          serve the emulated short-link service
+  shortlink-emulator click [flags]    visit a short link, as a browser would (click -h)
+  shortlink-emulator export [flags]   print the analytics export as CSV (export -h)
+
+The subcommands find the emulator at $SHORTLINK_BASE_URL (or -base); export
+takes the API key from $SHORTLINK_API_KEY.
+
+Flags:
+`
+
 type options struct {
 	addr, data, adminToken, host, infoFile string
 	filterDelay, window                    time.Duration
@@ -75,6 +86,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.writeLimit, "write-limit", defaults.Limits.Write, "write requests per key per window")
 	fs.IntVar(&o.readLimit, "read-limit", defaults.Limits.Read, "read requests per key per window")
 	fs.BoolVar(&o.quiet, "quiet", false, "do not log every request")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
 	err := fs.Parse(args)
 	return o, err
 }

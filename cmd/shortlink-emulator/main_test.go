@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -245,6 +246,18 @@ func TestRunRestartReusesFixture(t *testing.T) {
 	}
 }
 
+func TestUsageNamesTheSubcommands(t *testing.T) {
+	var stdout, stderr syncBuffer
+	if err := dispatch(context.Background(), []string{"-h"}, &stdout, &stderr); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h = %v", err)
+	}
+	for _, want := range []string{"shortlink-emulator click", "shortlink-emulator export", "SHORTLINK_BASE_URL", "-filter-delay"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("usage does not mention %q:\n%s", want, stderr.String())
+		}
+	}
+}
+
 func TestRunErrors(t *testing.T) {
 	dir := t.TempDir()
 	corrupt := filepath.Join(dir, "corrupt.json")
@@ -331,6 +344,15 @@ func TestClickAndExportSubcommands(t *testing.T) {
 	if err := dispatch(ctx, []string{"click", "-base", base, "-url", "not a url"}, &out, &errOut); err == nil {
 		t.Error("click accepted a malformed -url")
 	}
+	if err := dispatch(ctx, []string{"click", "-base", base, "-url", "https://go.example.test/nope"}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "404") || !strings.Contains(err.Error(), "no link with that slug") {
+		t.Errorf("click on an unknown slug = %v, want a 404 error", err)
+	}
+	// Without -base, the subcommands use SHORTLINK_BASE_URL, as the provider does.
+	t.Setenv("SHORTLINK_BASE_URL", base)
+	out = syncBuffer{}
+	if err := dispatch(ctx, []string{"click", "-url", "https://go.example.test/spring"}, &out, &errOut); err != nil || !strings.Contains(out.String(), "302") {
+		t.Errorf("click with SHORTLINK_BASE_URL = %v, %q", err, out.String())
+	}
 
 	t.Setenv("SHORTLINK_API_KEY", in.info.ReadKey)
 	out = syncBuffer{}
@@ -341,7 +363,7 @@ func TestClickAndExportSubcommands(t *testing.T) {
 	if err != nil {
 		t.Fatalf("export output is not CSV: %v\n%s", err, out.String())
 	}
-	if len(rows) != 4 || strings.Join(rows[0], ",") != strings.Join(emulator.ExportColumns, ",") || rows[3][5] != "https://news.example/a,b" {
+	if len(rows) != 5 || strings.Join(rows[0], ",") != strings.Join(emulator.ExportColumns, ",") || rows[3][5] != "https://news.example/a,b" {
 		t.Errorf("export rows = %v", rows)
 	}
 	if err := dispatch(ctx, []string{"export", "-base", base, "-link-id", "00000000-0000-0000-0000-000000000000"}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "404") {

@@ -20,7 +20,7 @@ import (
 func runClick(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("click", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	base := fs.String("base", "http://127.0.0.1:8080", "base URL of the emulator")
+	base := fs.String("base", baseURLDefault(), "base URL of the emulator (default $SHORTLINK_BASE_URL, else http://127.0.0.1:8080)")
 	short := fs.String("url", "", "the short URL to visit, such as https://go.example.test/spring")
 	n := fs.Int("n", 1, "how many visits")
 	referrer := fs.String("referrer", "", "Referer header of the visits")
@@ -51,8 +51,31 @@ func runClick(args []string, stdout, stderr io.Writer) error {
 		}
 		resp.Body.Close()
 		fmt.Fprintf(stdout, "%s → %d %s\n", *short, resp.StatusCode, resp.Header.Get("Location"))
+		if resp.StatusCode != http.StatusFound {
+			return fmt.Errorf("%s answered %s, not a redirect: %s", *short, resp.Status, visitProblem(resp.StatusCode))
+		}
 	}
 	return nil
+}
+
+// visitProblem explains a short link that did not redirect.
+func visitProblem(status int) string {
+	switch status {
+	case http.StatusNotFound:
+		return "no link with that slug on that domain (list them with GET /api/links)"
+	case http.StatusGone:
+		return "the link has expired"
+	}
+	return "is -base the emulator's address?"
+}
+
+// baseURLDefault is where the subcommands find the emulator unless -base
+// says otherwise: SHORTLINK_BASE_URL, as the provider reads it.
+func baseURLDefault() string {
+	if v := os.Getenv("SHORTLINK_BASE_URL"); v != "" {
+		return v
+	}
+	return "http://127.0.0.1:8080"
 }
 
 // runExport prints the analytics export, with the API key taken from
@@ -60,7 +83,7 @@ func runClick(args []string, stdout, stderr io.Writer) error {
 func runExport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	base := fs.String("base", os.Getenv("SHORTLINK_BASE_URL"), "base URL of the emulator (default $SHORTLINK_BASE_URL)")
+	base := fs.String("base", baseURLDefault(), "base URL of the emulator (default $SHORTLINK_BASE_URL, else http://127.0.0.1:8080)")
 	linkID := fs.String("link-id", "", "export only this link")
 	if err := fs.Parse(args); err != nil {
 		return err
