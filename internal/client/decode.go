@@ -12,7 +12,7 @@ import (
 )
 
 // The service's specification does not show its response bodies, so this
-// file reads every reasonable spelling (contract.md, "read tolerantly"):
+// file reads every reasonable spelling (DESIGN.md, "read tolerantly"):
 // envelopes, camelCase or snake_case names, several forms of utm. Unknown
 // fields are ignored; a known field of the wrong type is an error, because
 // guessing would put wrong values into Terraform's state.

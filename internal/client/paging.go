@@ -9,7 +9,7 @@ import (
 )
 
 // The specification does not say whether or how the link list is paged, so
-// every common convention is followed (contract.md): a "next" URL in the
+// every common convention is followed (DESIGN.md): a "next" URL in the
 // body, a cursor in the body sent back as ?cursor=, and a Link header with
 // rel="next". A page without any of them is the last.
 

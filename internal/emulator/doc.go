@@ -1,10 +1,10 @@
 // Package emulator is a faithful, in-memory implementation of the short-link
-// service described in shared/spec/service-api.md. It is the backend of every
+// service's public API. It is the backend of every
 // provider test, of the benchmarks and of `make demo`, and users run it (through
 // cmd/shortlink-emulator) to try the provider without an account.
 //
 // The specification leaves many things "not shown". For each of them the
-// emulator answers one canonical way (see shared/design/contract.md) and can be
+// emulator answers one canonical way (see DESIGN.md) and can be
 // switched to the other reasonable answers through Settings.Variants, so the
 // provider's tests prove it copes with each.
 //

@@ -20,7 +20,7 @@ import (
 )
 
 // The provider must work against every reasonable shape of the real service
-// (shared/design/contract.md, "read tolerantly"). Each subtest runs the whole
+// (DESIGN.md, "read tolerantly"). Each subtest runs the whole
 // life of a link against the emulator switched to one of those shapes:
 // create with slug, utm and expires_at; import by ID; a plan that proves
 // nothing changed; an in-place change of destination; drift made outside
