@@ -168,7 +168,7 @@ func (lc *linkCreator) slugHolderLocked(listed []client.Link, in client.CreateLi
 func (lc *linkCreator) leftoverProblemLocked(l *client.Link, in client.CreateLinkInput) string {
 	switch {
 	case lc.held[l.ID]:
-		return "another resource of this configuration already manages it (a resource replaced with create_before_destroy cannot keep its slug: the old link holds it until it is destroyed)"
+		return "another resource of this configuration already manages it"
 	case !sameDestination(in.Destination, l.Destination, l.UTM):
 		return fmt.Sprintf("its destination %q differs from this resource's", l.Destination)
 	case !sameExpiry(l.ExpiresAt, in.ExpiresAt):

@@ -114,7 +114,13 @@ func slugTakenDetail(e *slugTakenError) string {
 		}
 		fmt.Fprintf(&b, "), which was not taken over: %s", e.Reason)
 	}
-	fmt.Fprintf(&b, ".\n\nChoose another slug, or, if that link should be managed by this resource, import it: `terraform import <resource address> %s`, or an import block with `id = %q`.", e.ImportID(), e.ImportID())
+	b.WriteString(".\n\n")
+	if e.Holder != nil {
+		b.WriteString("If this resource is being replaced with create_before_destroy, that link is most likely its own old one, which keeps the slug until it is destroyed: a link with a fixed slug cannot be replaced create-before-destroy, so remove create_before_destroy from it or change the slug. Otherwise, choose")
+	} else {
+		b.WriteString("Choose")
+	}
+	fmt.Fprintf(&b, " another slug, or, if that link should be managed by this resource, import it: `terraform import <resource address> %s`, or an import block with `id = %q`.", e.ImportID(), e.ImportID())
 	return b.String()
 }
 
@@ -124,7 +130,7 @@ func addLeftoverAdopted(diags *diag.Diagnostics, l *client.Link) {
 	// The link in the summary keeps Terraform from folding these warnings
 	// into one, which would hide all but the first link.
 	diags.AddAttributeWarning(path.Root("slug"), "Took over link "+l.ID+", left by an interrupted run",
-		fmt.Sprintf("The slug %q was already held by link %s (%s, created %s), which has exactly this resource's domain, destination and expiry, was created within adoption_window and is managed by no other resource of this run: most probably a run that was interrupted or killed after sending its create. This resource now manages that link, with its short URL and click history. If it belonged to another configuration, run `terraform state rm` on this resource and choose another slug.",
+		fmt.Sprintf("The slug %q was already held by link %s (%s, created %s), which has exactly this resource's domain, destination and expiry, was created within adoption_window and was not created or taken over by another resource of this apply: most probably a run that was interrupted or killed after sending its create. This resource now manages that link, with its short URL and click history. If it belonged to another configuration, run `terraform state rm` on this resource and choose another slug.",
 			l.Slug, l.ID, l.ShortURL, l.CreatedAt.Format(time.RFC3339)))
 }
 
@@ -136,7 +142,7 @@ func addProbableLeftovers(diags *diag.Diagnostics, found []client.Link, window t
 		names[i] = fmt.Sprintf("%s (%s, created %s)", l.ID, l.ShortURL, l.CreatedAt.Format(time.RFC3339))
 	}
 	diags.AddAttributeWarning(path.Root("destination"), "Possible leftover of an interrupted run: "+strings.Join(ids(found), ", "),
-		fmt.Sprintf("The link was created. The account also holds %d other link(s) with the same domain, destination and expiry, created within the last %s and managed by no resource of this run: %s. Without a slug nothing tells such a link from another configuration's, so it was not taken over. If a run of this configuration was interrupted or killed after sending its create, that link is its leftover and no state records it: delete it in the dashboard, or import it into a resource of its own. If another configuration manages it, ignore this warning.",
+		fmt.Sprintf("The link was created. The account also holds %d other link(s) with the same domain, destination and expiry, created within the last %s and not read, created or taken over by any other resource in this run: %s. Without a slug nothing tells such a link from another configuration's, so it was not taken over. If a run of this configuration was interrupted or killed after sending its create, that link is its leftover and no state records it: delete it in the dashboard, or import it into a resource of its own. If another resource (of this configuration or another) manages it, ignore this warning: during an apply the provider sees only the resources it is changing.",
 			len(found), formatDuration(window), strings.Join(names, "; ")))
 }
 

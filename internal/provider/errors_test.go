@@ -314,3 +314,34 @@ resource "shortlink_link" "test" {
 		})
 	}
 }
+
+// TestAccLinkErrors_createBeforeDestroyKeepsTheSlug: a replacement with
+// create_before_destroy and a fixed slug cannot succeed (the old link holds
+// the slug until it is destroyed); the 409 says so instead of suggesting to
+// import the link being replaced.
+func TestAccLinkErrors_createBeforeDestroyKeepsTheSlug(t *testing.T) {
+	e := newTestEnv(t)
+	link := func(expires string) string {
+		return e.config(fmt.Sprintf(`
+resource "shortlink_link" "test" {
+  domain_id   = %q
+  destination = "https://example.com/a"
+  slug        = "fixed"
+  expires_at  = %q
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+`, e.fx.DomainID, expires))
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{
+			{Config: link("2030-01-01T00:00:00Z")},
+			{
+				Config:      link("2031-01-01T00:00:00Z"),
+				ExpectError: expectErr("409 slug_taken", "expiry differs", "replaced with create_before_destroy", "cannot be replaced create-before-destroy"),
+			},
+		},
+	})
+}
