@@ -28,7 +28,7 @@ type result struct {
 	err  error
 }
 
-func createAsync(c *Client, ctx context.Context) <-chan result {
+func createAsync(ctx context.Context, c *Client) <-chan result {
 	out := make(chan result, 1)
 	go func() {
 		link, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d"})
@@ -52,7 +52,7 @@ func receive[T any](t *testing.T, ch <-chan T, what string) T {
 
 func TestStop_sentWriteFinishesWithinGrace(t *testing.T) {
 	s, c, ctx, stop := stopping(t, []step{{status: 201, body: linkJSON, delay: 400 * time.Millisecond}}, 10*time.Second)
-	done := createAsync(c, ctx)
+	done := createAsync(ctx, c)
 	await(t, "the request to arrive", func() bool { return s.count() == 1 })
 	stop()
 	got := receive(t, done, "the create")
@@ -66,7 +66,7 @@ func TestStop_sentWriteFinishesWithinGrace(t *testing.T) {
 
 func TestStop_writeOutlivingGraceIsAmbiguous(t *testing.T) {
 	s, c, ctx, stop := stopping(t, []step{{status: 201, body: linkJSON, delay: time.Minute}}, 50*time.Millisecond)
-	done := createAsync(c, ctx)
+	done := createAsync(ctx, c)
 	await(t, "the request to arrive", func() bool { return s.count() == 1 })
 	stop()
 	got := receive(t, done, "the create")
@@ -81,7 +81,7 @@ func TestStop_requestWaitingForBudgetIsNotSent(t *testing.T) {
 	if _, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d"}); err != nil {
 		t.Fatal(err)
 	}
-	done := createAsync(c, ctx) // waits ten minutes for the window
+	done := createAsync(ctx, c) // waits ten minutes for the window
 	stop()
 	got := receive(t, done, "the create waiting for its budget")
 	if !errors.Is(got.err, ErrNotSent) || errors.Is(got.err, ErrAmbiguous) {

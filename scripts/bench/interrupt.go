@@ -70,7 +70,7 @@ func (h *harness) interruptRun(i int) (string, error) {
 		return "", err
 	}
 	if _, err := run.Wait(terraformLimit); clitest.ExitCode(err) <= 0 {
-		return "", fmt.Errorf("the interrupted apply ended with %v; want a stopped run", err)
+		return "", fmt.Errorf("the interrupted apply ended with %w; want a stopped run", err)
 	}
 	exit := run.Exited.Sub(signalled)
 	if err := writes.WaitIdle(2 * interruptDelay); err != nil {
