@@ -3,8 +3,8 @@
 # the Terraform CLI. Builds the provider and the emulator, starts the emulator
 # on a free loopback port, points Terraform at the fresh build with a CLI
 # configuration of its own (never the user's), applies examples/campaign,
-# simulates clicks, re-targets one link in place, reads the clicks with the
-# export data source, shows that the click history survived, destroys
+# simulates clicks, re-targets one link in place, counts the clicks with
+# data.shortlink_clicks, shows that the click history survived, destroys
 # everything and stops the emulator.
 set -euo pipefail
 
@@ -69,10 +69,10 @@ if tf show -no-color "$demo/retarget.plan" | grep -q 'must be replaced'; then
 fi
 tf apply -input=false -compact-warnings "$demo/retarget.plan"
 
-step "Clicks per link, read by data.shortlink_analytics_export during that plan"
+step "Clicks per link, counted by data.shortlink_clicks during that plan"
 tf output clicks
 sale_clicks=$(tf output -json clicks | sed -n 's/.*"spring-sale":\([0-9]*\).*/\1/p')
-[ "$sale_clicks" = 3 ] || { echo "the export data source counts $sale_clicks clicks of spring-sale, want 3" >&2; exit 1; }
+[ "$sale_clicks" = 3 ] || { echo "data.shortlink_clicks counts $sale_clicks clicks of spring-sale, want 3" >&2; exit 1; }
 
 step "More visitors, now sent to the new destination"
 visit "$sale_url" 2 "https://social.example.com/post/1"

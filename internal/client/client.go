@@ -2,7 +2,7 @@
 //
 // It sends exactly what the service's specification shows and reads
 // tolerantly whatever a reasonable implementation of the unspecified parts
-// could answer (see shared/design/contract.md). The package is split by
+// could answer (see DESIGN.md). The package is split by
 // concern, in the manner of hashicorp/go-tfe:
 //
 //   - client.go: configuration, construction, and the single request path
@@ -295,6 +295,11 @@ type call struct {
 	body   []byte // nil: no body and no Content-Type
 	accept string
 	limit  int64 // largest successful body accepted
+	// stream, if set, consumes a successful body as it arrives instead of
+	// it being read into memory. It runs once per attempt, so a connection
+	// lost part-way is retried from the start of the body; an error that
+	// wraps ErrUnexpectedResponse is not retried.
+	stream func(resp *http.Response) error
 }
 
 // response is a complete answer whose body has been read.
@@ -429,6 +434,9 @@ type exchange struct {
 // while the body streams in is retried like any other transport error.
 func (x *exchange) readBody(resp *http.Response) error {
 	success := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	if success && x.call.stream != nil {
+		return x.streamBody(resp)
+	}
 	limit := maxErrorBodyBytes
 	if success {
 		limit = x.call.limit
@@ -445,6 +453,45 @@ func (x *exchange) readBody(resp *http.Response) error {
 	}
 	x.read, x.body = resp, body
 	return nil
+}
+
+// streamBody hands a successful body to the call's stream, bounded by the
+// call's limit like a body read into memory.
+func (x *exchange) streamBody(resp *http.Response) error {
+	body := resp.Body
+	resp.Body = &boundedBody{ReadCloser: body, remaining: x.call.limit, limit: x.call.limit}
+	err := x.call.stream(resp)
+	_ = body.Close()
+	resp.Body = http.NoBody // see readBody
+	if err != nil {
+		return err
+	}
+	x.read, x.body = resp, nil
+	return nil
+}
+
+// boundedBody fails a read that would go past limit bytes.
+type boundedBody struct {
+	io.ReadCloser
+	remaining, limit int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.remaining <= 0 {
+		// One byte more tells a body of exactly the limit from a longer one.
+		var probe [1]byte
+		n, err := b.ReadCloser.Read(probe[:])
+		if n > 0 {
+			return 0, &bodyTooLargeError{limit: b.limit}
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.remaining {
+		p = p[:b.remaining]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.remaining -= int64(n)
+	return n, err
 }
 
 // bodyOf returns resp's body, reading it now when readBody did not run

@@ -291,8 +291,7 @@ func TestRequestShape(t *testing.T) {
 			name:   "export all",
 			answer: step{body: "a,b\n", header: map[string]string{"Content-Type": "text/csv"}},
 			run: func(c *Client) error {
-				_, err := c.ExportAnalytics(context.Background(), "")
-				return err
+				return c.ReadExport(context.Background(), ExportQuery{}, &reading{})
 			},
 			method: "GET", path: "/api/analytics/export", accept: "text/csv",
 		},
@@ -300,8 +299,7 @@ func TestRequestShape(t *testing.T) {
 			name:   "export one link",
 			answer: step{body: "a,b\n", header: map[string]string{"Content-Type": "text/csv"}},
 			run: func(c *Client) error {
-				_, err := c.ExportAnalytics(context.Background(), "l-1 &x")
-				return err
+				return c.ReadExport(context.Background(), ExportQuery{LinkID: "l-1 &x"}, &reading{})
 			},
 			method: "GET", path: "/api/analytics/export", query: "linkId=l-1+%26x", accept: "text/csv",
 		},

@@ -51,10 +51,11 @@ func shouldRetry(method string, resp *http.Response, err error) (retry bool, rea
 	return true, "server error"
 }
 
-// permanent reports transport errors that retrying cannot cure.
+// permanent reports transport errors that retrying cannot cure: a body
+// over the limit or one that cannot be read (both ErrUnexpectedResponse:
+// the service would send the same again), a refused certificate.
 func permanent(err error) bool {
-	var tooLarge *bodyTooLargeError
-	return errors.As(err, &tooLarge) || certificateError(err)
+	return errors.Is(err, ErrUnexpectedResponse) || certificateError(err)
 }
 
 func certificateError(err error) bool {

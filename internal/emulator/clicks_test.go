@@ -287,3 +287,17 @@ func wantRows(t *testing.T, got, want [][]string) {
 		}
 	}
 }
+
+func TestAddClickAt(t *testing.T) {
+	e := newEnv(t)
+	link := str(e.create(t, "https://example.com/a", "slug", "at")["id"])
+	at := time.Date(2027, 3, 1, 12, 30, 0, 250e6, time.FixedZone("CET", 3600))
+	if err := e.srv.AddClickAt(link, at, "https://ref.example/a,\"b\""); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.AddClickAt("no-such-link", at, ""); err == nil {
+		t.Error("a click of an unknown link was recorded")
+	}
+	_, rows := e.export(t, "")
+	wantRows(t, rows, [][]string{{"2027-03-01T11:30:00.250Z", link, "at", "https://go.example.test/at", "https://example.com/a", "https://ref.example/a,\"b\"", ""}})
+}

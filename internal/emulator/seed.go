@@ -233,6 +233,24 @@ func (s *Server) AddClicks(linkID string, n int, referrer string) error {
 	return nil
 }
 
+// AddClickAt records one click of a link at the given time with the given
+// referrer directly in the store, as a visit then would have (without a
+// user agent). The export lists clicks in the order they were added.
+func (s *Server) AddClickAt(linkID string, at time.Time, referrer string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.st.Links[linkID]
+	if !ok {
+		return fmt.Errorf("no link %q", linkID)
+	}
+	s.st.Clicks = append(s.st.Clicks, Click{
+		At: at.UTC(), AccountID: l.AccountID, LinkID: l.ID, Slug: l.Slug,
+		ShortURL: shortURL(s.st.Domains[l.DomainID].Host, l.Slug), Destination: l.Destination, Referrer: referrer,
+	})
+	s.mustPersistLocked()
+	return nil
+}
+
 // mustPersistLocked writes the store for the seeding helpers, which return
 // no error of their own; PersistError reports a failure.
 func (s *Server) mustPersistLocked() {

@@ -1,20 +1,16 @@
 package provider
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"unicode/utf8"
+	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
-	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
 )
 
 var (
@@ -30,11 +26,15 @@ type analyticsExportDataSource struct {
 }
 
 type analyticsExportModel struct {
-	LinkID   types.String `tfsdk:"link_id"`
-	CSV      types.String `tfsdk:"csv"`
-	Columns  types.List   `tfsdk:"columns"`
-	Rows     types.List   `tfsdk:"rows"`
-	RowCount types.Int64  `tfsdk:"row_count"`
+	LinkID      types.String      `tfsdk:"link_id"`
+	Since       timetypes.RFC3339 `tfsdk:"since"`
+	Until       timetypes.RFC3339 `tfsdk:"until"`
+	IncludeCSV  types.Bool        `tfsdk:"include_csv"`
+	IncludeRows types.Bool        `tfsdk:"include_rows"`
+	CSV         types.String      `tfsdk:"csv"`
+	Columns     types.List        `tfsdk:"columns"`
+	Rows        types.List        `tfsdk:"rows"`
+	RowCount    types.Int64       `tfsdk:"row_count"`
 }
 
 var exportRowType = types.MapType{ElemType: types.StringType}
@@ -44,35 +44,38 @@ func (d *analyticsExportDataSource) Metadata(_ context.Context, req datasource.M
 }
 
 func (d *analyticsExportDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := exportFilterAttributes()
+	attrs["include_csv"] = schema.BoolAttribute{
+		MarkdownDescription: "Whether to keep the export as sent in `csv`. Defaults to `true`; set it to `false` when `rows` is enough, so the state does not hold the clicks twice (`csv` is then null).",
+		Optional:            true,
+	}
+	attrs["include_rows"] = schema.BoolAttribute{
+		MarkdownDescription: "Whether to keep the parsed clicks in `rows`. Defaults to `true`; set it to `false` when only `csv` is wanted, for a file or another tool (`rows` is then null).",
+		Optional:            true,
+	}
+	attrs["csv"] = schema.StringAttribute{
+		MarkdownDescription: "The export as the service sent it (CSV with a header row), for `local_file` or further processing: with `since` or `until`, the header row and the records of the clicks in the range, each byte for byte. Null when `include_csv` is `false`.",
+		Computed:            true,
+	}
+	attrs["columns"] = schema.ListAttribute{
+		MarkdownDescription: "The column names of the header row, in order. Empty when the service sent an empty body.",
+		Computed:            true,
+		ElementType:         types.StringType,
+	}
+	attrs["rows"] = schema.ListAttribute{
+		MarkdownDescription: "One map per click (row of the export) in the range, from column name to value, in the order of the export. The columns are the service's; see `columns`. Null when `include_rows` is `false`.",
+		Computed:            true,
+		ElementType:         exportRowType,
+	}
+	attrs["row_count"] = schema.Int64Attribute{
+		MarkdownDescription: "The number of clicks (rows without the header row) in the range, whether or not `csv` and `rows` are kept.",
+		Computed:            true,
+	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "The click statistics of the account, or of one link, from the service's CSV analytics export. " +
-			"Needs the scope `links:read`. The export is read again on every plan; how far back it reaches depends on the account's plan. " +
-			"A link's click history survives a change of its destination.",
-		Attributes: map[string]schema.Attribute{
-			"link_id": schema.StringAttribute{
-				MarkdownDescription: "Only the clicks of this link (its `id`, a UUID). Omit it for every link of the account. A link that does not exist on the account is an error.",
-				Optional:            true,
-				Validators:          []validator.String{validate.UUID()},
-			},
-			"csv": schema.StringAttribute{
-				MarkdownDescription: "The export as the service sent it (CSV with a header row), for `local_file` or further processing.",
-				Computed:            true,
-			},
-			"columns": schema.ListAttribute{
-				MarkdownDescription: "The column names of the header row, in order. Empty when the service sent an empty body.",
-				Computed:            true,
-				ElementType:         types.StringType,
-			},
-			"rows": schema.ListAttribute{
-				MarkdownDescription: "One map per row of the export (one click), from column name to value, in the order of the export. The columns are the service's; see `columns`.",
-				Computed:            true,
-				ElementType:         exportRowType,
-			},
-			"row_count": schema.Int64Attribute{
-				MarkdownDescription: "The number of rows (clicks), without the header row.",
-				Computed:            true,
-			},
-		},
+		MarkdownDescription: "The clicks of the account, or of one link, from the service's CSV analytics export: as sent and as rows, optionally only those of a time range. " +
+			"Needs the scope `links:read`. The export is read again on every plan, and every click in the range is kept in the state; how far back the export reaches depends on the account's plan. " +
+			"For counts (per link, per day, per referrer) use `shortlink_clicks`, whose state does not grow with the clicks. A link's click history survives a change of its destination.",
+		Attributes: attrs,
 	}
 }
 
@@ -89,54 +92,64 @@ func (d *analyticsExportDataSource) Read(ctx context.Context, req datasource.Rea
 	if !configured(d.data, &resp.Diagnostics) {
 		return
 	}
-	linkID := cfg.LinkID.ValueString()
-	body, err := d.data.client.ExportAnalytics(ctx, linkID)
-	if err != nil {
-		if linkID != "" && client.IsNotFound(err) {
-			resp.Diagnostics.AddAttributeError(path.Root("link_id"), "Could not export the analytics",
-				fmt.Sprintf("No link with ID %s exists on this account (404 not_found): %v. Check link_id; the account's links are listed by data.shortlink_links, and a link managed here is referenced as shortlink_link.<name>.id.", linkID, err))
-			return
-		}
-		addServiceError(&resp.Diagnostics, "export the analytics", err)
+	q, diags := exportQuery(cfg.LinkID, cfg.Since, cfg.Until)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !utf8.Valid(body) {
-		resp.Diagnostics.AddError("Could not read the analytics export",
-			"The service sent an export that is not UTF-8 text, which Terraform cannot hold in a string. Please report this to the service's support.")
+	kept := &exportCollector{keepCSV: trueUnlessFalse(cfg.IncludeCSV), keepRows: trueUnlessFalse(cfg.IncludeRows)}
+	if err := d.data.client.ReadExport(ctx, q, kept); err != nil {
+		addExportError(&resp.Diagnostics, q.LinkID, err)
 		return
 	}
-	columns, rows, err := parseExport(body)
-	if err != nil {
-		resp.Diagnostics.AddError("Could not read the analytics export",
-			fmt.Sprintf("The service's answer to GET /api/analytics/export cannot be read as CSV with a header row: %v. Please report this to the provider's developers, with the beginning of the export.", err))
-		return
+	cfg.CSV, cfg.Rows = types.StringNull(), types.ListNull(exportRowType)
+	if kept.keepCSV {
+		cfg.CSV = types.StringValue(kept.csv.String())
 	}
-
-	cfg.CSV = types.StringValue(string(body))
-	colValues := make([]attr.Value, len(columns))
-	for i, c := range columns {
-		colValues[i] = types.StringValue(c)
+	if kept.keepRows {
+		cfg.Rows = types.ListValueMust(exportRowType, kept.rows)
 	}
-	cfg.Columns = types.ListValueMust(types.StringType, colValues)
-	rowValues := make([]attr.Value, len(rows))
-	for i, row := range rows {
-		cells := make(map[string]attr.Value, len(row))
-		for k, v := range row {
-			cells[k] = types.StringValue(v)
-		}
-		rowValues[i] = types.MapValueMust(types.StringType, cells)
+	columns := make([]attr.Value, len(kept.columns))
+	for i, c := range kept.columns {
+		columns[i] = types.StringValue(c)
 	}
-	cfg.Rows = types.ListValueMust(exportRowType, rowValues)
-	cfg.RowCount = types.Int64Value(int64(len(rows)))
+	cfg.Columns = types.ListValueMust(types.StringType, columns)
+	cfg.RowCount = types.Int64Value(kept.count)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }
 
-// parseExport reads the export with client.ParseExport. A body without
-// even a header row (empty, or only white space) is read as an export
-// without clicks: a service may well answer so when there are none.
-func parseExport(body []byte) (columns []string, rows []map[string]string, err error) {
-	if len(bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\uFEFF")))) == 0 {
-		return []string{}, []map[string]string{}, nil
+// trueUnlessFalse reads an optional flag that defaults to true (a data
+// source's schema cannot hold defaults).
+func trueUnlessFalse(v types.Bool) bool { return v.IsNull() || v.ValueBool() }
+
+// exportCollector keeps what shortlink_analytics_export stores of a
+// reading of the export: the CSV and the rows only when asked for.
+type exportCollector struct {
+	keepCSV, keepRows bool
+	columns           []string
+	csv               strings.Builder
+	rows              []attr.Value
+	count             int64
+}
+
+func (c *exportCollector) Begin(h client.ExportHeader) {
+	c.columns, c.rows, c.count = h.Columns, []attr.Value{}, 0
+	c.csv.Reset()
+	if c.keepCSV {
+		c.csv.Write(h.Raw)
 	}
-	return client.ParseExport(body)
+}
+
+func (c *exportCollector) Row(r client.ExportRow) {
+	c.count++
+	if c.keepCSV {
+		c.csv.Write(r.Raw)
+	}
+	if c.keepRows {
+		cells := make(map[string]attr.Value, len(c.columns))
+		for i, name := range c.columns {
+			cells[name] = types.StringValue(r.Fields[i])
+		}
+		c.rows = append(c.rows, types.MapValueMust(types.StringType, cells))
+	}
 }

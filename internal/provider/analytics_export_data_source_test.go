@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -184,17 +183,78 @@ data "shortlink_analytics_export" "all" {}
 	})
 }
 
-// An export without even a header row is an export without clicks; the
-// rest of the parsing is client.ParseExport's.
-func TestParseExportEmptyBody(t *testing.T) {
-	for _, body := range []string{"", "\r\n", "\uFEFF", " \n"} {
-		columns, rows, err := parseExport([]byte(body))
-		if err != nil || columns == nil || len(columns) != 0 || rows == nil || len(rows) != 0 {
-			t.Errorf("parseExport(%q) = %q, %q, %v; want no columns, no rows, no error", body, columns, rows, err)
+// since and until keep the clicks of a range, the CSV holds their records
+// as sent, and include_csv and include_rows leave out what is not wanted.
+func TestAccAnalyticsExport_rangeAndIncludes(t *testing.T) {
+	e := newTestEnv(t)
+	links, err := e.srv.SeedLinks(e.fx.DomainID, "ranged", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := links[0].ID
+	for _, c := range []struct{ at, referrer string }{
+		{"2027-02-28T23:59:59.999Z", "before"},
+		{"2027-03-01T00:00:00.000Z", "at since"},
+		{"2027-03-02T12:00:00.000Z", "inside, \"quoted\""},
+		{"2027-03-03T00:00:00.000Z", "at until"},
+	} {
+		if err := e.srv.AddClickAt(id, mustParseTime(t, c.at), c.referrer); err != nil {
+			t.Fatal(err)
 		}
 	}
-	columns, rows, err := parseExport([]byte("a,b\r\n1,2\r\n"))
-	if err != nil || !reflect.DeepEqual(columns, []string{"a", "b"}) || !reflect.DeepEqual(rows, []map[string]string{{"a": "1", "b": "2"}}) {
-		t.Errorf("parseExport = %q, %q, %v", columns, rows, err)
-	}
+	const ds = "data.shortlink_analytics_export."
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config: e.config(fmt.Sprintf(`
+locals {
+  link_id = %q
+}
+
+data "shortlink_analytics_export" "march" {
+  link_id = local.link_id
+  since   = "2027-03-01T00:00:00Z"
+  until   = "2027-03-03T01:00:00+01:00" # 2027-03-03T00:00:00Z
+}
+
+data "shortlink_analytics_export" "rows_only" {
+  link_id     = local.link_id
+  since       = "2027-03-01T00:00:00Z"
+  include_csv = false
+}
+
+data "shortlink_analytics_export" "csv_only" {
+  link_id      = local.link_id
+  until        = "2027-03-01T00:00:00Z"
+  include_rows = false
+}
+
+data "shortlink_analytics_export" "nothing" {
+  link_id = local.link_id
+  since   = "2030-01-01T00:00:00Z"
+}
+`, id)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ds+"march", tfjsonpath.New("row_count"), knownvalue.Int64Exact(2)),
+				statecheck.ExpectKnownValue(ds+"march", tfjsonpath.New("rows"), knownvalue.ListExact([]knownvalue.Check{
+					knownvalue.MapPartial(map[string]knownvalue.Check{"referrer": knownvalue.StringExact("at since")}),
+					knownvalue.MapPartial(map[string]knownvalue.Check{"referrer": knownvalue.StringExact(`inside, "quoted"`)}),
+				})),
+				statecheck.ExpectKnownValue(ds+"march", tfjsonpath.New("csv"), knownvalue.StringRegexp(regexp.MustCompile(
+					`^`+regexp.QuoteMeta(strings.Join(emulator.ExportColumns, ",")+"\r\n")+
+						`2027-03-01T00:00:00\.000Z,[^\r\n]+,at since,\r\n`+
+						`2027-03-02T12:00:00\.000Z,[^\r\n]+,`+regexp.QuoteMeta(`"inside, ""quoted"""`)+`,\r\n$`))),
+				statecheck.ExpectKnownValue(ds+"rows_only", tfjsonpath.New("row_count"), knownvalue.Int64Exact(3)),
+				statecheck.ExpectKnownValue(ds+"rows_only", tfjsonpath.New("rows"), knownvalue.ListSizeExact(3)),
+				statecheck.ExpectKnownValue(ds+"rows_only", tfjsonpath.New("csv"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(ds+"csv_only", tfjsonpath.New("row_count"), knownvalue.Int64Exact(1)),
+				statecheck.ExpectKnownValue(ds+"csv_only", tfjsonpath.New("rows"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(ds+"csv_only", tfjsonpath.New("csv"), knownvalue.StringRegexp(regexp.MustCompile(`\r\n2027-02-28T23:59:59\.999Z,[^\r\n]+,before,\r\n$`))),
+				statecheck.ExpectKnownValue(ds+"nothing", tfjsonpath.New("row_count"), knownvalue.Int64Exact(0)),
+				statecheck.ExpectKnownValue(ds+"nothing", tfjsonpath.New("rows"), knownvalue.ListSizeExact(0)),
+				statecheck.ExpectKnownValue(ds+"nothing", tfjsonpath.New("columns"), exportColumns()),
+				statecheck.ExpectKnownValue(ds+"nothing", tfjsonpath.New("csv"), knownvalue.StringExact(strings.Join(emulator.ExportColumns, ",")+"\r\n")),
+			},
+		}},
+	})
 }

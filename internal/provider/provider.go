@@ -100,12 +100,12 @@ func (p *shortlinkProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Optional:            true,
 			},
 			"stop_grace_period": schema.StringAttribute{
-				MarkdownDescription: fmt.Sprintf("When Terraform is interrupted (the first Ctrl-C, or a CI runner's SIGINT or SIGTERM), the provider sends nothing new, ends waits for the rate limit at once, and lets creates, changes and deletes already sent to the service run on for this long, so that their results reach the state instead of being carried out by the service unrecorded. A duration such as `\"5s\"`; defaults to `\"%s\"`, which fits runners that follow the first signal with a harder one after 7.5 s (GitHub Actions). `\"0s\"` abandons writes at once.", client.DefaultStopGrace),
+				MarkdownDescription: fmt.Sprintf("When Terraform is interrupted (the first Ctrl-C, or a CI runner's SIGINT or SIGTERM), the provider sends nothing new, ends waits for the rate limit at once, and lets creates, changes and deletes already sent to the service run on for this long, so that their results reach the state instead of being carried out by the service unrecorded. A duration such as `\"5s\"`; defaults to `%q`, which fits runners that follow the first signal with a harder one after 7.5 s (GitHub Actions). `\"0s\"` abandons writes at once.", client.DefaultStopGrace.String()),
 				Optional:            true,
 				Validators:          []validator.String{validate.Duration(0, maxStopGracePeriod)},
 			},
 			"adoption_window": schema.StringAttribute{
-				MarkdownDescription: fmt.Sprintf("A run killed after sending a create (SIGKILL, a lost runner) leaves a link on the service that no state records. When a later create meets `409 slug_taken` and the link holding the slug is exactly what the resource declares (domain, slug, destination, expiry), no other resource of the run manages it, and it was created within this window, the resource takes it over, with a warning naming it. An older link is left alone: it is more likely another configuration's. A duration such as `\"24h\"`; defaults to `\"%s\"`; `\"0s\"` never takes one over.", formatDuration(DefaultAdoptionWindow)),
+				MarkdownDescription: fmt.Sprintf("A run killed after sending a create (SIGKILL, a lost runner) leaves a link on the service that no state records. When a later create meets `409 slug_taken` and the link holding the slug is exactly what the resource declares (domain, slug, destination, expiry), no other resource of the same apply created or took it over, and it was created within this window, the resource takes it over, with a warning naming it (the plan warns beforehand). An older link is left alone: it is more likely another configuration's. A duration such as `\"24h\"`; defaults to `%q`; `\"0s\"` never takes one over.", formatDuration(DefaultAdoptionWindow)),
 				Optional:            true,
 				Validators:          []validator.String{validate.Duration(0, maxAdoptionWindow)},
 			},
@@ -240,7 +240,7 @@ func (p *shortlinkProvider) Resources(context.Context) []func() resource.Resourc
 }
 
 func (p *shortlinkProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{NewLinksDataSource, NewLinkDataSource, NewAnalyticsExportDataSource}
+	return []func() datasource.DataSource{NewLinksDataSource, NewLinkDataSource, NewAnalyticsExportDataSource, NewClicksDataSource}
 }
 
 // providerData is what Configure hands to resources and data sources: one

@@ -5,6 +5,7 @@
 //	go run ./scripts/bench -only throttle       # the write-budget scenario
 //	go run ./scripts/bench -only interrupt      # SIGINT mid-apply: time to exit
 //	go run ./scripts/bench -only refresh -sizes 100,1000
+//	go run ./scripts/bench -only clicks -click-sizes 100000,1000000
 //
 // Scenarios:
 //
@@ -21,6 +22,9 @@
 //     memory; in the same run Terraform's own plan of N terraform_data
 //     resources (the floor no provider can beat) and the provider with
 //     bulk_refresh = false.
+//   - clicks: N clicks of 100 links over 30 days; the plan time, the
+//     provider's peak memory and the state size of shortlink_clicks, and of
+//     shortlink_analytics_export on the same clicks.
 package main
 
 import (
@@ -61,24 +65,29 @@ type options struct {
 	offLimit  int
 	pageSize  int
 	terraform string
+
+	clickSizes      []int
+	clicksExportMax int
 }
 
 func parseOptions() (options, error) {
 	var o options
-	var sizes string
-	flag.StringVar(&o.only, "only", "", "run one scenario: throttle, interrupt or refresh")
+	var sizes, clickSizes string
+	flag.StringVar(&o.only, "only", "", "run one scenario: throttle, interrupt, refresh or clicks")
 	flag.StringVar(&sizes, "sizes", "100,1000,5000", "numbers of links for the refresh scenario")
 	flag.IntVar(&o.runs, "runs", 3, "timed runs per measurement (the median is reported)")
 	flag.StringVar(&o.out, "out", "docs/benchmarks.md", "where to write the Markdown report (- for stdout)")
 	flag.IntVar(&o.offLimit, "snapshot-off-max", 1000, "largest N measured with bulk_refresh = false")
 	flag.IntVar(&o.pageSize, "page-size", 100, "links per page of the emulator's list (cursor paging)")
+	flag.StringVar(&clickSizes, "click-sizes", "100000,1000000", "numbers of clicks for the clicks scenario")
+	flag.IntVar(&o.clicksExportMax, "clicks-export-max", 100000, "largest number of clicks read with shortlink_analytics_export")
 	flag.Parse()
-	for _, s := range strings.Split(sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n <= 0 {
-			return o, fmt.Errorf("-sizes: %q is not a positive number", s)
-		}
-		o.sizes = append(o.sizes, n)
+	var err error
+	if o.sizes, err = positiveNumbers("-sizes", sizes); err != nil {
+		return o, err
+	}
+	if o.clickSizes, err = positiveNumbers("-click-sizes", clickSizes); err != nil {
+		return o, err
 	}
 	tf, err := exec.LookPath("terraform")
 	if err != nil {
@@ -86,6 +95,19 @@ func parseOptions() (options, error) {
 	}
 	o.terraform = tf
 	return o, nil
+}
+
+// positiveNumbers reads a comma-separated list of positive numbers.
+func positiveNumbers(flagName, list string) ([]int, error) {
+	var out []int
+	for _, s := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%s: %q is not a positive number", flagName, s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 func run() error {
@@ -113,6 +135,11 @@ func run() error {
 	if o.only == "" || o.only == "refresh" {
 		if err := h.refreshScenario(&report); err != nil {
 			return fmt.Errorf("refresh: %w", err)
+		}
+	}
+	if o.only == "" || o.only == "clicks" {
+		if err := h.clicksScenario(&report); err != nil {
+			return fmt.Errorf("clicks: %w", err)
 		}
 	}
 	if o.out == "-" {

@@ -1,0 +1,159 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+)
+
+var (
+	_ datasource.DataSource              = (*clicksDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*clicksDataSource)(nil)
+)
+
+// NewClicksDataSource is shortlink_clicks.
+func NewClicksDataSource() datasource.DataSource { return &clicksDataSource{} }
+
+type clicksDataSource struct {
+	data *providerData
+}
+
+type clicksModel struct {
+	LinkID            types.String      `tfsdk:"link_id"`
+	Since             timetypes.RFC3339 `tfsdk:"since"`
+	Until             timetypes.RFC3339 `tfsdk:"until"`
+	Total             types.Int64       `tfsdk:"total"`
+	ByLink            types.Map         `tfsdk:"by_link"`
+	ByDay             types.Map         `tfsdk:"by_day"`
+	FirstClickAt      timetypes.RFC3339 `tfsdk:"first_click_at"`
+	LastClickAt       timetypes.RFC3339 `tfsdk:"last_click_at"`
+	TopReferrers      types.List        `tfsdk:"top_referrers"`
+	TopReferrersExact types.Bool        `tfsdk:"top_referrers_exact"`
+}
+
+var referrerClicksType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"referrer": types.StringType,
+	"clicks":   types.Int64Type,
+}}
+
+func (d *clicksDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_clicks"
+}
+
+func (d *clicksDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := exportFilterAttributes()
+	attrs["total"] = schema.Int64Attribute{
+		MarkdownDescription: "The number of clicks.",
+		Computed:            true,
+	}
+	attrs["by_link"] = schema.MapAttribute{
+		MarkdownDescription: "Clicks per link: link ID → number of clicks. A link without clicks is absent, so read it with `lookup(data.shortlink_clicks.<name>.by_link, <link id>, 0)`.",
+		Computed:            true,
+		ElementType:         types.Int64Type,
+	}
+	attrs["by_day"] = schema.MapAttribute{
+		MarkdownDescription: "Clicks per day: date in UTC (`YYYY-MM-DD`) → number of clicks. A day without clicks is absent.",
+		Computed:            true,
+		ElementType:         types.Int64Type,
+	}
+	attrs["first_click_at"] = schema.StringAttribute{
+		MarkdownDescription: "When the earliest click was (RFC 3339, UTC); null without clicks.",
+		Computed:            true,
+		CustomType:          timetypes.RFC3339Type{},
+	}
+	attrs["last_click_at"] = schema.StringAttribute{
+		MarkdownDescription: "When the latest click was (RFC 3339, UTC); null without clicks.",
+		Computed:            true,
+		CustomType:          timetypes.RFC3339Type{},
+	}
+	attrs["top_referrers"] = schema.ListNestedAttribute{
+		MarkdownDescription: fmt.Sprintf("The %d most frequent referrers (the page a visitor came from, the `Referer` header of the visit), most clicks first; "+
+			"referrers with as many clicks are in byte order of `referrer`. Visits without a referrer (a typed or bookmarked address, an app) count for `\"\"`.", client.TopReferrers),
+		Computed: true,
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"referrer": schema.StringAttribute{MarkdownDescription: "The referrer, as the service recorded it.", Computed: true},
+			"clicks":   schema.Int64Attribute{MarkdownDescription: "Its clicks.", Computed: true},
+		}},
+	}
+	attrs["top_referrers_exact"] = schema.BoolAttribute{
+		MarkdownDescription: fmt.Sprintf("Whether the counts of `top_referrers` are exact. They are unless the clicks came from more than %[1]d different referrers: "+
+			"the provider then keeps counting only the %[1]d most frequent as it reads, so that its memory stays bounded, and a count may be over by at most the number of clicks divided by %[1]d. "+
+			"Every referrer with more clicks than that is still counted.", client.MaxTrackedReferrers),
+		Computed: true,
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A summary of the clicks of the account, or of one link, optionally of a time range: the total, the clicks per link and per day, the first and last click and the most frequent referrers. " +
+			"Needs the scope `links:read`. The service's CSV analytics export is read again on every plan, as a stream, and only the counts are kept: " +
+			"the state grows with the links and days that had clicks, never with the number of clicks. How far back the export reaches depends on the account's plan.",
+		Attributes: attrs,
+	}
+}
+
+func (d *clicksDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *clicksDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var cfg clicksModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !configured(d.data, &resp.Diagnostics) {
+		return
+	}
+	q, diags := exportQuery(cfg.LinkID, cfg.Since, cfg.Until)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	summary, err := d.data.client.SummarizeClicks(ctx, q)
+	if err != nil {
+		addExportError(&resp.Diagnostics, q.LinkID, err)
+		return
+	}
+	cfg.Total = types.Int64Value(summary.Total)
+	cfg.ByLink = countsMap(summary.ByLink)
+	cfg.ByDay = countsMap(summary.ByDay)
+	cfg.FirstClickAt = instant(summary.FirstClick)
+	cfg.LastClickAt = instant(summary.LastClick)
+	cfg.TopReferrers = referrerList(summary.TopReferrers)
+	cfg.TopReferrersExact = types.BoolValue(summary.ReferrersExact)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}
+
+func countsMap(counts map[string]int64) types.Map {
+	elems := make(map[string]attr.Value, len(counts))
+	for k, n := range counts {
+		elems[k] = types.Int64Value(n)
+	}
+	return types.MapValueMust(types.Int64Type, elems)
+}
+
+// instant is t in the spelling of the state's other timestamps; null for
+// the zero time.
+func instant(t time.Time) timetypes.RFC3339 {
+	if t.IsZero() {
+		return timetypes.NewRFC3339Null()
+	}
+	return timetypes.NewRFC3339ValueMust(t.UTC().Format(time.RFC3339Nano))
+}
+
+func referrerList(top []client.ReferrerClicks) types.List {
+	elems := make([]attr.Value, len(top))
+	for i, r := range top {
+		elems[i] = types.ObjectValueMust(referrerClicksType.AttrTypes, map[string]attr.Value{
+			"referrer": types.StringValue(r.Referrer),
+			"clicks":   types.Int64Value(r.Clicks),
+		})
+	}
+	return types.ListValueMust(referrerClicksType, elems)
+}

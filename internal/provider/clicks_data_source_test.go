@@ -1,0 +1,373 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+)
+
+func mustParseTime(t *testing.T, s string) time.Time {
+	t.Helper()
+	tm, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm
+}
+
+// Referrers the CSV export has to quote.
+const (
+	refComma   = "https://mail.example.net/inbox?a=1,2"
+	refQuotes  = `https://news.example.org/?q="spring"`
+	refNewline = "https://forum.example.com/t/1\nsecond line"
+)
+
+// topReferrersExact checks top_referrers, in order.
+func topReferrersExact(want ...client.ReferrerClicks) knownvalue.Check {
+	checks := make([]knownvalue.Check, len(want))
+	for i, r := range want {
+		checks[i] = knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"referrer": knownvalue.StringExact(r.Referrer),
+			"clicks":   knownvalue.Int64Exact(r.Clicks),
+		})
+	}
+	return knownvalue.ListExact(checks)
+}
+
+func referrerClicks(referrer string, clicks int64) client.ReferrerClicks {
+	return client.ReferrerClicks{Referrer: referrer, Clicks: clicks}
+}
+
+// countsExact checks a map of counts.
+func countsExact(m map[string]int64) knownvalue.Check {
+	checks := make(map[string]knownvalue.Check, len(m))
+	for k, n := range m {
+		checks[k] = knownvalue.Int64Exact(n)
+	}
+	return knownvalue.MapExact(checks)
+}
+
+func TestAccClicks_countsAndRanges(t *testing.T) {
+	e := newTestEnv(t)
+	links, err := e.srv.SeedLinks(e.fx.DomainID, "counted", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, quiet := links[0].ID, links[1].ID, links[2].ID
+	for _, c := range []struct{ link, at, referrer string }{
+		{a, "2027-02-28T23:59:59.999Z", refComma},
+		{a, "2027-03-01T00:00:00.000Z", refComma}, // == since: counted
+		{a, "2027-03-01T10:00:00.000Z", refQuotes},
+		{b, "2027-03-01T23:59:59.000Z", refNewline},
+		{b, "2027-03-02T00:00:00.000Z", ""},
+		{a, "2027-03-03T00:00:00.000Z", refComma}, // == until: not counted
+		{b, "2027-03-03T12:00:00.000Z", refQuotes},
+	} {
+		if err := e.srv.AddClickAt(c.link, mustParseTime(t, c.at), c.referrer); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const ds = "data.shortlink_clicks."
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config: e.config(fmt.Sprintf(`
+locals {
+  links = { a = %q, b = %q, quiet = %q }
+}
+
+data "shortlink_clicks" "all" {}
+
+data "shortlink_clicks" "range" {
+  since = "2027-03-01T00:00:00Z"
+  until = "2027-03-03T00:00:00Z"
+}
+
+# The same range, spelled with offsets.
+data "shortlink_clicks" "offsets" {
+  since = "2027-03-01T02:00:00+02:00"
+  until = "2027-03-02T19:00:00-05:00"
+}
+
+data "shortlink_clicks" "b_since" {
+  link_id = local.links.b
+  since   = "2027-03-01T00:00:00Z"
+}
+
+data "shortlink_clicks" "empty_range" {
+  since = "2030-01-01T00:00:00Z"
+}
+
+data "shortlink_clicks" "quiet" {
+  link_id = local.links.quiet
+}
+
+output "clicks_per_link" {
+  value = { for name, id in local.links : name => lookup(data.shortlink_clicks.range.by_link, id, 0) }
+}
+`, a, b, quiet)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("total"), knownvalue.Int64Exact(7)),
+				statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("by_link"), countsExact(map[string]int64{a: 4, b: 3})),
+				statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("by_day"), countsExact(map[string]int64{"2027-02-28": 1, "2027-03-01": 3, "2027-03-02": 1, "2027-03-03": 2})),
+				statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("first_click_at"), knownvalue.StringExact("2027-02-28T23:59:59.999Z")),
+				statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("last_click_at"), knownvalue.StringExact("2027-03-03T12:00:00Z")),
+				// Most clicks first; ties in byte order ("" < "https://f…").
+				statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("top_referrers"), topReferrersExact(referrerClicks(refComma, 3), referrerClicks(refQuotes, 2), referrerClicks("", 1), referrerClicks(refNewline, 1))),
+				statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("top_referrers_exact"), knownvalue.Bool(true)),
+
+				statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("total"), knownvalue.Int64Exact(4)),
+				statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("by_link"), countsExact(map[string]int64{a: 2, b: 2})),
+				statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("by_day"), countsExact(map[string]int64{"2027-03-01": 3, "2027-03-02": 1})),
+				statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("first_click_at"), knownvalue.StringExact("2027-03-01T00:00:00Z")),
+				statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("last_click_at"), knownvalue.StringExact("2027-03-02T00:00:00Z")),
+				statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("top_referrers"), topReferrersExact(referrerClicks("", 1), referrerClicks(refNewline, 1), referrerClicks(refComma, 1), referrerClicks(refQuotes, 1))),
+				statecheck.ExpectKnownValue(ds+"offsets", tfjsonpath.New("total"), knownvalue.Int64Exact(4)),
+				statecheck.ExpectKnownValue(ds+"offsets", tfjsonpath.New("by_day"), countsExact(map[string]int64{"2027-03-01": 3, "2027-03-02": 1})),
+
+				statecheck.ExpectKnownValue(ds+"b_since", tfjsonpath.New("total"), knownvalue.Int64Exact(3)),
+				statecheck.ExpectKnownValue(ds+"b_since", tfjsonpath.New("by_link"), countsExact(map[string]int64{b: 3})),
+
+				statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("total"), knownvalue.Int64Exact(0)),
+				statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("by_link"), knownvalue.MapSizeExact(0)),
+				statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("by_day"), knownvalue.MapSizeExact(0)),
+				statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("first_click_at"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("last_click_at"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("top_referrers"), knownvalue.ListSizeExact(0)),
+				statecheck.ExpectKnownValue(ds+"quiet", tfjsonpath.New("total"), knownvalue.Int64Exact(0)),
+
+				statecheck.ExpectKnownOutputValue("clicks_per_link", knownvalue.ObjectExact(map[string]knownvalue.Check{
+					"a": knownvalue.Int64Exact(2), "b": knownvalue.Int64Exact(2), "quiet": knownvalue.Int64Exact(0),
+				})),
+			},
+		}},
+	})
+}
+
+func TestAccClicks_badInput(t *testing.T) {
+	e := newTestEnv(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{
+			{
+				Config: e.config(`
+data "shortlink_clicks" "gone" {
+  link_id = "0b3d2c1a-0000-4000-8000-000000000000"
+}
+`),
+				ExpectError: expectErr("link_id", "No link with ID 0b3d2c1a-0000-4000-8000-000000000000", "404 not_found", "data.shortlink_links"),
+			},
+			{
+				Config: e.config(`
+data "shortlink_clicks" "backwards" {
+  since = "2027-03-02T00:00:00Z"
+  until = "2027-03-01T00:00:00Z"
+}
+`),
+				ExpectError: expectErr("until", "until (2027-03-01T00:00:00Z) must be later than since (2027-03-02T00:00:00Z)", "would select nothing"),
+			},
+			{
+				Config: e.config(`
+data "shortlink_clicks" "same_instant" {
+  since = "2027-03-01T00:00:00Z"
+  until = "2027-03-01T01:00:00+01:00"
+}
+`),
+				ExpectError: expectErr("until", "must be later than since"),
+			},
+			{
+				Config: e.config(`
+data "shortlink_clicks" "words" {
+  since = "last monday"
+}
+`),
+				ExpectError: expectErr("Invalid RFC3339 String Value", "since", "last monday"),
+			},
+		},
+	})
+}
+
+// The state holds counts: 20,000 clicks over three days and two referrers
+// take as little room as three.
+func TestAccClicks_stateDoesNotGrowWithClicks(t *testing.T) {
+	const n = 20_000
+	e := newTestEnv(t)
+	links, err := e.srv.SeedLinks(e.fx.DomainID, "busy", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := mustParseTime(t, "2027-03-01T00:00:00Z")
+	perDay := map[string]int64{}
+	for i := range n {
+		at := start.Add(time.Duration(i) * (72 * time.Hour / n))
+		perDay[at.Format(time.DateOnly)]++
+		if err := e.srv.AddClickAt(links[0].ID, at, fmt.Sprintf("https://ref%d.example/", i%2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(perDay) != 3 {
+		t.Fatalf("the clicks span %d days, want 3", len(perDay))
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config: e.config(`
+data "shortlink_clicks" "busy" {}
+`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.shortlink_clicks.busy", tfjsonpath.New("total"), knownvalue.Int64Exact(n)),
+				statecheck.ExpectKnownValue("data.shortlink_clicks.busy", tfjsonpath.New("by_day"), countsExact(perDay)),
+				stateSizeBelow("data.shortlink_clicks.busy", 1024),
+			},
+		}},
+	})
+}
+
+// stateSizeBelow checks that a resource's attributes take less than limit
+// bytes of JSON in the state.
+func stateSizeBelow(address string, limit int) statecheck.StateCheck {
+	return stateSize{address, limit}
+}
+
+type stateSize struct {
+	address string
+	limit   int
+}
+
+func (c stateSize) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	if req.State == nil || req.State.Values == nil || req.State.Values.RootModule == nil {
+		resp.Error = fmt.Errorf("no state")
+		return
+	}
+	for _, r := range req.State.Values.RootModule.Resources {
+		if r.Address != c.address {
+			continue
+		}
+		b, err := json.Marshal(r.AttributeValues)
+		if err != nil {
+			resp.Error = err
+		} else if len(b) >= c.limit {
+			resp.Error = fmt.Errorf("%s takes %d bytes of state, want less than %d", c.address, len(b), c.limit)
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("%s is not in the state", c.address)
+}
+
+// serviceHolds checks that the service holds links with exactly these
+// slugs, in any order.
+func (e *testEnv) serviceHolds(slugs ...string) statecheck.StateCheck { return serviceLinks{e, slugs} }
+
+type serviceLinks struct {
+	e     *testEnv
+	slugs []string
+}
+
+func (c serviceLinks) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	var got []string
+	for _, l := range c.e.srv.Links(c.e.fx.AccountID) {
+		got = append(got, l.Slug)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, c.slugs) {
+		resp.Error = fmt.Errorf("the service holds the links %q, want %q", got, c.slugs)
+	}
+}
+
+// guardedCampaign is the pattern of examples/retiring-links: a link is
+// deleted by listing its slug in retire, and the plan fails instead while
+// the link got clicks in the last 14 days. (The example declares the links
+// with for_each, which the test harness's state cannot address.)
+func guardedCampaign(e *testEnv, retire string) string {
+	return e.config(fmt.Sprintf(`
+locals {
+  retire = toset(%s)
+}
+
+resource "shortlink_link" "busy" {
+  count       = contains(local.retire, "busy") ? 0 : 1
+  domain_id   = %q
+  slug        = "busy"
+  destination = "https://example.com/busy"
+}
+
+resource "shortlink_link" "quiet" {
+  count       = contains(local.retire, "quiet") ? 0 : 1
+  domain_id   = %[2]q
+  slug        = "quiet"
+  destination = "https://example.com/quiet"
+}
+
+data "shortlink_links" "domain" {
+  domain_id = %[2]q
+}
+
+locals {
+  retiring = { for link in data.shortlink_links.domain.links : link.slug => link.id if contains(local.retire, link.slug) }
+}
+
+data "shortlink_clicks" "last_14_days" {
+  since = timeadd(plantimestamp(), "-336h")
+
+  lifecycle {
+    postcondition {
+      condition     = alltrue([for slug, id in local.retiring : lookup(self.by_link, id, 0) == 0])
+      error_message = "Still in use, not deleted: ${join(", ", [for slug, id in local.retiring : "${slug} (${lookup(self.by_link, id, 0)} clicks in the last 14 days)" if lookup(self.by_link, id, 0) > 0])}."
+    }
+  }
+}
+`, retire, e.fx.DomainID))
+}
+
+func TestAccClicks_guardsTheDeletionOfALinkInUse(t *testing.T) {
+	e := newTestEnv(t)
+	const busy, quiet = "shortlink_link.busy[0]", "shortlink_link.quiet[0]"
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
+		Steps: []resource.TestStep{
+			{Config: guardedCampaign(e, "[]")},
+			{
+				PreConfig: func() {
+					for _, l := range e.srv.Links(e.fx.AccountID) {
+						if l.Slug == "busy" {
+							if err := e.srv.AddClickAt(l.ID, time.Now().Add(-time.Hour), "https://mail.example.net/"); err != nil {
+								t.Fatal(err)
+							}
+						}
+					}
+				},
+				Config:      guardedCampaign(e, `["busy"]`),
+				ExpectError: expectErr("Still in use, not deleted: busy (1 clicks in the last 14 days)"),
+			},
+			{
+				// The failed plan deleted nothing.
+				Config:            guardedCampaign(e, "[]"),
+				ConfigStateChecks: []statecheck.StateCheck{e.serviceHolds("busy", "quiet")},
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				Config: guardedCampaign(e, `["quiet"]`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(quiet, plancheck.ResourceActionDestroy),
+					plancheck.ExpectResourceAction(busy, plancheck.ResourceActionNoop),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.shortlink_clicks.last_14_days", tfjsonpath.New("total"), knownvalue.Int64Exact(1)),
+					e.serviceHolds("busy"),
+				},
+			},
+		},
+	})
+}

@@ -1,0 +1,74 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
+)
+
+// exportFilterAttributes select the clicks of the analytics export; the
+// data sources that read the export share them.
+func exportFilterAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"link_id": schema.StringAttribute{
+			MarkdownDescription: "Only the clicks of this link (its `id`, a UUID). Omit it for every link of the account, deleted links included. A link that does not exist on the account is an error.",
+			Optional:            true,
+			Validators:          []validator.String{validate.UUID()},
+		},
+		"since": schema.StringAttribute{
+			MarkdownDescription: "Only the clicks at or after this instant (inclusive), in RFC 3339 such as `\"2027-03-01T00:00:00Z\"`; any offset may be given, instants are compared. " +
+				"The service's export has no date filter, so the provider reads the whole export and drops earlier clicks as it reads. Omit it for every click the export holds.",
+			Optional:   true,
+			CustomType: timetypes.RFC3339Type{},
+		},
+		"until": schema.StringAttribute{
+			MarkdownDescription: "Only the clicks before this instant (exclusive), in RFC 3339; must be later than `since`. " +
+				"Since `since` is inclusive and `until` exclusive, adjacent ranges such as `[March 1, April 1)` and `[April 1, May 1)` never count a click twice. Omit it for every click up to now.",
+			Optional:   true,
+			CustomType: timetypes.RFC3339Type{},
+			Validators: []validator.String{validate.LaterThan(path.MatchRoot("since"))},
+		},
+	}
+}
+
+// exportQuery is the query of the filter attributes, as validated at plan
+// time.
+func exportQuery(linkID types.String, since, until timetypes.RFC3339) (client.ExportQuery, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	q := client.ExportQuery{LinkID: linkID.ValueString()}
+	if !since.IsNull() {
+		t, d := since.ValueRFC3339Time()
+		diags.Append(d...)
+		q.Since = t
+	}
+	if !until.IsNull() {
+		t, d := until.ValueRFC3339Time()
+		diags.Append(d...)
+		q.Until = t
+	}
+	return q, diags
+}
+
+// addExportError reports a reading of the export that failed.
+func addExportError(diags *diag.Diagnostics, linkID string, err error) {
+	const summary = "Could not read the analytics export"
+	switch {
+	case linkID != "" && client.IsNotFound(err):
+		diags.AddAttributeError(path.Root("link_id"), summary,
+			fmt.Sprintf("No link with ID %s exists on this account (404 not_found): %v. Check link_id; the account's links are listed by data.shortlink_links, and a link managed here is referenced as shortlink_link.<name>.id.", linkID, err))
+	case errors.Is(err, client.ErrUnexpectedResponse):
+		diags.AddError(summary, err.Error()+"\n\nThe service's answer to GET /api/analytics/export cannot be read as CSV with a header row and one record per click. "+
+			"Please report this to the provider's developers, with the beginning of the export and the line named.")
+	default:
+		addServiceError(diags, "export the analytics", err)
+	}
+}

@@ -1,0 +1,61 @@
+package validate
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+)
+
+// LaterThan accepts an RFC 3339 time later than the one in the attribute
+// at start, the other end of a range that includes its start and excludes
+// its end: a range that ends where (or before) it starts selects nothing,
+// which is a mistake rather than a question. Values that are not RFC 3339
+// are left to the attribute's type to report.
+func LaterThan(start path.Expression) validator.String { return laterThan{start: start} }
+
+type laterThan struct{ start path.Expression }
+
+var _ validator.String = laterThan{}
+
+func (v laterThan) Description(context.Context) string {
+	return fmt.Sprintf("must be later than %s", v.start)
+}
+
+func (v laterThan) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v laterThan) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	end, ok := parseRFC3339(req.ConfigValue)
+	if !ok {
+		return
+	}
+	paths, diags := req.Config.PathMatches(ctx, req.PathExpression.Merge(v.start))
+	resp.Diagnostics.Append(diags...)
+	for _, p := range paths {
+		var value attr.Value
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, p, &value)...)
+		s, isString := value.(basetypes.StringValuable)
+		if !isString {
+			continue
+		}
+		sv, _ := s.ToStringValue(ctx)
+		start, ok := parseRFC3339(sv)
+		if ok && !end.After(start) {
+			resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
+				fmt.Sprintf("%s (%s) must be later than %s (%s): the range includes %s and excludes %s, so it would select nothing.",
+					req.Path, req.ConfigValue.ValueString(), p, sv.ValueString(), p, req.Path))
+		}
+	}
+}
+
+func parseRFC3339(v basetypes.StringValue) (time.Time, bool) {
+	if v.IsNull() || v.IsUnknown() {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339, v.ValueString())
+	return t, err == nil
+}
