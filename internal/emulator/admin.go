@@ -9,8 +9,9 @@ import (
 // AdminTokenHeader carries the admin token on requests to /_emulator/.
 const AdminTokenHeader = "X-Emulator-Admin-Token"
 
-// serveAdmin is the control surface of the command: the same switches,
-// faults, seeding and counters that tests use in-process.
+// admin serves one endpoint of the control surface of the command (nil: no
+// such endpoint), behind the admin token: the same switches, faults,
+// seeding and counters that tests use in-process.
 //
 //	GET  /_emulator/settings         the switches in force
 //	PUT  /_emulator/settings         replace them (a full Settings object)
@@ -24,23 +25,24 @@ const AdminTokenHeader = "X-Emulator-Admin-Token"
 //	POST /_emulator/keys/revoke      {"key"}
 //	POST /_emulator/links/seed       {"domainId","prefix","count"}
 //	GET  /_emulator/links            every stored link
-func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
-	given := r.Header.Get(AdminTokenHeader)
-	if s.adminToken == "" || subtle.ConstantTimeCompare([]byte(given), []byte(s.adminToken)) != 1 {
-		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_admin_token", "message": "the admin API needs the " + AdminTokenHeader + " header printed at start"})
-		return
+func (s *Server) admin(handle adminHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		given := r.Header.Get(AdminTokenHeader)
+		if s.adminToken == "" || subtle.ConstantTimeCompare([]byte(given), []byte(s.adminToken)) != 1 {
+			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_admin_token", "message": "the admin API needs the " + AdminTokenHeader + " header printed at start"})
+			return
+		}
+		if handle == nil {
+			writeJSON(w, http.StatusNotFound, map[string]string{"error": "not_found", "message": "no admin endpoint " + r.Method + " " + r.URL.Path})
+			return
+		}
+		result, err := handle(r)
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request", "message": err.Error()})
+			return
+		}
+		writeJSON(w, http.StatusOK, result)
 	}
-	handler, ok := s.adminRoutes()[r.Method+" "+r.URL.Path]
-	if !ok {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not_found", "message": "no admin endpoint " + r.Method + " " + r.URL.Path})
-		return
-	}
-	result, err := handler(r)
-	if err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request", "message": err.Error()})
-		return
-	}
-	writeJSON(w, http.StatusOK, result)
 }
 
 type adminHandler func(*http.Request) (any, error)

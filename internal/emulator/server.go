@@ -35,6 +35,7 @@ type Server struct {
 	limiter  *rateLimiter
 	faults   *faultInjector
 	counters *counters
+	mux      *http.ServeMux
 }
 
 // New builds a Server. It fails only when the settings make no sense or the
@@ -59,7 +60,7 @@ func New(opts Options) (*Server, error) {
 		}
 		st = loaded
 	}
-	return &Server{
+	s := &Server{
 		now:        now,
 		dataFile:   opts.DataFile,
 		adminToken: opts.AdminToken,
@@ -68,7 +69,9 @@ func New(opts Options) (*Server, error) {
 		limiter:    newRateLimiter(),
 		faults:     newFaultInjector(),
 		counters:   newCounters(),
-	}, nil
+	}
+	s.mux = s.routes()
+	return s, nil
 }
 
 // Settings returns the switches in force.
@@ -112,22 +115,53 @@ func (s *Server) persistLocked() error {
 
 // ServeHTTP routes a request to the API, the admin API or a short link.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case strings.HasPrefix(r.URL.Path, "/api/"):
-		s.serveAPI(w, r)
-	case strings.HasPrefix(r.URL.Path, "/_emulator/"):
-		s.serveAdmin(w, r)
-	default:
-		s.serveShortLink(w, r)
+	s.mux.ServeHTTP(w, r)
+}
+
+// apiHandler is one API operation, called once the shared checks passed.
+type apiHandler func(w http.ResponseWriter, r *http.Request, acct string)
+
+// routes builds the emulator's routing table once: the API's endpoints
+// behind the checks they share, the admin API behind its token, and every
+// other path as a short link.
+func (s *Server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	api := map[string]apiHandler{
+		"POST /api/links": s.createLink,
+		"GET /api/links":  s.listLinks,
+		"PATCH /api/links/{id}": func(w http.ResponseWriter, r *http.Request, acct string) {
+			s.changeDestination(w, r, acct, r.PathValue("id"))
+		},
+		"DELETE /api/links/{id}": func(w http.ResponseWriter, r *http.Request, acct string) {
+			s.deleteLink(w, acct, r.PathValue("id"))
+		},
+		"GET /api/analytics/export": s.exportClicks,
 	}
+	for pattern, handle := range api {
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { s.serveAPI(w, r, handle) })
+	}
+	// Any other request under /api/ is a JSON 404, counted like the others
+	// (ServeMux would answer 405 or a text 404).
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) { s.serveAPI(w, r, nil) })
+	for pattern, handle := range s.adminRoutes() {
+		mux.HandleFunc(pattern, s.admin(handle))
+	}
+	mux.HandleFunc("/_emulator/", s.admin(nil))
+	mux.HandleFunc("/", s.serveShortLink)
+	return mux
 }
 
 // route names an API request by method and path pattern, for counters,
-// rate-limit classes and scopes.
+// rate-limit classes, scopes and faults.
 type route struct {
 	method  string
 	pattern string // "/api/links", "/api/links/{id}", "/api/analytics/export"
-	id      string
+}
+
+// routeOf is the route of a request the mux matched to an endpoint.
+func routeOf(r *http.Request) route {
+	_, pattern, _ := strings.Cut(r.Pattern, " ")
+	return route{method: r.Method, pattern: pattern}
 }
 
 func (rt route) class() string {
@@ -144,31 +178,14 @@ func (rt route) scope() string {
 	return ScopeWrite
 }
 
-func matchRoute(r *http.Request) (route, bool) {
-	p := r.URL.Path
-	switch {
-	case p == "/api/links" && (r.Method == http.MethodGet || r.Method == http.MethodPost):
-		return route{method: r.Method, pattern: "/api/links"}, true
-	case strings.HasPrefix(p, "/api/links/") && (r.Method == http.MethodPatch || r.Method == http.MethodDelete):
-		id := strings.TrimPrefix(p, "/api/links/")
-		if id == "" || strings.Contains(id, "/") {
-			return route{}, false
-		}
-		return route{method: r.Method, pattern: "/api/links/{id}", id: id}, true
-	case p == "/api/analytics/export" && r.Method == http.MethodGet:
-		return route{method: r.Method, pattern: "/api/analytics/export"}, true
-	}
-	return route{}, false
-}
-
 // serveAPI runs the checks every endpoint shares, in the documented order,
-// then the endpoint itself.
-func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+// then the endpoint itself (nil: no such endpoint).
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, handle apiHandler) {
 	rec := &statusRecorder{ResponseWriter: w}
-	rt, ok := matchRoute(r)
-	pattern := r.URL.Path
-	if ok {
-		pattern = rt.pattern
+	rt := routeOf(r)
+	pattern := rt.pattern
+	if handle == nil {
+		pattern = r.URL.Path
 	}
 	defer func() { s.counters.add(r.Method, pattern, rec.status) }()
 	defer func() {
@@ -180,7 +197,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 
-	if !ok {
+	if handle == nil {
 		s.writeError(rec, http.StatusNotFound, "not_found", fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path))
 		return
 	}
@@ -206,22 +223,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.writeError(rec, http.StatusTooManyRequests, "rate_limited", "rate limit exceeded; retry after the time in Retry-After")
 		return
 	}
-	s.withFaults(rec, r, rt, func(w http.ResponseWriter) { s.serveEndpoint(w, r, rt, acct) })
-}
-
-func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, rt route, acct string) {
-	switch rt.pattern + " " + rt.method {
-	case "/api/links POST":
-		s.createLink(w, r, acct)
-	case "/api/links GET":
-		s.listLinks(w, r, acct)
-	case "/api/links/{id} PATCH":
-		s.changeDestination(w, r, acct, rt.id)
-	case "/api/links/{id} DELETE":
-		s.deleteLink(w, acct, rt.id)
-	case "/api/analytics/export GET":
-		s.exportClicks(w, r, acct)
-	}
+	s.withFaults(rec, r, rt, func(w http.ResponseWriter) { handle(w, r, acct) })
 }
 
 func bearerToken(r *http.Request) string {
