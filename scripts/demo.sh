@@ -48,7 +48,11 @@ provider_installation {
 RC
 export TF_CLI_CONFIG_FILE="$demo/terraformrc" TF_DATA_DIR="$demo/work/.terraform" CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
 cp "$root/examples/campaign/main.tf" "$demo/work/"
-tf() { terraform -chdir="$demo/work" "$@" 2> >(grep -v -e 'Provider development overrides are in effect' >&2); }
+# TERRAFORM picks the CLI: terraform (default) or tofu (make demo TERRAFORM=tofu).
+cli=${TERRAFORM:-terraform}
+command -v "$cli" >/dev/null || { echo "$cli is not on PATH" >&2; exit 1; }
+echo "CLI: $("$cli" version | head -n 1)"
+tf() { "$cli" -chdir="$demo/work" "$@" 2> >(grep -v -e 'Provider development overrides are in effect' >&2); }
 
 step "terraform apply: the spring campaign"
 tf apply -auto-approve -input=false -compact-warnings
