@@ -96,6 +96,10 @@ type Config struct {
 	// the service at all, across every operation of the Client;
 	// DefaultUnreachableAfter if zero.
 	UnreachableAfter time.Duration
+	// MaxRateShare caps the part of each rate-limit window (read and write
+	// alike) this Client uses, for a key other integrations must keep
+	// theirs of: 0.5 leaves half of every window. 0 or 1 means no cap.
+	MaxRateShare float64
 	// Stop, if set, is the provider's stop signal: once it begins nothing
 	// new is sent, and writes already sent may finish within its grace.
 	Stop *Stop
@@ -142,7 +146,7 @@ func New(cfg Config) (*Client, error) {
 		baseURL:     base,
 		apiKey:      key,
 		userAgent:   cmpOr(cfg.UserAgent, DefaultUserAgent),
-		http:        httpClient(cfg.HTTPClient, cmpOr(cfg.ReadAttemptTimeout, DefaultReadAttemptTimeout), stop),
+		http:        httpClient(cfg.HTTPClient, cmpOr(cfg.ReadAttemptTimeout, DefaultReadAttemptTimeout), stop, cfg.MaxRateShare),
 		maxRetries:  retries(cfg.MaxRetries),
 		waitMin:     cmpOr(cfg.RetryWaitMin, DefaultRetryWaitMin),
 		waitMax:     cmpOr(cfg.RetryWaitMax, DefaultRetryWaitMax),
@@ -213,7 +217,7 @@ func cmpOr[T comparable](v, fallback T) T {
 // its body, so a create could "succeed" without creating anything. Its
 // transport is throttled to the service's rate limits, one throttle per
 // Client.
-func httpClient(base *http.Client, readAttemptTimeout time.Duration, stop *Stop) *http.Client {
+func httpClient(base *http.Client, readAttemptTimeout time.Duration, stop *Stop, maxRateShare float64) *http.Client {
 	var hc http.Client
 	if base != nil {
 		hc = *base
@@ -231,7 +235,7 @@ func httpClient(base *http.Client, readAttemptTimeout time.Duration, stop *Stop)
 	// for a rate-limit window is not part of an attempt, and a request that
 	// waited through a stop is not sent.
 	deadline := &readDeadline{next: hc.Transport, timeout: readAttemptTimeout}
-	hc.Transport = newThrottle(&stopGuard{next: deadline, stop: stop}, time.Now)
+	hc.Transport = newThrottle(&stopGuard{next: deadline, stop: stop}, time.Now, maxRateShare)
 	return &hc
 }
 

@@ -28,11 +28,17 @@ type throttle struct {
 	read, write *budget
 }
 
-func newThrottle(next http.RoundTripper, now func() time.Time) *throttle {
+// newThrottle throttles next; maxShare caps the part of each window this
+// client may use (1: the whole allowance, when no other client takes it).
+func newThrottle(next http.RoundTripper, now func() time.Time, maxShare float64) *throttle {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	return &throttle{next: next, read: newBudget(ClassRead, now), write: newBudget(ClassWrite, now)}
+	return &throttle{
+		next:  next,
+		read:  newBudget(ClassRead, now, newWindowCap(maxShare)),
+		write: newBudget(ClassWrite, now, newWindowCap(maxShare)),
+	}
 }
 
 func (t *throttle) budgetFor(method string) *budget {
@@ -84,16 +90,23 @@ type budget struct {
 	// unmetered is true when the service sends no rate-limit headers: then
 	// there is nothing to learn and nothing is held back.
 	unmetered bool
+	// reported is the lowest remaining the service has reported in this
+	// window; -1 while none. A higher one later means the window turned.
+	reported int
+	// share is the configured part of each window this client may use.
+	share *windowCap
 }
 
 // ticket is what acquire hands a request and observe takes back.
 type ticket struct {
 	sentAt time.Time
 	probe  bool
+	// capped is whether the request counts against the window's cap.
+	capped bool
 }
 
-func newBudget(class string, now func() time.Time) *budget {
-	return &budget{class: class, now: now, changed: make(chan struct{}), limit: -1, remaining: -1}
+func newBudget(class string, now func() time.Time, capped *windowCap) *budget {
+	return &budget{class: class, now: now, changed: make(chan struct{}), limit: -1, remaining: -1, reported: -1, share: capped}
 }
 
 // throttleWaitError is a request given up while it waited for its budget:
@@ -127,16 +140,12 @@ func (b *budget) acquire(ctx context.Context) (ticket, error) {
 			b.inflight++
 			b.mu.Unlock()
 			return ticket{sentAt: now}, nil
-		case b.remaining > 0:
+		case b.remaining > 0 && b.share.allows(b.limit):
 			b.remaining--
-			b.inflight++
-			b.mu.Unlock()
-			return ticket{sentAt: now}, nil
+			return b.sendLocked(now, false), nil
 		case b.remaining < 0 && !b.probing:
 			b.probing = true
-			b.inflight++
-			b.mu.Unlock()
-			return ticket{sentAt: now, probe: true}, nil
+			return b.sendLocked(now, true), nil
 		}
 		changed, resetAt := b.changed, b.resetAt
 		b.mu.Unlock()
@@ -150,6 +159,14 @@ func (b *budget) acquire(ctx context.Context) (ticket, error) {
 			return ticket{}, &throttleWaitError{err: err}
 		}
 	}
+}
+
+// sendLocked hands out a ticket for a request about to be sent.
+func (b *budget) sendLocked(now time.Time, probe bool) ticket {
+	b.inflight++
+	b.share.send()
+	b.mu.Unlock()
+	return ticket{sentAt: now, probe: probe, capped: true}
 }
 
 // waitFor returns when changed is closed, resetAt has passed (if known) or
@@ -174,6 +191,8 @@ func waitFor(ctx context.Context, changed <-chan struct{}, resetAt, now time.Tim
 func (b *budget) turnWindowLocked(now time.Time) {
 	b.windowStart, b.resetAt, b.refused = now, time.Time{}, false
 	b.remaining = b.limit // -1 while the limit is unknown: probe again
+	b.reported = -1
+	b.share.turn()
 	b.broadcastLocked()
 }
 
@@ -208,16 +227,26 @@ func (b *budget) observe(tk ticket, resp *http.Response) {
 	// A 429 is a refusal even without the headers: a gateway may send
 	// Retry-After alone.
 	b.unmetered = false
+	rl = believable(rl)
+	if b.turnedEarlyLocked(tk, rl) {
+		b.turnWindowLocked(tk.sentAt)
+	}
 	if tk.sentAt.Before(b.windowStart) {
 		return // an answer from the window that has turned since
 	}
 	if rl.Limit > 0 {
 		b.limit = rl.Limit
 	}
+	if tk.capped && resp.StatusCode == http.StatusTooManyRequests {
+		b.share.refused()
+	}
 	if rl.Reset >= 0 && !b.refused {
 		if est := tk.sentAt.Add(rl.Reset + ThrottleMargin); b.resetAt.IsZero() || est.Before(b.resetAt) {
 			b.resetAt = est
 		}
+	}
+	if rl.Remaining >= 0 && (b.reported < 0 || rl.Remaining < b.reported) {
+		b.reported = rl.Remaining
 	}
 	if rl.Remaining >= 0 && (b.remaining < 0 || rl.Remaining < b.remaining) {
 		// The service's count includes other users of the key; ours
@@ -235,4 +264,39 @@ func (b *budget) observe(tk ticket, resp *http.Response) {
 			b.resetAt = now.Add(time.Second)
 		}
 	}
+}
+
+// MaxBelievableReset is the longest wait for a window to turn that the
+// throttle believes; a longer X-RateLimit-Reset is taken for garbage.
+const MaxBelievableReset = 24 * time.Hour
+
+// believable drops what no service means: a negative count, a remaining
+// above the limit (the limit is believed, the remaining clamped), a reset
+// beyond MaxBelievableReset.
+func believable(rl RateLimit) RateLimit {
+	if rl.Limit < 0 {
+		rl.Limit = -1
+	}
+	if rl.Remaining < 0 {
+		rl.Remaining = -1
+	}
+	if rl.Limit > 0 && rl.Remaining > rl.Limit {
+		rl.Remaining = rl.Limit
+	}
+	if rl.Reset > MaxBelievableReset {
+		rl.Reset = -1
+	}
+	return rl
+}
+
+// turnedEarlyLocked is whether an answer shows that the service's window
+// turned before we expected: it reports more remaining than it already
+// told us was left in this window, and a reset later than the one we wait
+// for by more than the headers' whole-second rounding. (More remaining
+// alone is no proof: answers overtake each other.)
+func (b *budget) turnedEarlyLocked(tk ticket, rl RateLimit) bool {
+	if b.reported < 0 || rl.Remaining <= b.reported || rl.Reset < 0 || b.resetAt.IsZero() || tk.sentAt.Before(b.windowStart) {
+		return false
+	}
+	return tk.sentAt.Add(rl.Reset).After(b.resetAt.Add(time.Second))
 }

@@ -582,7 +582,13 @@ func remainingOf(b *budget) int {
 // limit-1, Reset reset seconds.
 func learnt(t *testing.T, clk *testclock.Clock, limit int, reset string) *budget {
 	t.Helper()
-	b := newBudget(ClassWrite, clk.Now)
+	return learntCapped(t, clk, limit, reset, 1)
+}
+
+// learntCapped is learnt, with a cap on this client's part of each window.
+func learntCapped(t *testing.T, clk *testclock.Clock, limit int, reset string, share float64) *budget {
+	t.Helper()
+	b := newBudget(ClassWrite, clk.Now, newWindowCap(share))
 	tk := mustAcquire(t, b)
 	if !tk.probe {
 		t.Fatal("the first request of an unknown budget is not a probe")
@@ -596,7 +602,7 @@ func learnt(t *testing.T, clk *testclock.Clock, limit int, reset string) *budget
 
 func TestBudgetProbeLetsOneRequestThrough(t *testing.T) {
 	clk := testclock.New()
-	b := newBudget(ClassRead, clk.Now)
+	b := newBudget(ClassRead, clk.Now, newWindowCap(1))
 	probe := mustAcquire(t, b)
 	if !probe.probe {
 		t.Fatal("the first request is not a probe")
@@ -634,7 +640,7 @@ func TestBudgetProbeLetsOneRequestThrough(t *testing.T) {
 
 func TestBudgetTransportErrorOnProbeReleasesNextProbe(t *testing.T) {
 	clk := testclock.New()
-	b := newBudget(ClassWrite, clk.Now)
+	b := newBudget(ClassWrite, clk.Now, newWindowCap(1))
 	first := mustAcquire(t, b)
 	next := make(chan ticket, 1)
 	go func() {
@@ -678,6 +684,93 @@ func TestBudgetSpendsAndTurnsWindow(t *testing.T) {
 		}
 	}
 	mustWait(t, b)
+}
+
+func TestBudgetKeepsToItsCappedPartOfEachWindow(t *testing.T) {
+	clk := testclock.New()
+	b := learntCapped(t, clk, 10, "1", 0.5) // the probe took 1 of 5
+	tks := []ticket{mustAcquire(t, b), mustAcquire(t, b), mustAcquire(t, b), mustAcquire(t, b)}
+	mustWait(t, b) // 5 remain on the service: they are the others'
+	// A 429 is not counted by the service, so it does not count against
+	// the cap either; but it closes the window until the service says.
+	b.observe(tks[0], rlAnswer(http.StatusTooManyRequests, "Retry-After", "1"))
+	mustWait(t, b)
+	clk.Advance(time.Second + ThrottleMargin)
+	for range 5 {
+		mustAcquire(t, b)
+	}
+	mustWait(t, b)
+}
+
+// Headers that lie: what no service means is not believed, and a lie never
+// blocks the client for longer than the truth would.
+func TestBudgetDoesNotBelieveImpossibleHeaders(t *testing.T) {
+	t.Run("negative remaining is unknown", func(t *testing.T) {
+		clk := testclock.New()
+		b := learnt(t, clk, 10, "30")
+		b.observe(mustAcquire(t, b), metered(10, -3, "30"))
+		if got := remainingOf(b); got != 8 {
+			t.Errorf("remaining = %d after the service said -3, want our own count 8", got)
+		}
+	})
+	t.Run("remaining above the limit is the limit", func(t *testing.T) {
+		got := believable(RateLimit{Limit: 10, Remaining: 5000, Reset: time.Second})
+		if got.Remaining != 10 {
+			t.Errorf("remaining = %d, want 10", got.Remaining)
+		}
+	})
+	t.Run("an absurd reset is no reset", func(t *testing.T) {
+		clk := testclock.New()
+		b := newBudget(ClassWrite, clk.Now, newWindowCap(1))
+		probe := mustAcquire(t, b)
+		b.observe(probe, metered(2, 0, "99999999")) // three years
+		b.mu.Lock()
+		resetAt := b.resetAt
+		b.mu.Unlock()
+		if !resetAt.IsZero() {
+			t.Fatalf("resetAt = %v, want the absurd reset ignored", resetAt)
+		}
+		// Spent, with no believable reset and nothing on its way: the
+		// budget is learnt again rather than waited for.
+		if tk := mustAcquire(t, b); !tk.probe {
+			t.Error("want a probe to learn the budget again")
+		}
+	})
+	t.Run("missing headers on a 429", func(t *testing.T) {
+		clk := testclock.New()
+		b := learnt(t, clk, 10, "30")
+		b.observe(mustAcquire(t, b), rlAnswer(http.StatusTooManyRequests))
+		mustWait(t, b)
+		clk.Advance(29 * time.Second) // a bare 429 waits for the reset we know
+		mustWait(t, b)
+		clk.Advance(time.Second + ThrottleMargin)
+		mustAcquire(t, b)
+	})
+}
+
+// A window that turns before the reset we learnt (a service that restarted
+// its counters, a reset rounded up): an answer with more remaining than
+// the service already reported, and a reset well past ours, starts the new
+// window at once instead of waiting for the old reset.
+func TestBudgetFollowsAWindowThatTurnsEarly(t *testing.T) {
+	clk := testclock.New()
+	b := learnt(t, clk, 10, "30")
+	var tks []ticket
+	for range 9 {
+		tks = append(tks, mustAcquire(t, b))
+	}
+	b.observe(tks[0], metered(10, 0, "30"))
+	mustWait(t, b)
+	clk.Advance(5 * time.Second)
+	// Answers overtaking each other are no turn: more remaining, but
+	// within the window we know.
+	b.observe(tks[1], metered(10, 3, "25"))
+	mustWait(t, b)
+	b.observe(tks[2], metered(10, 8, "60"))
+	if got := remainingOf(b); got != 8 {
+		t.Fatalf("remaining = %d after the window turned early, want 8", got)
+	}
+	mustAcquire(t, b)
 }
 
 func TestBudgetOldWindowAnswerDoesNotShrinkNewWindow(t *testing.T) {
@@ -806,7 +899,7 @@ func TestBudget429(t *testing.T) {
 	})
 	t.Run("Retry-After without X-RateLimit headers", func(t *testing.T) {
 		clk := testclock.New()
-		b := newBudget(ClassRead, clk.Now)
+		b := newBudget(ClassRead, clk.Now, newWindowCap(1))
 		tk := mustAcquire(t, b)
 		b.observe(tk, rlAnswer(http.StatusTooManyRequests, "Retry-After", "5"))
 		mustWait(t, b)
@@ -818,7 +911,7 @@ func TestBudget429(t *testing.T) {
 	})
 	t.Run("Retry-After: 0 without X-RateLimit headers", func(t *testing.T) {
 		clk := testclock.New()
-		b := newBudget(ClassRead, clk.Now)
+		b := newBudget(ClassRead, clk.Now, newWindowCap(1))
 		b.observe(mustAcquire(t, b), rlAnswer(http.StatusTooManyRequests, "Retry-After", "0"))
 		if tk := mustAcquire(t, b); !tk.probe {
 			t.Error("the budget is still unknown: want a probe")
@@ -826,7 +919,7 @@ func TestBudget429(t *testing.T) {
 	})
 	t.Run("unmetered service", func(t *testing.T) {
 		clk := testclock.New()
-		b := newBudget(ClassRead, clk.Now)
+		b := newBudget(ClassRead, clk.Now, newWindowCap(1))
 		b.observe(mustAcquire(t, b), rlAnswer(http.StatusOK))
 		mustAcquire(t, b)
 		tk := mustAcquire(t, b)
@@ -837,7 +930,7 @@ func TestBudget429(t *testing.T) {
 
 func TestBudgetUnmetered(t *testing.T) {
 	clk := testclock.New()
-	b := newBudget(ClassRead, clk.Now)
+	b := newBudget(ClassRead, clk.Now, newWindowCap(1))
 	b.observe(mustAcquire(t, b), rlAnswer(http.StatusOK))
 	var tks []ticket
 	for range 100 {
@@ -865,7 +958,7 @@ func TestBudgetHeaderlessErrorDoesNotUnmeter(t *testing.T) {
 func TestBudgetSpentWithoutKnownReset(t *testing.T) {
 	t.Run("no reset header", func(t *testing.T) {
 		clk := testclock.New()
-		b := newBudget(ClassRead, clk.Now)
+		b := newBudget(ClassRead, clk.Now, newWindowCap(1))
 		b.observe(mustAcquire(t, b), rlAnswer(http.StatusOK, "X-RateLimit-Limit", "2", "X-RateLimit-Remaining", "1"))
 		tk := mustAcquire(t, b)
 		mustWait(t, b) // one is out and may yet say when the window turns
@@ -918,7 +1011,7 @@ func TestBudgetWaitEndsWithContext(t *testing.T) {
 }
 
 func TestThrottleBudgetForMethod(t *testing.T) {
-	th := newThrottle(nil, time.Now)
+	th := newThrottle(nil, time.Now, 1)
 	for _, m := range []string{http.MethodGet, http.MethodHead} {
 		if th.budgetFor(m) != th.read {
 			t.Errorf("%s is not budgeted as a read", m)

@@ -53,6 +53,7 @@ type providerModel struct {
 	BulkRefresh     types.Bool   `tfsdk:"bulk_refresh"`
 	StopGracePeriod types.String `tfsdk:"stop_grace_period"`
 	AdoptionWindow  types.String `tfsdk:"adoption_window"`
+	MaxRatePercent  types.Int64  `tfsdk:"max_rate_limit_percent"`
 }
 
 // Bounds of the duration settings, checked at plan time.
@@ -103,6 +104,11 @@ func (p *shortlinkProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				MarkdownDescription: fmt.Sprintf("When Terraform is interrupted (the first Ctrl-C, or a CI runner's SIGINT or SIGTERM), the provider sends nothing new, ends waits for the rate limit at once, and lets creates, changes and deletes already sent to the service run on for this long, so that their results reach the state instead of being carried out by the service unrecorded. A duration such as `\"5s\"`; defaults to `%q`, which fits runners that follow the first signal with a harder one after 7.5 s (GitHub Actions). `\"0s\"` abandons writes at once.", client.DefaultStopGrace.String()),
 				Optional:            true,
 				Validators:          []validator.String{validate.Duration(0, maxStopGracePeriod)},
+			},
+			"max_rate_limit_percent": schema.Int64Attribute{
+				MarkdownDescription: "The service's rate limits are counted per API key. When the key is shared with integrations that must keep part of every window (a dashboard sync, another team's pipeline), this caps the part of each window, for reads and for writes alike, that one run of this provider uses: with `50` and an allowance of 60 writes a minute, a run sends at most 30 writes in any window, whatever the service says remains, and waits for the next window for the rest. A whole number from 1 to 100; defaults to 100 (no cap).",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.Between(1, 100)},
 			},
 			"adoption_window": schema.StringAttribute{
 				MarkdownDescription: fmt.Sprintf("A run killed after sending a create (SIGKILL, a lost runner) leaves a link on the service that no state records. When a later create meets `409 slug_taken` and the link holding the slug is exactly what the resource declares (domain, slug, destination, expiry), no other resource of the same apply created or took it over, and it was created within this window, the resource takes it over, with a warning naming it (the plan warns beforehand). An older link is left alone: it is more likely another configuration's. A duration such as `\"24h\"`; defaults to `%q`; `\"0s\"` never takes one over.", formatDuration(DefaultAdoptionWindow)),
@@ -161,6 +167,8 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 		Stop:       p.stop,
 		UserAgent:  fmt.Sprintf("terraform-provider-shortlink/%s (+https://registry.terraform.io/providers/shortlink/shortlink; Terraform %s)", p.version, req.TerraformVersion),
 		MaxRetries: retriesSetting(maxRetries),
+		// Null (unset) reads as 0, which the client takes as no cap.
+		MaxRateShare: float64(cfg.MaxRatePercent.ValueInt64()) / 100,
 	})
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid provider configuration", err.Error())

@@ -59,6 +59,10 @@ func TestAccValidation_badProviderSettings(t *testing.T) {
 				ExpectError: expectErr(`max_retries`, `must be between 0 and 100`),
 			},
 			{
+				Config:      "provider \"shortlink\" {\n base_url = \"https://api.example.com\"\n api_key = \"k\"\n max_rate_limit_percent = 0\n}\n" + body,
+				ExpectError: expectErr(`max_rate_limit_percent`, `must be between 1 and 100`),
+			},
+			{
 				Config:      "provider \"shortlink\" {\n base_url = \"api.example.com\"\n api_key = \"k\"\n}\n" + body,
 				ExpectError: expectErr(`Invalid base_url`, `must be an absolute URL`),
 			},
