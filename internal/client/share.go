@@ -1,6 +1,9 @@
 package client
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // windowCap is the provider's cap on the part of each rate-limit window
 // this client may use, for a key shared with integrations that must keep
@@ -38,3 +41,185 @@ func (c *windowCap) of(limit int) int {
 func (c *windowCap) send()    { c.taken++ }
 func (c *windowCap) refused() { c.taken-- }
 func (c *windowCap) turn()    { c.taken = 0 }
+
+// keyShare paces this client's requests when other clients use the same
+// key: other Terraform runs, other pipelines, a dashboard integration.
+// There is no coordination service; what every client has is the
+// service's count. When X-RateLimit-Remaining falls faster than our own
+// requests explain, the difference is what the others took.
+//
+// Alone, the whole allowance is ours and is sent at once, which is the
+// fastest a single run can go. Shared, requests go one at a time, each
+// when the answer to the last is in: every client takes one turn per
+// round trip, so each gets an equal part of the window, and the answers
+// show how far the count fell between two of our requests: ours and one of
+// each other client's (the round). A client whose next turn would fall
+// past the end of the allowance (what is left is less than a round) waits
+// for the next window instead of sending a request to be refused, and
+// those before it in the round take the rest. A client that turned to the
+// window late and is behind the others' average catches up with a second
+// request in a round that has room for it; one that took more than the
+// average lets the others go first in the next window.
+//
+// The first window is a client's apprenticeship: one request at a time
+// until a few answers have shown whether anybody else is there. A window
+// in which the service counted nobody else's request before ours does not
+// prove that we are alone (ours may simply have been first), so a client
+// goes back to whole windows only after aloneAfter of them.
+//
+// keyShare is not safe for concurrent use: its budget's lock guards it.
+type keyShare struct {
+	// shared is whether the last window showed other clients: requests go
+	// one at a time.
+	shared bool
+	// windows counts the windows in which we sent.
+	windows int
+	// unseen counts the windows in a row in which we saw no other client.
+	unseen int
+
+	// The current window, as this client has seen it.
+	sent, answered, refused int
+	// othersSeen is whether an answer of this window showed requests of
+	// other clients.
+	othersSeen bool
+	// last is the remaining the answer to our latest request reported;
+	// -1 before one.
+	last int
+	// fall is how far the count fell between two of our requests in a
+	// row, ours included: one request of each client in the round.
+	fall int
+	// limit is the allowance per window, as the answers said.
+	limit int
+	// rtt is how long the answer to our latest request took.
+	rtt time.Duration
+	// yield is whether we took more of the last window than the others
+	// did on average: this window, the others go first, by one round
+	// trip. The client that turns to a window first takes the request an
+	// equal split leaves over; yielding passes it round, so that clients
+	// that started with equal work end it in about the same window.
+	yield bool
+}
+
+// learningAnswers is how many answers showing no other client a client
+// waits for in its first window before it takes the rest at once.
+const learningAnswers = 3
+
+// aloneAfter is how many windows in a row without a sign of another client
+// make a client take whole windows again.
+const aloneAfter = 2
+
+func newKeyShare() *keyShare { return &keyShare{last: -1, fall: 1} }
+
+// turn starts a new window.
+func (k *keyShare) turn() {
+	if k.sent > 0 {
+		k.windows++
+		// Alone again only after aloneAfter windows without a sign of
+		// another client: a client whose requests the service counted
+		// before any other's in a window saw nobody, yet was not alone.
+		if k.othersSeen {
+			k.unseen = 0
+		} else {
+			k.unseen++
+		}
+		k.shared = k.unseen < aloneAfter && (k.shared || k.othersSeen)
+		k.yield = k.shared && k.lead() >= 1
+	}
+	k.sent, k.answered, k.refused, k.othersSeen, k.last = 0, 0, 0, false, -1
+}
+
+// pacing is whether requests go one at a time: shared, or in the first
+// window until a few answers have shown no other client.
+func (k *keyShare) pacing() bool {
+	if k.windows == 0 && !k.othersSeen {
+		return k.answered < learningAnswers
+	}
+	return k.shared || k.othersSeen
+}
+
+// allows says whether one more request may go now, elapsed after the
+// window turned.
+func (k *keyShare) allows(elapsed time.Duration) bool {
+	if !k.pacing() {
+		return true
+	}
+	switch inflight := k.sent - k.answered; {
+	case k.last < 0:
+		// The first of a window has no round before it.
+		return inflight == 0 && (!k.yield || elapsed >= k.rtt)
+	case inflight == 0:
+		// Our turn in the next round comes after one request of every
+		// other client: it is within the allowance if that many are left.
+		return k.last >= k.fall
+	case inflight == 1:
+		// A client that turned to the window late has missed rounds: it
+		// catches up with a second request while it is behind the
+		// others' average, if the round has room for one more.
+		return k.behind() && k.last >= k.fall+1
+	}
+	return false
+}
+
+// wakeAfter is when after the window turned a request held back by
+// allows may go without news from an answer; 0 if none.
+func (k *keyShare) wakeAfter() time.Duration {
+	if k.pacing() && k.yield && k.last < 0 {
+		return k.rtt
+	}
+	return 0
+}
+
+// lead is how many more requests of this window we have taken than the
+// other clients on average (negative: fewer), as far as our latest answer
+// showed.
+func (k *keyShare) lead() float64 {
+	if k.fall < 2 || k.limit <= 0 || k.last < 0 {
+		return 0
+	}
+	counted := k.answered - k.refused
+	others := k.limit - k.last - counted
+	return float64(counted) - float64(others)/float64(k.fall-1)
+}
+
+// behind is whether, with the request on its way, we would still have
+// taken fewer than the other clients on average.
+func (k *keyShare) behind() bool {
+	return k.fall >= 2 && k.lead()+1 <= -1
+}
+
+// send records a request sent in this window.
+func (k *keyShare) send() { k.sent++ }
+
+// observe learns from the answer to a request sent in this window;
+// remaining is -1 when the answer did not say.
+func (k *keyShare) observe(limit, remaining int, refused bool, rtt time.Duration) {
+	k.answered++
+	k.rtt = rtt
+	if refused {
+		k.refused++
+		k.last = 0
+		return
+	}
+	if limit <= 0 || remaining < 0 || remaining >= limit {
+		return // nothing to learn from a count that does not add up
+	}
+	k.limit = limit
+	if limit-remaining > k.sent-k.refused {
+		// The service counted more than we have sent in this window. (A
+		// request of ours may overtake another on the way, so its own
+		// place in the count proves nothing.)
+		k.othersSeen = true
+	}
+	if k.last >= 0 && remaining < k.last && k.sent == k.answered {
+		// Answers in order (one at a time): the fall between them is a
+		// round.
+		k.fall = k.last - remaining
+	}
+	if k.last < 0 || remaining < k.last {
+		k.last = remaining
+	}
+}
+
+// lost records a request that got no answer (a transport error): it may
+// or may not have been counted, and the next may go.
+func (k *keyShare) lost() { k.answered++ }

@@ -1,6 +1,9 @@
 package client
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestWindowCap(t *testing.T) {
 	cases := []struct {
@@ -34,5 +37,184 @@ func TestWindowCap(t *testing.T) {
 	}
 	if !newWindowCap(0.5).allows(-1) {
 		t.Error("a cap holds back requests of a budget not learnt yet")
+	}
+}
+
+// fakeWindow is the service's count for one key in one window, with other
+// clients' requests added by hand.
+type fakeWindow struct{ limit, count int }
+
+// answer is what the service tells k about one of its requests: the
+// request is counted (or refused when the window is full).
+func (w *fakeWindow) answer(k *keyShare) {
+	refused := w.count >= w.limit
+	if !refused {
+		w.count++
+	}
+	k.observe(w.limit, w.limit-w.count, refused, 100*time.Millisecond)
+}
+
+// sendAndAnswer sends n requests of k one after another, each answered
+// before the next, as far as k allows; it returns how many went.
+func sendAndAnswer(k *keyShare, w *fakeWindow, n int) int {
+	sent := 0
+	for sent < n && k.allows(time.Second) {
+		k.send()
+		w.answer(k)
+		sent++
+	}
+	return sent
+}
+
+// startWindow turns k and the service to a new window.
+func startWindow(k *keyShare, limit int) *fakeWindow {
+	k.turn()
+	return &fakeWindow{limit: limit}
+}
+
+func TestKeyShareAloneTakesWholeWindows(t *testing.T) {
+	k := newKeyShare()
+	w := &fakeWindow{limit: 10}
+	// The first window: one at a time until learningAnswers answers have
+	// shown nobody else, then the rest at once.
+	for range learningAnswers {
+		if !k.allows(0) {
+			t.Fatal("the first request of the first window is held back")
+		}
+		k.send()
+		if k.allows(0) {
+			t.Fatal("a second request goes before the first is answered, in the first window")
+		}
+		w.answer(k)
+	}
+	for range 5 {
+		if !k.allows(0) {
+			t.Fatal("alone after learning, a request is held back")
+		}
+		k.send() // all on their way at once
+	}
+	w = startWindow(k, 10)
+	for range 10 {
+		if !k.allows(0) {
+			t.Fatal("alone, a request of a new window is held back")
+		}
+		k.send()
+	}
+}
+
+func TestKeyShareTakesTurnsWhenOthersAppearMidWindow(t *testing.T) {
+	k := newKeyShare()
+	w := &fakeWindow{limit: 10}
+	sendAndAnswer(k, w, learningAnswers)
+	w = startWindow(k, 10)
+	// Alone: two go at once; before they are answered, another client
+	// takes three.
+	k.send()
+	k.send()
+	w.count += 3
+	w.answer(k)
+	w.answer(k)
+	if !k.othersSeen {
+		t.Fatal("a count above ours did not show the other client")
+	}
+	if !k.allows(time.Second) {
+		t.Fatal("with nothing on its way and 5 left, our turn is held back")
+	}
+	k.send()
+	if k.allows(time.Second) {
+		t.Error("shared, a second request goes before the first is answered")
+	}
+}
+
+func TestKeyShareStopsWhereTheRoundWouldOverrun(t *testing.T) {
+	k := newKeyShare()
+	w := &fakeWindow{limit: 10}
+	sendAndAnswer(k, w, learningAnswers)
+	w = startWindow(k, 10)
+	w.count += 2 // two others went first
+	// Rounds: ours, then one of each of the two others.
+	for k.allows(time.Second) {
+		k.send()
+		w.answer(k)
+		w.count = min(w.count+2, w.limit)
+	}
+	// Ours were counted at 3, 6, 9: after the last, 1 was left and the
+	// round (3) would overrun it, so we stopped; the others took it.
+	if k.sent != 3 || k.refused != 0 {
+		t.Errorf("sent %d (%d refused), want 3 and none refused", k.sent, k.refused)
+	}
+	if k.fall != 3 {
+		t.Errorf("fall = %d, want 3 (ours and one of each of two others)", k.fall)
+	}
+}
+
+func TestKeyShareGoesBackToWholeWindowsWhenOthersLeave(t *testing.T) {
+	k := newKeyShare()
+	w := &fakeWindow{limit: 10}
+	sendAndAnswer(k, w, learningAnswers)
+	w = startWindow(k, 10)
+	w.count += 5
+	sendAndAnswer(k, w, 2)
+	if !k.othersSeen {
+		t.Fatal("others not seen")
+	}
+	// The others leave: windows in which only we send.
+	for i := range aloneAfter {
+		w = startWindow(k, 10)
+		if !k.pacing() {
+			t.Fatalf("alone again after %d windows without others, want %d", i, aloneAfter)
+		}
+		sendAndAnswer(k, w, 3)
+	}
+	w = startWindow(k, 10)
+	if k.pacing() {
+		t.Fatal("still taking turns after the others left")
+	}
+	if n := sendAndAnswer(k, w, 10); n != 10 {
+		t.Errorf("alone, %d of 10 went", n)
+	}
+}
+
+func TestKeyShareLateClientCatchesUpAndLeaderYields(t *testing.T) {
+	k := newKeyShare()
+	w := &fakeWindow{limit: 20}
+	sendAndAnswer(k, w, learningAnswers)
+	w = startWindow(k, 20)
+	// We turned late: the two others have had three rounds already.
+	w.count += 6
+	k.send()
+	w.answer(k) // counted seventh: 13 left
+	w.count += 2
+	k.send()
+	w.answer(k) // counted tenth: fall 3, 10 left
+	// We have 2, the others 4 each: with one more on its way we would
+	// still be behind, and the round (3) has room for a second of ours.
+	k.send()
+	if !k.allows(time.Second) {
+		t.Error("behind the others, a catch-up request is held back")
+	}
+	k.send()
+	if k.allows(time.Second) {
+		t.Error("a third request goes while two are on their way")
+	}
+	// A leader lets the others go first in the next window.
+	k = newKeyShare()
+	w = &fakeWindow{limit: 10}
+	sendAndAnswer(k, w, learningAnswers)
+	w = startWindow(k, 10)
+	for range 4 {
+		k.send()
+		w.answer(k)
+		w.count += 2
+	}
+	startWindow(k, 10) // we took 4, the others 3 each
+	if !k.yield {
+		t.Fatal("ahead of the others, the client does not yield")
+	}
+	if k.allows(0) {
+		t.Error("yielding, the first request of the window goes at once")
+	}
+	if !k.allows(k.rtt) {
+		t.Error("yielding, the first request is still held after a round trip")
 	}
 }

@@ -93,20 +93,27 @@ type budget struct {
 	// reported is the lowest remaining the service has reported in this
 	// window; -1 while none. A higher one later means the window turned.
 	reported int
-	// share is the configured part of each window this client may use.
-	share *windowCap
+	// ceiling is the configured part of each window this client may use.
+	ceiling *windowCap
+	// pace is this client's turn-taking with others using the same key.
+	pace *keyShare
 }
 
 // ticket is what acquire hands a request and observe takes back.
 type ticket struct {
 	sentAt time.Time
 	probe  bool
-	// capped is whether the request counts against the window's cap.
-	capped bool
+	// metered is whether the request was counted against this window
+	// (not so while the service meters nothing).
+	metered bool
 }
 
-func newBudget(class string, now func() time.Time, capped *windowCap) *budget {
-	return &budget{class: class, now: now, changed: make(chan struct{}), limit: -1, remaining: -1, reported: -1, share: capped}
+func newBudget(class string, now func() time.Time, ceiling *windowCap) *budget {
+	return &budget{
+		class: class, now: now, changed: make(chan struct{}),
+		limit: -1, remaining: -1, reported: -1,
+		ceiling: ceiling, pace: newKeyShare(),
+	}
 }
 
 // throttleWaitError is a request given up while it waited for its budget:
@@ -140,14 +147,14 @@ func (b *budget) acquire(ctx context.Context) (ticket, error) {
 			b.inflight++
 			b.mu.Unlock()
 			return ticket{sentAt: now}, nil
-		case b.remaining > 0 && b.share.allows(b.limit):
+		case b.remaining > 0 && b.ceiling.allows(b.limit) && (b.pace.allows(now.Sub(b.windowStart)) || b.resetAt.IsZero() && b.inflight == 0):
 			b.remaining--
 			return b.sendLocked(now, false), nil
 		case b.remaining < 0 && !b.probing:
 			b.probing = true
 			return b.sendLocked(now, true), nil
 		}
-		changed, resetAt := b.changed, b.resetAt
+		changed, resetAt, wakeAt := b.changed, b.resetAt, b.wakeAtLocked(now)
 		b.mu.Unlock()
 		if !logged && !resetAt.IsZero() {
 			tflog.Debug(ctx, "rate-limit budget spent: waiting for the window to turn", map[string]any{
@@ -155,18 +162,30 @@ func (b *budget) acquire(ctx context.Context) (ticket, error) {
 			})
 			logged = true
 		}
-		if err := waitFor(ctx, changed, resetAt, now); err != nil {
+		if err := waitFor(ctx, changed, wakeAt, now); err != nil {
 			return ticket{}, &throttleWaitError{err: err}
 		}
 	}
 }
 
+// wakeAtLocked is when a waiting request looks again without news: when
+// the window turns, or sooner when the pacing holds it back for a while.
+func (b *budget) wakeAtLocked(now time.Time) time.Time {
+	if d := b.pace.wakeAfter(); d > 0 {
+		if at := b.windowStart.Add(d); at.After(now) && (b.resetAt.IsZero() || at.Before(b.resetAt)) {
+			return at
+		}
+	}
+	return b.resetAt
+}
+
 // sendLocked hands out a ticket for a request about to be sent.
 func (b *budget) sendLocked(now time.Time, probe bool) ticket {
 	b.inflight++
-	b.share.send()
+	b.ceiling.send()
+	b.pace.send()
 	b.mu.Unlock()
-	return ticket{sentAt: now, probe: probe, capped: true}
+	return ticket{sentAt: now, probe: probe, metered: true}
 }
 
 // waitFor returns when changed is closed, resetAt has passed (if known) or
@@ -192,7 +211,8 @@ func (b *budget) turnWindowLocked(now time.Time) {
 	b.windowStart, b.resetAt, b.refused = now, time.Time{}, false
 	b.remaining = b.limit // -1 while the limit is unknown: probe again
 	b.reported = -1
-	b.share.turn()
+	b.ceiling.turn()
+	b.pace.turn()
 	b.broadcastLocked()
 }
 
@@ -210,7 +230,11 @@ func (b *budget) observe(tk ticket, resp *http.Response) {
 	if tk.probe {
 		b.probing = false
 	}
+	current := tk.metered && !tk.sentAt.Before(b.windowStart)
 	if resp == nil {
+		if current {
+			b.pace.lost()
+		}
 		return
 	}
 	now := b.now()
@@ -222,6 +246,9 @@ func (b *budget) observe(tk ticket, resp *http.Response) {
 		if resp.StatusCode < 500 {
 			b.unmetered = true
 		}
+		if current {
+			b.pace.lost()
+		}
 		return
 	}
 	// A 429 is a refusal even without the headers: a gateway may send
@@ -229,7 +256,10 @@ func (b *budget) observe(tk ticket, resp *http.Response) {
 	b.unmetered = false
 	rl = believable(rl)
 	if b.turnedEarlyLocked(tk, rl) {
+		// The service counted this request in its new window: so do we.
 		b.turnWindowLocked(tk.sentAt)
+		b.ceiling.send()
+		b.pace.send()
 	}
 	if tk.sentAt.Before(b.windowStart) {
 		return // an answer from the window that has turned since
@@ -237,8 +267,12 @@ func (b *budget) observe(tk ticket, resp *http.Response) {
 	if rl.Limit > 0 {
 		b.limit = rl.Limit
 	}
-	if tk.capped && resp.StatusCode == http.StatusTooManyRequests {
-		b.share.refused()
+	refused := resp.StatusCode == http.StatusTooManyRequests
+	if tk.metered {
+		if refused {
+			b.ceiling.refused()
+		}
+		b.pace.observe(b.limit, rl.Remaining, refused, now.Sub(tk.sentAt))
 	}
 	if rl.Reset >= 0 && !b.refused {
 		if est := tk.sentAt.Add(rl.Reset + ThrottleMargin); b.resetAt.IsZero() || est.Before(b.resetAt) {

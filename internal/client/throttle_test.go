@@ -597,6 +597,10 @@ func learntCapped(t *testing.T, clk *testclock.Clock, limit int, reset string, s
 	if got := remainingOf(b); got != limit-1 {
 		t.Fatalf("remaining after the probe = %d, want %d", got, limit-1)
 	}
+	// Past the first window, in which a client learns one request at a
+	// time whether it is alone (see keyShare): these tests are about the
+	// budget, alone.
+	b.pace.windows = 1
 	return b
 }
 
@@ -609,32 +613,38 @@ func TestBudgetProbeLetsOneRequestThrough(t *testing.T) {
 	}
 	mustWait(t, b)
 
-	// Waiters are released by the probe's answer, not before.
-	var released atomic.Int32
-	var wg sync.WaitGroup
+	// Waiters are released by the probe's answer, not before, and in the
+	// first window one at a time (see keyShare): each answer releases the
+	// next until learningAnswers answers have shown nobody else.
+	tickets := make(chan ticket, 3)
 	for range 3 {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
 			tk, err := b.acquire(context.Background())
 			if err != nil {
 				t.Error(err)
-				return
 			}
 			if tk.probe {
 				t.Error("a second probe went out while the first was unanswered")
 			}
-			released.Add(1)
+			tickets <- tk
 		}()
 	}
 	time.Sleep(20 * time.Millisecond)
-	if got := released.Load(); got != 0 {
+	if got := len(tickets); got != 0 {
 		t.Fatalf("%d requests went out before the probe's answer", got)
 	}
 	b.observe(probe, metered(10, 9, "1"))
-	wg.Wait()
+	for remaining := 8; remaining >= 7; remaining-- {
+		tk := <-tickets
+		time.Sleep(20 * time.Millisecond)
+		if got := len(tickets); got != 0 {
+			t.Fatalf("%d more requests went out before the answer, while learning", got)
+		}
+		b.observe(tk, metered(10, remaining, "1"))
+	}
+	<-tickets
 	if got := remainingOf(b); got != 6 {
-		t.Errorf("remaining = %d, want 6 (9 less the 3 released)", got)
+		t.Errorf("remaining = %d, want 6", got)
 	}
 }
 
@@ -827,7 +837,10 @@ func TestBudgetTakesSmallerOfLocalAndServerRemaining(t *testing.T) {
 	if got := remainingOf(b); got != 2 {
 		t.Errorf("remaining = %d after the service said 2, want 2", got)
 	}
-	mustAcquire(t, b)
+	// From now on our requests take turns with the other user's, one at
+	// a time (see keyShare): none while one of ours is on its way.
+	mustWait(t, b)
+	b.observe(tks[2], metered(10, 2, "30"))
 	mustAcquire(t, b)
 	mustWait(t, b)
 }

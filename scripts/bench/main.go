@@ -3,6 +3,7 @@
 //
 //	go run ./scripts/bench                      # everything (make bench)
 //	go run ./scripts/bench -only throttle       # the write-budget scenario
+//	go run ./scripts/bench -only shared         # 3 and 5 applies on one key
 //	go run ./scripts/bench -only interrupt      # SIGINT mid-apply: time to exit
 //	go run ./scripts/bench -only refresh -sizes 100,1000
 //	go run ./scripts/bench -only clicks -click-sizes 100000,1000000
@@ -13,6 +14,10 @@
 //     window. The budget allows no less than 3 windows of waiting (6 s);
 //     the table gives the apply's wall time against that floor and the
 //     share of requests the service answered 429.
+//   - shared: 3 and 5 applies of 30 links each started together on one
+//     key with that write budget, and two beside a plan reading 1,000
+//     links; total time against the shared budget's floor, 429s,
+//     failures, links created.
 //   - interrupt: an apply of 20 links against 4 s writes, interrupted
 //     with SIGINT while writes are in flight; the time from the signal to
 //     Terraform's exit against the longest write in flight plus 2 s.
@@ -73,7 +78,7 @@ type options struct {
 func parseOptions() (options, error) {
 	var o options
 	var sizes, clickSizes string
-	flag.StringVar(&o.only, "only", "", "run one scenario: throttle, interrupt, refresh or clicks")
+	flag.StringVar(&o.only, "only", "", "run one scenario: throttle, shared, interrupt, refresh or clicks")
 	flag.StringVar(&sizes, "sizes", "100,1000,5000", "numbers of links for the refresh scenario")
 	flag.IntVar(&o.runs, "runs", 3, "timed runs per measurement (the median is reported)")
 	flag.StringVar(&o.out, "out", "docs/benchmarks.md", "where to write the Markdown report (- for stdout)")
@@ -125,6 +130,11 @@ func run() error {
 	if o.only == "" || o.only == "throttle" {
 		if err := h.throttleScenario(&report); err != nil {
 			return fmt.Errorf("throttle: %w", err)
+		}
+	}
+	if o.only == "" || o.only == "shared" {
+		if err := h.sharedScenario(&report); err != nil {
+			return fmt.Errorf("shared: %w", err)
 		}
 	}
 	if o.only == "" || o.only == "interrupt" {

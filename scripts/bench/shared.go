@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+)
+
+// Shared-key scenario: several applies at once on one key, with the write
+// budget of the throttle scenario.
+const (
+	sharedLinksPerRun = 30
+	sharedReadLinks   = 1000
+)
+
+var sharedRuns = []int{3, 5}
+
+func (h *harness) sharedScenario(report *bytes.Buffer) error {
+	fmt.Fprintf(report, "## One key, several runs at once\n\n"+
+		"N `terraform apply` processes started together on one API key, each creating %d links, against a write budget "+
+		"of %d requests per %s window and a fraud filter taking %s per create. The key's budget allows no set of applies "+
+		"faster than its floor, (N × %d / %d − 1) windows of waiting. `total` runs from the start to the last apply's exit; "+
+		"`requests` and `answered 429` count every request the service received (reads included).\n\n",
+		sharedLinksPerRun, throttleBudget, throttleWindow, throttleDelay, sharedLinksPerRun, throttleBudget)
+	fmt.Fprintf(report, "| runs | total | floor | total / floor | requests | answered 429 | failed applies | links |\n|---|---|---|---|---|---|---|---|\n")
+	for _, n := range sharedRuns {
+		row, err := h.sharedRow(n, 0)
+		if err != nil {
+			return fmt.Errorf("%d runs: %w", n, err)
+		}
+		fmt.Fprintln(report, row)
+	}
+	fmt.Fprintf(report, "\nThe same with a reading run beside two writing runs: a `terraform plan` that imports %d seeded links "+
+		"with `bulk_refresh = false` (a listing for each of them; the read budget is lifted to 2,000 per window so that it "+
+		"measures sharing, not waiting), started with the two applies.\n\n", sharedReadLinks)
+	fmt.Fprintf(report, "| runs | total | floor of the writes | total / floor | requests | answered 429 | failed runs | links |\n|---|---|---|---|---|---|---|---|\n")
+	row, err := h.sharedRow(2, sharedReadLinks)
+	if err != nil {
+		return fmt.Errorf("2 runs and a reader: %w", err)
+	}
+	fmt.Fprintln(report, row)
+	fmt.Fprintln(report)
+	return nil
+}
+
+// sharedRow runs writers applies (and, if readLinks > 0, a plan reading
+// that many links) at once on one key and reports them as a table row.
+func (h *harness) sharedRow(writers, readLinks int) (string, error) {
+	settings := emulator.DefaultSettings()
+	settings.Limits.Write, settings.Limits.Window = throttleBudget, emulator.Duration(throttleWindow)
+	settings.Filter.Delay = emulator.Duration(throttleDelay)
+	if readLinks > 0 {
+		settings.Limits.Read = 2000
+	}
+	es, err := startEmulator(settings)
+	if err != nil {
+		return "", err
+	}
+	defer es.close()
+	var runs []func() error
+	for i := range writers {
+		w, err := h.workdir(fmt.Sprintf("shared-%d-%d-%d", writers, readLinks, i), es, map[string]string{"main.tf": sharedConfig(i)})
+		if err != nil {
+			return "", err
+		}
+		w.Setenv("TF_VAR_domain_id=" + es.fx.DomainID)
+		runs = append(runs, func() error {
+			_, err := w.terraform("apply", "-auto-approve", "-input=false", "-parallelism=10")
+			return err
+		})
+	}
+	if readLinks > 0 {
+		reader, err := h.sharedReader(es, readLinks)
+		if err != nil {
+			return "", err
+		}
+		runs = append(runs, reader)
+	}
+	es.srv.ResetCounts()
+	logf("shared key: %d applies and %d links read, at once", writers, readLinks)
+	start := time.Now()
+	errs := make([]error, len(runs))
+	var wg sync.WaitGroup
+	for i, run := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = run()
+		}()
+	}
+	wg.Wait()
+	total := time.Since(start)
+	failed := 0
+	for _, err := range errs {
+		if err != nil {
+			failed++
+			logf("a run failed: %v", err)
+		}
+	}
+	created := writers * sharedLinksPerRun
+	links := len(es.srv.Links(es.fx.AccountID)) - readLinks
+	floor := time.Duration(created/throttleBudget-1) * throttleWindow
+	requests, refused := es.srv.TotalRequests(), es.srv.CountStatus(http.StatusTooManyRequests)
+	label := fmt.Sprint(writers)
+	if readLinks > 0 {
+		label = fmt.Sprintf("%d + a reader", writers)
+	}
+	return fmt.Sprintf("| %s | %s | %s | %.2f× | %d | %d (%.1f%%) | %d | %d of %d |", label, seconds(total), seconds(floor),
+		total.Seconds()/floor.Seconds(), requests, refused, 100*float64(refused)/float64(requests), failed, links, created), nil
+}
+
+func sharedConfig(run int) string {
+	return providerBlock + fmt.Sprintf(`
+provider "shortlink" {}
+
+variable "domain_id" { type = string }
+
+resource "shortlink_link" "l" {
+  count       = %d
+  domain_id   = var.domain_id
+  slug        = "run%d-${count.index}"
+  destination = "https://example.com/run%d/${count.index}"
+}
+`, sharedLinksPerRun, run, run)
+}
+
+// sharedReader seeds n links and returns a run that plans their import
+// with bulk_refresh = false: a listing for each.
+func (h *harness) sharedReader(es *emulatorServer, n int) (func() error, error) {
+	links, err := es.srv.SeedLinks(es.fx.DomainID, "seeded", n)
+	if err != nil {
+		return nil, err
+	}
+	config := providerBlock + fmt.Sprintf(`
+provider "shortlink" {
+  bulk_refresh = false
+}
+
+locals {
+  links = jsondecode(file("${path.module}/links.json"))
+}
+
+import {
+  for_each = local.links
+  to       = shortlink_link.l[each.key]
+  id       = each.value.id
+}
+
+resource "shortlink_link" "l" {
+  for_each    = local.links
+  domain_id   = %q
+  slug        = each.key
+  destination = each.value.destination
+}
+`, es.fx.DomainID)
+	w, err := h.workdir(fmt.Sprintf("shared-reader-%d", n), es, map[string]string{"main.tf": config, "links.json": linksFile(links)})
+	if err != nil {
+		return nil, err
+	}
+	return func() error {
+		_, err := w.terraform("plan", "-input=false", "-lock=false")
+		return err
+	}, nil
+}
