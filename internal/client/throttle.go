@@ -10,12 +10,18 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
-// ThrottleMargin is added to every reset time the throttle learns. The
-// service counts a request when it arrives, a little after we send it, so a
-// window learnt from the send time may end a network latency early; the
-// margin keeps the first request of the next window from arriving before
-// the window has turned.
+// ThrottleMargin is added to every reset time the throttle learns, at
+// first. The service counts a request when it arrives, a little after we
+// send it, so a window learnt from the send time may end a network latency
+// early; the margin keeps the first request of the next window from
+// arriving before the window has turned. A busy machine can hold a request
+// back for longer than that between the throttle and the wire: a budget
+// refused at the start of a window it turned to doubles its margin, up to
+// MaxThrottleMargin, and lets it shrink back by an eighth a window.
 const ThrottleMargin = 150 * time.Millisecond
+
+// MaxThrottleMargin bounds the margin a budget learns.
+const MaxThrottleMargin = time.Second
 
 // throttle is an http.RoundTripper that keeps a Client within the
 // service's rate limits before the service has to refuse a request. It
@@ -87,6 +93,11 @@ type budget struct {
 	probing bool
 	// inflight counts the requests sent and not yet answered.
 	inflight int
+	// margin is added to the resets learnt (see ThrottleMargin).
+	margin time.Duration
+	// longestReset is the longest reset the service has announced: about
+	// the length of its windows.
+	longestReset time.Duration
 	// unmetered is true when the service sends no rate-limit headers: then
 	// there is nothing to learn and nothing is held back.
 	unmetered bool
@@ -111,7 +122,7 @@ type ticket struct {
 func newBudget(class string, now func() time.Time, ceiling *windowCap) *budget {
 	return &budget{
 		class: class, now: now, changed: make(chan struct{}),
-		limit: -1, remaining: -1, reported: -1,
+		limit: -1, remaining: -1, reported: -1, margin: ThrottleMargin,
 		ceiling: ceiling, pace: newKeyShare(),
 	}
 }
@@ -211,6 +222,7 @@ func (b *budget) turnWindowLocked(now time.Time) {
 	b.windowStart, b.resetAt, b.refused = now, time.Time{}, false
 	b.remaining = b.limit // -1 while the limit is unknown: probe again
 	b.reported = -1
+	b.margin = max(b.margin-b.margin/8, ThrottleMargin)
 	b.ceiling.turn()
 	b.pace.turn()
 	b.broadcastLocked()
@@ -275,7 +287,7 @@ func (b *budget) observe(tk ticket, resp *http.Response) {
 		b.pace.observe(b.limit, rl.Remaining, refused, now.Sub(tk.sentAt))
 	}
 	if rl.Reset >= 0 && !b.refused {
-		if est := tk.sentAt.Add(rl.Reset + ThrottleMargin); b.resetAt.IsZero() || est.Before(b.resetAt) {
+		if est := tk.sentAt.Add(rl.Reset + b.margin); b.resetAt.IsZero() || est.Before(b.resetAt) {
 			b.resetAt = est
 		}
 	}
@@ -287,7 +299,11 @@ func (b *budget) observe(tk ticket, resp *http.Response) {
 		// includes requests still on their way. The smaller is safe.
 		b.remaining = rl.Remaining
 	}
-	if resp.StatusCode == http.StatusTooManyRequests {
+	b.longestReset = max(b.longestReset, rl.Reset)
+	if refused && b.turnedTooSoonLocked(tk, rl) {
+		b.margin = min(2*b.margin, MaxThrottleMargin)
+	}
+	if refused {
 		// Refused: nothing more goes out until the service says so.
 		// Retry-After is its own word and beats what the window suggests,
 		// now and when the answers still on their way come in.
@@ -321,6 +337,14 @@ func believable(rl RateLimit) RateLimit {
 		rl.Reset = -1
 	}
 	return rl
+}
+
+// turnedTooSoonLocked is whether a refusal says that we turned to this
+// window before the service did: the request went early in our window,
+// yet the service's window is nearly over.
+func (b *budget) turnedTooSoonLocked(tk ticket, rl RateLimit) bool {
+	half := b.longestReset / 2
+	return half > 0 && rl.Reset >= 0 && rl.Reset <= half && tk.sentAt.Sub(b.windowStart) < half
 }
 
 // turnedEarlyLocked is whether an answer shows that the service's window

@@ -783,6 +783,47 @@ func TestBudgetFollowsAWindowThatTurnsEarly(t *testing.T) {
 	mustAcquire(t, b)
 }
 
+// A busy machine can hold a request back between the throttle and the
+// wire for longer than the margin: the request that should open the next
+// window then arrives before the service's window has turned, and is
+// refused with the old window's short reset. The margin doubles, and
+// shrinks back over the windows that follow.
+func TestBudgetLearnsAWiderMarginWhenItTurnedTooSoon(t *testing.T) {
+	clk := testclock.New()
+	b := learnt(t, clk, 2, "2")
+	b.observe(mustAcquire(t, b), metered(2, 0, "2"))
+	mustWait(t, b)
+	clk.Advance(2*time.Second + ThrottleMargin)
+	tk := mustAcquire(t, b) // we turned; the service has not
+	b.observe(tk, rlAnswer(http.StatusTooManyRequests, "X-RateLimit-Limit", "2",
+		"X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "1", "Retry-After", "1"))
+	marginOf := func() time.Duration {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.margin
+	}
+	if got := marginOf(); got != 2*ThrottleMargin {
+		t.Fatalf("margin = %v after turning too soon, want %v", got, 2*ThrottleMargin)
+	}
+	// Refused at the start of the next window with its whole reset to go
+	// (another client took it): no sign of an early turn, the margin only
+	// shrinks by the eighth of a window that turned.
+	clk.Advance(time.Second)
+	tk = mustAcquire(t, b)
+	b.observe(tk, rlAnswer(http.StatusTooManyRequests, "X-RateLimit-Limit", "2",
+		"X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "2", "Retry-After", "2"))
+	if got, want := marginOf(), 2*ThrottleMargin-2*ThrottleMargin/8; got != want {
+		t.Fatalf("margin = %v after a refusal with the whole window to go, want %v", got, want)
+	}
+	for range 20 {
+		clk.Advance(3 * time.Second)
+		b.observe(mustAcquire(t, b), metered(2, 1, "2"))
+	}
+	if got := marginOf(); got != ThrottleMargin {
+		t.Errorf("margin = %v after 20 quiet windows, want back at %v", got, ThrottleMargin)
+	}
+}
+
 func TestBudgetOldWindowAnswerDoesNotShrinkNewWindow(t *testing.T) {
 	clk := testclock.New()
 	b := learnt(t, clk, 5, "1")

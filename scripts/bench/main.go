@@ -73,6 +73,9 @@ type options struct {
 
 	clickSizes      []int
 	clicksExportMax int
+
+	sharedRuns      []int
+	sharedReadLinks int
 }
 
 func parseOptions() (options, error) {
@@ -85,6 +88,9 @@ func parseOptions() (options, error) {
 	flag.IntVar(&o.offLimit, "snapshot-off-max", 1000, "largest N measured with bulk_refresh = false")
 	flag.IntVar(&o.pageSize, "page-size", 100, "links per page of the emulator's list (cursor paging)")
 	flag.StringVar(&clickSizes, "click-sizes", "100000,1000000", "numbers of clicks for the clicks scenario")
+	var sharedRuns string
+	flag.StringVar(&sharedRuns, "shared-runs", "3,5", "numbers of applies started together on one key (shared scenario)")
+	flag.IntVar(&o.sharedReadLinks, "shared-read-links", 1000, "links the reading run of the shared scenario plans (0: no reader)")
 	flag.IntVar(&o.clicksExportMax, "clicks-export-max", 100000, "largest number of clicks read with shortlink_analytics_export")
 	flag.Parse()
 	var err error
@@ -92,6 +98,9 @@ func parseOptions() (options, error) {
 		return o, err
 	}
 	if o.clickSizes, err = positiveNumbers("-click-sizes", clickSizes); err != nil {
+		return o, err
+	}
+	if o.sharedRuns, err = positiveNumbers("-shared-runs", sharedRuns); err != nil {
 		return o, err
 	}
 	tf, err := exec.LookPath("terraform")
@@ -209,7 +218,20 @@ func startEmulator(settings emulator.Settings) (*emulatorServer, error) {
 			es.firstWrite.CompareAndSwap(0, now)
 			es.lastWrite.Store(now)
 		}
-		srv.ServeHTTP(w, r)
+		if os.Getenv("BENCH_WRITE_LOG") == "" || r.Method == http.MethodGet {
+			srv.ServeHTTP(w, r)
+			return
+		}
+		// BENCH_WRITE_LOG=1: each write's arrival, status and remaining
+		// count on stderr, to see how runs sharing a key took turns.
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, r)
+		fmt.Fprintf(os.Stderr, "write %s %d remaining=%s\n", time.Now().Format("15:04:05.000"), rec.Code, rec.Header().Get("X-RateLimit-Remaining"))
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
 	}))
 	es.url, es.close = ts.URL, ts.Close
 	return es, nil
