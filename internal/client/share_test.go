@@ -93,7 +93,7 @@ func TestKeyShareAloneTakesWholeWindows(t *testing.T) {
 		}
 		k.send() // all on their way at once
 	}
-	w = startWindow(k, 10)
+	startWindow(k, 10)
 	for range 10 {
 		if !k.allows(0) {
 			t.Fatal("alone, a request of a new window is held back")

@@ -15,7 +15,6 @@ import (
 // budget of the throttle scenario.
 const sharedLinksPerRun = 30
 
-
 func (h *harness) sharedScenario(report *bytes.Buffer) error {
 	fmt.Fprintf(report, "## One key, several runs at once\n\n"+
 		"N `terraform apply` processes started together on one API key, each creating %d links, against a write budget "+
