@@ -36,6 +36,13 @@ func cli(t *testing.T) *clitest.CLI {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("end-to-end tests run the Terraform CLI; set TF_ACC=1")
 	}
+	return buildProvider(t)
+}
+
+// buildProvider builds the provider once, for tests that choose their CLI
+// by a switch of their own.
+func buildProvider(t *testing.T) *clitest.CLI {
+	t.Helper()
 	buildOnce.Do(func() {
 		root, err := os.MkdirTemp("", "shortlink-e2e-")
 		if err != nil {

@@ -172,17 +172,43 @@ func utmFromObject(ctx context.Context, o types.Object) (*client.UTM, diag.Diagn
 	}, diags
 }
 
-// linkObject turns a link into an element of shortlink_links.
-func linkObject(l *client.Link) types.Object {
-	m := linkModel{
+// nullLinkModel is a link of which nothing is known: what an import
+// leaves in the state before the first read, which applyLink then fills.
+func nullLinkModel() linkModel {
+	return linkModel{
+		ID:          types.StringNull(),
 		DomainID:    types.StringNull(),
 		Destination: types.StringNull(),
 		Slug:        types.StringNull(),
 		ExpiresAt:   timetypes.NewRFC3339Null(),
-		ShortURL:    types.StringNull(),
-		CreatedAt:   timetypes.NewRFC3339Null(),
 		UTM:         types.ObjectNull(utmAttrTypes),
+		ShortURL:    types.StringNull(),
+		QRCodeURL:   types.StringNull(),
+		CreatedAt:   timetypes.NewRFC3339Null(),
 	}
+}
+
+// importedLinkState is the resource state of a link as an import followed
+// by a refresh records it (applyLink on a null model, no timeouts), so a
+// resource built from it plans no change after that import.
+func importedLinkState(ctx context.Context, l *client.Link) linkResourceModel {
+	m := linkResourceModel{linkModel: nullLinkModel(), Timeouts: nullTimeouts(ctx)}
+	m.applyLink(l)
+	return m
+}
+
+// nullTimeouts is an unset timeouts attribute. Its type comes from the
+// schema helper itself so that the two cannot drift apart; a helper that
+// changed its type would make the state fail to set (a diagnostic), not
+// panic.
+func nullTimeouts(ctx context.Context) timeouts.Value {
+	t, _ := timeouts.Attributes(ctx, linkTimeoutOpts).GetType().(timeouts.Type)
+	return timeouts.Value{Object: types.ObjectNull(t.AttrTypes)}
+}
+
+// linkObject turns a link into an element of shortlink_links.
+func linkObject(l *client.Link) types.Object {
+	m := nullLinkModel()
 	m.applyLink(l)
 	return types.ObjectValueMust(linkAttrTypes, map[string]attr.Value{
 		"id":          m.ID,

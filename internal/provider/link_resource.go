@@ -114,10 +114,13 @@ func (r *linkResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				CustomType:          timetypes.RFC3339Type{},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"timeouts": timeouts.Attributes(ctx, linkTimeoutOpts),
 		},
 	}
 }
+
+// linkTimeoutOpts are the operations whose timeout can be set.
+var linkTimeoutOpts = timeouts.Opts{Create: true, Update: true, Delete: true}
 
 func utmAttribute(param string) schema.StringAttribute {
 	return schema.StringAttribute{
@@ -184,6 +187,7 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 	created.UTM = types.ObjectNull(utmAttrTypes)
 	created.applyLink(link)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &created)...)
+	setIdentity(ctx, resp.Identity, created.ID, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -267,16 +271,21 @@ func (r *linkResource) findLink(ctx context.Context, id string) (*client.Link, e
 }
 
 func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state linkResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Every read that does not fail answers with the identity, also one
+	// that keeps the state as it was: a state written by Terraform < 1.12 or
+	// an older provider has none, and the framework refuses a successful
+	// read without one.
+	setIdentity(ctx, resp.Identity, state.ID, &resp.Diagnostics)
 	if r.data == nil {
 		// base_url or api_key is known only after apply: keep the state as
 		// it is, and say that it was not refreshed.
 		resp.Diagnostics.AddWarning("Link not refreshed",
 			"The provider's base_url or api_key is not known until apply, so this plan uses the link as last recorded in the state.")
-		return
-	}
-	var state linkResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
 		return
 	}
 	link, err := r.findLink(ctx, state.ID.ValueString())
@@ -319,6 +328,7 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	if !destinationChanged && !utmChanged {
 		// Only a new spelling of expires_at, or timeouts: nothing to send.
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		setIdentity(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
 		return
 	}
 	in := client.ChangeDestinationInput{Destination: plan.Destination.ValueString()}
@@ -342,6 +352,7 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	}
 	plan.applyLink(link)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	setIdentity(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
 }
 
 func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -369,24 +380,34 @@ func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	r.data.links.Remove(state.ID.ValueString())
 }
 
-// ImportState takes a link ID, or <domain_id>/<slug>, of a link that is on
-// the account: a mistaken ID is an error here, where it can say what is
-// wrong, rather than an empty refresh later.
+// ImportState takes a link ID, or <domain_id>/<slug>, or (Terraform 1.12
+// and later) an identity naming a link ID, of a link that is on the
+// account: a mistaken ID is an error here, where it can say what is wrong,
+// rather than an empty refresh later.
 func (r *linkResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if !configured(r.data, &resp.Diagnostics) {
 		return
 	}
-	link, err := r.importedLink(ctx, req.ID)
+	importID := req.ID
+	if importID == "" { // import { identity = { id = "…" } }
+		id, ok := identityImportID(ctx, req.Identity, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		importID = id
+	}
+	link, err := r.importedLink(ctx, importID)
 	switch {
 	case errors.Is(err, errImportID):
 		resp.Diagnostics.AddError("Could not import the link",
-			fmt.Sprintf("The import ID %q is neither a link ID (a UUID such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60) nor <domain_id>/<slug> (such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60/spring).", req.ID))
+			fmt.Sprintf("The import ID %q is neither a link ID (a UUID such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60) nor <domain_id>/<slug> (such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60/spring).", importID))
 		return
 	case err != nil:
-		addServiceError(&resp.Diagnostics, "import the link "+req.ID, err)
+		addServiceError(&resp.Diagnostics, "import the link "+importID, err)
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), link.ID)...)
+	setIdentity(ctx, resp.Identity, types.StringValue(link.ID), &resp.Diagnostics)
 }
 
 // errImportID is an import ID of neither accepted form.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -38,7 +39,10 @@ const (
 // a transport error before the operation fails.
 const DefaultMaxRetries = 8
 
-var _ provider.Provider = (*shortlinkProvider)(nil)
+var (
+	_ provider.Provider                  = (*shortlinkProvider)(nil)
+	_ provider.ProviderWithListResources = (*shortlinkProvider)(nil)
+)
 
 type shortlinkProvider struct {
 	version string
@@ -186,6 +190,7 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 	}
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	resp.ListResourceData = data
 }
 
 // createRetryWait is the first wait before a create is sent again after an
@@ -245,6 +250,12 @@ func settingOrEnv(v types.String, env string) string {
 
 func (p *shortlinkProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{NewLinkResource}
+}
+
+// ListResources are what `terraform query` can list (Terraform 1.14 and
+// later).
+func (p *shortlinkProvider) ListResources(context.Context) []func() list.ListResource {
+	return []func() list.ListResource{NewLinkListResource}
 }
 
 func (p *shortlinkProvider) DataSources(context.Context) []func() datasource.DataSource {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -92,4 +93,43 @@ func (s releasingServer) ValidateDataResourceConfig(ctx context.Context, req *tf
 
 func (s releasingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
 	return detached(ctx, req, s.ProviderServer.ReadDataSource)
+}
+
+// The list RPCs are not yet part of tfprotov6.ProviderServer, so
+// releasingServer passes them on itself: without these methods the
+// embedded interface hides the framework's, and `terraform query` would
+// find no list resource.
+//
+//nolint:staticcheck // ProviderServerWithListResource is deprecated only in favour of a future ProviderServer.
+var _ tfprotov6.ProviderServerWithListResource = releasingServer{}
+
+// ListResource runs on the RPC's own context, not a detached one: the
+// results are streamed after the method returns, and a query sends one
+// such RPC per list block, not one per link.
+func (s releasingServer) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
+	ls, err := s.listServer()
+	if err != nil {
+		return nil, err
+	}
+	return ls.ListResource(ctx, req)
+}
+
+func (s releasingServer) ValidateListResourceConfig(ctx context.Context, req *tfprotov6.ValidateListResourceConfigRequest) (*tfprotov6.ValidateListResourceConfigResponse, error) {
+	ls, err := s.listServer()
+	if err != nil {
+		return nil, err
+	}
+	return detached(ctx, req, ls.ValidateListResourceConfig)
+}
+
+// listServer is the framework's server as a list server, which every
+// framework version with list resources is.
+//
+//nolint:staticcheck // see above
+func (s releasingServer) listServer() (tfprotov6.ProviderServerWithListResource, error) {
+	ls, ok := s.ProviderServer.(tfprotov6.ProviderServerWithListResource)
+	if !ok {
+		return nil, fmt.Errorf("the provider's server (%T) does not serve list resources; please report this to the provider's developers", s.ProviderServer)
+	}
+	return ls, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
@@ -32,13 +33,16 @@ func IsUUID(s string) bool { return uuidPattern.MatchString(s) }
 func UUID() validator.String {
 	return stringCheck{
 		description: "must be a UUID such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60",
-		check: func(v string) string {
-			if !IsUUID(v) {
-				return fmt.Sprintf("%q is not a UUID; copy the ID from the dashboard (it looks like 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60)", v)
-			}
-			return ""
-		},
+		check:       UUIDProblem,
 	}
+}
+
+// UUIDProblem explains why v is not a UUID, or returns "".
+func UUIDProblem(v string) string {
+	if !IsUUID(v) {
+		return fmt.Sprintf("%q is not a UUID; copy the ID from the dashboard (it looks like 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60)", v)
+	}
+	return ""
 }
 
 // HTTPURL accepts absolute http and https URLs of a sane length.
@@ -76,14 +80,76 @@ func Slug() validator.String {
 			if v == "" || len([]rune(v)) > MaxSlugLength {
 				return fmt.Sprintf("must be 1 to %d characters long", MaxSlugLength)
 			}
-			for _, r := range v {
-				if r == '/' || r == '?' || r == '#' || unicode.IsSpace(r) || unicode.IsControl(r) {
-					return fmt.Sprintf("%q contains %q; a slug is one path segment without '/', '?', '#', spaces or control characters", v, r)
-				}
-			}
-			return ""
+			return slugCharProblem(v, "a slug is")
 		},
 	}
+}
+
+// slugCharProblem names the first character of v no slug can hold.
+func slugCharProblem(v, what string) string {
+	for _, r := range v {
+		if r == '/' || r == '?' || r == '#' || unicode.IsSpace(r) || unicode.IsControl(r) {
+			return fmt.Sprintf("%q contains %q; %s one path segment without '/', '?', '#', spaces or control characters", v, r, what)
+		}
+	}
+	return ""
+}
+
+// SlugPrefix accepts the beginning of a slug. A prefix no slug can begin
+// with would silently match nothing, so it is refused with the reason.
+func SlugPrefix() validator.String {
+	return stringCheck{
+		description: fmt.Sprintf("must be 1 to %d characters without '/', '?', '#', spaces or control characters", MaxSlugLength),
+		check:       SlugPrefixProblem,
+	}
+}
+
+// SlugPrefixProblem explains why v cannot begin a slug, or returns "".
+func SlugPrefixProblem(v string) string {
+	switch {
+	case v == "":
+		return "is empty; remove it to match every slug"
+	case len([]rune(v)) > MaxSlugLength:
+		return fmt.Sprintf("is longer than a slug can be (%d characters)", MaxSlugLength)
+	}
+	return slugCharProblem(v, "a slug, and so its beginning, is")
+}
+
+// HostName accepts a bare host name such as shop.example.com: what a
+// filter on a URL's host compares with, without scheme, port or path.
+func HostName() validator.String {
+	return stringCheck{
+		description: "must be a host name such as shop.example.com, without scheme, port or path",
+		check:       HostNameProblem,
+	}
+}
+
+// HostNameProblem explains why v is not a bare host name, or returns "".
+// Users paste whole URLs; the message then names the host to write.
+func HostNameProblem(v string) string {
+	if v == "" {
+		return "is empty; remove it to match every destination"
+	}
+	if strings.Contains(v, "://") {
+		if u, err := url.Parse(v); err == nil && u.Hostname() != "" {
+			return fmt.Sprintf("%q is a URL; write only its host, %q", v, u.Hostname())
+		}
+		return fmt.Sprintf("%q is a URL; write only its host, such as shop.example.com", v)
+	}
+	if i := strings.IndexFunc(v, func(r rune) bool {
+		return strings.ContainsRune("/?#@", r) || unicode.IsSpace(r) || unicode.IsControl(r)
+	}); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(v[i:])
+		return fmt.Sprintf("%q contains %q; write only a host name, such as shop.example.com", v, r)
+	}
+	u, err := url.Parse("//" + v)
+	switch {
+	case err != nil || u.Hostname() == "":
+		return fmt.Sprintf("%q is not a host name; write one such as shop.example.com", v)
+	case u.Port() != "":
+		return fmt.Sprintf("%q has a port, which the filter ignores; write %q", v, u.Hostname())
+	}
+	return ""
 }
 
 // stringCheck adapts a check that returns a problem ("" when none) to a

@@ -45,6 +45,17 @@ func TestStringValidators(t *testing.T) {
 		{"slug control", Slug(), "a\x01b", "control characters", ""},
 		{"slug query", Slug(), "a?b", "contains '?'", ""},
 		{"slug too long", Slug(), strings.Repeat("a", MaxSlugLength+1), "1 to 64 characters", ""},
+		{"slug prefix ok", SlugPrefix(), "spring-", "", ""},
+		{"slug prefix empty", SlugPrefix(), "", "remove it to match every slug", ""},
+		{"slug prefix slash", SlugPrefix(), "campaigns/", "contains '/'", ""},
+		{"slug prefix too long", SlugPrefix(), strings.Repeat("a", MaxSlugLength+1), "longer than a slug", ""},
+		{"host ok", HostName(), "Shop.Example.com", "", ""},
+		{"host single label ok", HostName(), "localhost", "", ""},
+		{"host empty", HostName(), "", "remove it to match every destination", ""},
+		{"host url", HostName(), "https://shop.example.com/sale", `write only its host, "shop.example.com"`, ""},
+		{"host path", HostName(), "shop.example.com/sale", "contains '/'", ""},
+		{"host port", HostName(), "shop.example.com:8443", `write "shop.example.com"`, ""},
+		{"host space", HostName(), "shop example.com", "contains ' '", ""},
 		{"duration ok", Duration(0, time.Hour), "90s", "", ""},
 		{"duration zero ok", Duration(0, time.Hour), "0s", "", ""},
 		{"duration no unit", Duration(0, time.Hour), "30", "is not a duration", ""},
@@ -75,7 +86,7 @@ func TestStringValidators(t *testing.T) {
 			}
 		})
 	}
-	for _, v := range []validator.String{UUID(), HTTPURL(), Slug(), Duration(0, time.Hour)} {
+	for _, v := range []validator.String{UUID(), HTTPURL(), Slug(), SlugPrefix(), HostName(), Duration(0, time.Hour)} {
 		if resp := runString(v, types.StringNull()); resp.Diagnostics.HasError() {
 			t.Errorf("%T rejects null", v)
 		}

@@ -1,0 +1,261 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+)
+
+// The two recipes of docs/guides/adopting-links.md, run as a user would:
+// links made in the dashboard are brought under Terraform without a single
+// write to the service, and the configuration then plans no change.
+
+// EnvTerraformQuery names a terraform of version 1.14 or later, for the
+// test of the `terraform query` recipe; the CI's Terraform is older.
+const EnvTerraformQuery = "SHORTLINK_TERRAFORM_QUERY"
+
+// dashboardLinks are links a marketing team made outside Terraform.
+type dashboardLinks struct {
+	spring  []string // spring-0…2, on the fixture's domain
+	webinar string   // spring-webinar: UTM parameters and an expiry
+	expired string   // spring-2020: expired
+	other   string   // on another domain
+}
+
+func seedDashboardLinks(t *testing.T, s *service) dashboardLinks {
+	t.Helper()
+	var d dashboardLinks
+	seeded, err := s.srv.SeedLinks(s.fx.DomainID, "spring", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range seeded {
+		d.spring = append(d.spring, l.ID)
+	}
+	c, err := client.New(client.Config{BaseURL: s.url, APIKey: s.fx.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	create := func(domainID, slug, dest string, expires time.Time) string {
+		t.Helper()
+		l, err := c.CreateLink(ctx, client.CreateLinkInput{DomainID: domainID, Slug: slug, Destination: dest, ExpiresAt: &expires})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.ID
+	}
+	d.webinar = create(s.fx.DomainID, "spring-webinar", "https://example.com/webinar", time.Date(2099, 3, 31, 23, 59, 59, 0, time.UTC))
+	utm := &client.UTM{Source: "newsletter", Campaign: "spring"}
+	if _, err := c.ChangeDestination(ctx, d.webinar, client.ChangeDestinationInput{Destination: "https://example.com/webinar", UTM: utm}); err != nil {
+		t.Fatal(err)
+	}
+	d.expired = create(s.fx.DomainID, "spring-2020", "https://example.com/old", time.Date(2020, 3, 31, 23, 59, 59, 0, time.UTC))
+	otherDomain, err := s.srv.AddDomain(s.fx.AccountID, "promo.example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.other = create(otherDomain, "spring-promo", "https://example.com/promo", time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC))
+	return d
+}
+
+// adoptService is an emulator with instant writes; adoption must not
+// write, which expectNoWrites checks.
+func adoptService(t *testing.T) *service {
+	return newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+}
+
+func writes(s *service) int {
+	inFlight, answered := s.writes.Counts()
+	return inFlight + answered
+}
+
+// expectNoWrites checks that the service received no write since the
+// count before.
+func expectNoWrites(t *testing.T, s *service, before int) {
+	t.Helper()
+	if n := writes(s) - before; n != 0 {
+		t.Fatalf("adopting the links sent %d writes to the service; it must send none", n)
+	}
+}
+
+// expectAdopted checks that the state holds exactly ids and that the
+// configuration plans no change.
+func expectAdopted(t *testing.T, w *clitest.Workdir, ids []string) {
+	t.Helper()
+	if got, want := stateIDs(t, w), slices.Sorted(slices.Values(ids)); !slices.Equal(got, want) {
+		t.Fatalf("the state holds %v, want %v", got, want)
+	}
+	out, err := w.Terraform(context.Background(), runLimit, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatalf("the plan after adopting the links is not empty (%v):\n%s", err, out)
+	}
+}
+
+// TestAdopt_importBlocks is recipe (b), for every CLI (the CI's Terraform
+// 1.11.4 among them): import blocks by link ID and by <domain_id>/<slug>,
+// `plan -generate-config-out`, apply. A CLI that supports resource identity
+// (Terraform or OpenTofu 1.12 and later) also imports one link by identity.
+func TestAdopt_importBlocks(t *testing.T) {
+	t.Parallel()
+	s := adoptService(t)
+	d := seedDashboardLinks(t, s)
+	seeded := writes(s)
+	w := s.workdir(t, "adopt-import-blocks", "provider \"shortlink\" {}\n")
+	imports := fmt.Sprintf(`
+import {
+  to = shortlink_link.webinar
+  id = %q
+}
+
+import {
+  to = shortlink_link.spring_0
+  id = "%s/spring-0"
+}
+`, d.webinar, s.fx.DomainID)
+	adopted := []string{d.webinar, d.spring[0]}
+	if identitySupported(t, w) {
+		imports += fmt.Sprintf("\nimport {\n  to       = shortlink_link.spring_1\n  identity = { id = %q }\n}\n", d.spring[1])
+		adopted = append(adopted, d.spring[1])
+	}
+	if err := w.WriteFile("imports.tf", imports); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if out, err := w.Terraform(ctx, runLimit, "plan", "-generate-config-out=generated.tf", "-input=false", "-no-color"); err != nil {
+		t.Fatalf("plan -generate-config-out: %v\n%s", err, out)
+	}
+	generated := readFile(t, filepath.Join(w.Dir, "generated.tf"))
+	for _, want := range []string{`resource "shortlink_link" "webinar"`, `slug        = "spring-webinar"`, `source   = "newsletter"`, `expires_at  = "2099-03-31T23:59:59Z"`, `resource "shortlink_link" "spring_0"`} {
+		if !strings.Contains(generated, want) {
+			t.Fatalf("generated.tf lacks %q:\n%s", want, generated)
+		}
+	}
+	out, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%d imported, 0 added, 0 changed, 0 destroyed", len(adopted)); !strings.Contains(out, want) {
+		t.Fatalf("the apply did not say %q:\n%s", want, out)
+	}
+	expectAdopted(t, w, adopted)
+	expectNoWrites(t, s, seeded)
+}
+
+// TestAdopt_query is recipe (a): a list block, `terraform query
+// -generate-config-out`, apply. It needs Terraform 1.14 or later, named by
+// SHORTLINK_TERRAFORM_QUERY.
+func TestAdopt_query(t *testing.T) {
+	path := os.Getenv(EnvTerraformQuery)
+	if path == "" {
+		t.Skipf("terraform query needs Terraform 1.14 or later; set %s=/path/to/terraform to run this test", EnvTerraformQuery)
+	}
+	t.Parallel()
+	c := *buildProvider(t)
+	c.Path = path
+	s := adoptService(t)
+	d := seedDashboardLinks(t, s)
+	seeded := writes(s)
+	w, err := c.Workdir("adopt-query", map[string]string{
+		"main.tf": clitest.RequiredProviders + "provider \"shortlink\" {}\n",
+		"links.tfquery.hcl": fmt.Sprintf(`
+list "shortlink_link" "spring" {
+  provider         = shortlink
+  include_resource = true
+
+  config {
+    domain_id   = %q
+    slug_prefix = "spring-"
+  }
+}
+`, s.fx.DomainID),
+	}, "SHORTLINK_BASE_URL="+s.url, "SHORTLINK_API_KEY="+s.fx.APIKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if major, minor := cliVersion(t, w); major == 1 && minor < 14 {
+		t.Fatalf("%s=%s is version 1.%d; terraform query needs 1.14 or later", EnvTerraformQuery, path, minor)
+	}
+	ctx := context.Background()
+	out, err := w.Terraform(ctx, runLimit, "query", "-generate-config-out=links.tf", "-no-color")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Expired links and other domains' are left out; each listed link shows
+	// its short URL and destination.
+	want := append(slices.Clone(d.spring), d.webinar)
+	for _, id := range want {
+		if !regexp.MustCompile(`id=` + id + `\s+https://go\.example\.test/spring-\S+ \(→ https://example\.com/`).MatchString(out) {
+			t.Fatalf("the query did not list %s with its short URL and destination:\n%s", id, out)
+		}
+	}
+	for _, id := range []string{d.expired, d.other} {
+		if strings.Contains(out, id) {
+			t.Fatalf("the query listed %s, which its filters exclude:\n%s", id, out)
+		}
+	}
+	generated := readFile(t, filepath.Join(w.Dir, "links.tf"))
+	if n := strings.Count(generated, "identity = {"); n != len(want) {
+		t.Fatalf("links.tf imports %d links by identity, want %d:\n%s", n, len(want), generated)
+	}
+	out, err = w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := fmt.Sprintf("%d imported, 0 added, 0 changed, 0 destroyed", len(want)); !strings.Contains(out, msg) {
+		t.Fatalf("the apply did not say %q:\n%s", msg, out)
+	}
+	expectAdopted(t, w, want)
+	expectNoWrites(t, s, seeded)
+}
+
+// identitySupported reports whether the CLI takes `identity` in import
+// blocks: Terraform and OpenTofu 1.12 and later.
+func identitySupported(t *testing.T, w *clitest.Workdir) bool {
+	major, minor := cliVersion(t, w)
+	return major > 1 || minor >= 12
+}
+
+// cliVersion is the CLI's version (Terraform and OpenTofu alike answer
+// `version -json` with terraform_version).
+func cliVersion(t *testing.T, w *clitest.Workdir) (major, minor int) {
+	t.Helper()
+	out, err := w.Terraform(context.Background(), time.Minute, "version", "-json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	start := strings.Index(out, "{")
+	if start < 0 {
+		t.Fatalf("`version -json` printed no JSON:\n%s", out)
+	}
+	if err := json.NewDecoder(strings.NewReader(out[start:])).Decode(&v); err != nil {
+		t.Fatalf("reading `version -json`: %v\n%s", err, out)
+	}
+	if _, err := fmt.Sscanf(v.Version, "%d.%d", &major, &minor); err != nil {
+		t.Fatalf("reading the version %q: %v", v.Version, err)
+	}
+	return major, minor
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

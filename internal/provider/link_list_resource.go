@@ -1,0 +1,264 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
+)
+
+// The list resource shortlink_link lets `terraform query` (Terraform 1.14
+// and later) find the links made outside Terraform, in the dashboard, and
+// write import and resource blocks for them. It reads the one shared
+// listing of the account that refreshes use (the service has no search),
+// and filters it here.
+
+var (
+	_ list.ListResource              = (*linkListResource)(nil)
+	_ list.ListResourceWithConfigure = (*linkListResource)(nil)
+)
+
+// NewLinkListResource is the list resource shortlink_link.
+func NewLinkListResource() list.ListResource { return &linkListResource{now: time.Now} }
+
+type linkListResource struct {
+	data *providerData
+	now  func() time.Time // when a link counts as expired
+}
+
+// linkListModel is the `config` block of a `list "shortlink_link"` block.
+type linkListModel struct {
+	DomainID        types.String `tfsdk:"domain_id"`
+	SlugPrefix      types.String `tfsdk:"slug_prefix"`
+	DestinationHost types.String `tfsdk:"destination_host"`
+	IncludeExpired  types.Bool   `tfsdk:"include_expired"`
+}
+
+func (r *linkListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_link"
+}
+
+func (r *linkListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The account's links, oldest first, for `terraform query` (Terraform 1.14 and later): each with its identity (the link ID) and, with `include_resource = true`, every attribute of `shortlink_link`, so that `terraform query -generate-config-out=FILE` writes an `import` and a `resource` block per link. Served from one listing of the account, filtered by the provider. Every filter is optional; they combine with AND. Needs the scope `links:read`.",
+		Attributes: map[string]schema.Attribute{
+			"domain_id": schema.StringAttribute{
+				MarkdownDescription: "Only links of this domain (UUID, as on the domain's card in the dashboard's Domains section).",
+				Optional:            true,
+				Validators:          []validator.String{validate.UUID()},
+			},
+			"slug_prefix": schema.StringAttribute{
+				MarkdownDescription: "Only links whose slug begins with this text, such as `spring-`. Slugs are case-sensitive, and so is the prefix.",
+				Optional:            true,
+				Validators:          []validator.String{validate.SlugPrefix()},
+			},
+			"destination_host": schema.StringAttribute{
+				MarkdownDescription: "Only links that redirect to this host, such as `shop.example.com`: the host of the destination URL, compared without regard to case, port or a trailing dot. Subdomains are other hosts: `example.com` does not match `shop.example.com`.",
+				Optional:            true,
+				Validators:          []validator.String{validate.HostName()},
+			},
+			"include_expired": schema.BoolAttribute{
+				MarkdownDescription: "Also list links whose `expires_at` has passed (their display name says so). Defaults to `false`: an expired link no longer redirects, and adopting it only to keep it dead is rarely worth a resource.",
+				Optional:            true,
+			},
+		},
+	}
+}
+
+func (r *linkListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// List streams the links the filters accept. Nothing is requested until
+// Terraform reads the stream; every failure is a diagnostic in it.
+func (r *linkListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	stream.Results = func(push func(list.ListResult) bool) {
+		links, filter, diags := r.listed(ctx, req.Config)
+		if diags.HasError() {
+			push(list.ListResult{Diagnostics: diags})
+			return
+		}
+		sent, more := pushMatches(ctx, req, links, filter, push)
+		if more && sent == 0 && filter.domainID != "" && !filter.domainListed(links) {
+			push(list.ListResult{Diagnostics: noLinkOnDomain(filter.domainID, len(links))})
+		}
+	}
+}
+
+// listed reads the filters and, when they can match, the account's links
+// from the shared listing.
+func (r *linkListResource) listed(ctx context.Context, config tfsdk.Config) ([]client.Link, linkFilter, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	filter := linkFilterFrom(ctx, config, r.now(), &diags)
+	if diags.HasError() || !configured(r.data, &diags) {
+		return nil, filter, diags
+	}
+	links, err := r.data.links.Current(ctx)
+	if err != nil {
+		addServiceError(&diags, "list the links", err)
+	}
+	return links, filter, diags
+}
+
+// pushMatches pushes the links filter accepts, at most req.Limit of them
+// when it is set. more is false when Terraform wants no more results.
+func pushMatches(ctx context.Context, req list.ListRequest, links []client.Link, filter linkFilter, push func(list.ListResult) bool) (sent int64, more bool) {
+	for i := range links {
+		if !filter.accepts(&links[i]) {
+			continue
+		}
+		if req.Limit > 0 && sent >= req.Limit {
+			return sent, false
+		}
+		if !push(listResult(ctx, req, &links[i], filter.now)) {
+			return sent, false
+		}
+		sent++
+	}
+	return sent, true
+}
+
+// domainListed reports whether any link of the account is on the filter's
+// domain, whatever the other filters say.
+func (f linkFilter) domainListed(links []client.Link) bool {
+	for i := range links {
+		if strings.EqualFold(links[i].DomainID, f.domainID) {
+			return true
+		}
+	}
+	return false
+}
+
+// noLinkOnDomain warns that a domain_id matched nothing at all: most often
+// an ID copied wrong, which the service cannot tell from an empty domain.
+func noLinkOnDomain(domainID string, total int) diag.Diagnostics {
+	var diags diag.Diagnostics
+	diags.AddAttributeWarning(path.Root("domain_id"), "No link on this domain",
+		fmt.Sprintf("None of the account's %d links is on domain %s. If that is unexpected, check domain_id against the domain cards of the dashboard's Domains section (the service cannot list domains to an API key, so the provider cannot tell an unknown domain from an empty one).", total, domainID))
+	return diags
+}
+
+// listResult is one link: its identity, a display name and, when asked
+// for, the state an import of it would record.
+func listResult(ctx context.Context, req list.ListRequest, l *client.Link, now time.Time) list.ListResult {
+	result := req.NewListResult(ctx)
+	result.DisplayName = linkDisplayName(l, now)
+	result.Diagnostics.Append(result.Identity.Set(ctx, linkIdentityModel{ID: types.StringValue(l.ID)})...)
+	if req.IncludeResource {
+		state := importedLinkState(ctx, l)
+		result.Diagnostics.Append(result.Resource.Set(ctx, &state)...)
+	}
+	return result
+}
+
+// maxDisplayedDestination bounds the destination in a display name, which
+// is one line of `terraform query`'s output.
+const maxDisplayedDestination = 60
+
+// linkDisplayName is "<short URL> (→ <destination>)", the two things a
+// person recognises a link by, and says when it expired.
+func linkDisplayName(l *client.Link, now time.Time) string {
+	name := l.ShortURL
+	if name == "" { // a service that sends no short URL: say where it lives
+		name = l.DomainID + "/" + l.Slug
+	}
+	dest := l.Destination
+	if r := []rune(dest); len(r) > maxDisplayedDestination {
+		dest = string(r[:maxDisplayedDestination-1]) + "…"
+	}
+	if expired(l, now) {
+		return fmt.Sprintf("%s (→ %s, expired %s)", name, dest, l.ExpiresAt.UTC().Format(time.DateOnly))
+	}
+	return fmt.Sprintf("%s (→ %s)", name, dest)
+}
+
+func expired(l *client.Link, now time.Time) bool {
+	return l.ExpiresAt != nil && !l.ExpiresAt.After(now)
+}
+
+// linkFilter is a list block's config, checked and normalised.
+type linkFilter struct {
+	domainID, slugPrefix, host string // "" accepts all
+	includeExpired             bool
+	now                        time.Time
+}
+
+// linkFilterFrom reads the config. Terraform validates it beforehand; it
+// is checked again because a list request may come without validation,
+// and a filter that cannot match must not look like an empty account.
+func linkFilterFrom(ctx context.Context, config tfsdk.Config, now time.Time, diags *diag.Diagnostics) linkFilter {
+	var m linkListModel
+	diags.Append(config.Get(ctx, &m)...)
+	if diags.HasError() {
+		return linkFilter{}
+	}
+	f := linkFilter{now: now, includeExpired: m.IncludeExpired.ValueBool()}
+	f.domainID = filterValue(m.DomainID, "domain_id", validate.UUIDProblem, diags)
+	f.slugPrefix = filterValue(m.SlugPrefix, "slug_prefix", validate.SlugPrefixProblem, diags)
+	f.host = normalHost(filterValue(m.DestinationHost, "destination_host", validate.HostNameProblem, diags))
+	if m.IncludeExpired.IsUnknown() {
+		diags.AddAttributeError(path.Root("include_expired"), "Unknown include_expired",
+			"include_expired must be known when the query runs; use a literal or a variable.")
+	}
+	return f
+}
+
+// filterValue is a filter's value, "" when unset, with an error on the
+// attribute when it is unknown or problem finds it wrong.
+func filterValue(v types.String, name string, problem func(string) string, diags *diag.Diagnostics) string {
+	switch {
+	case v.IsNull():
+		return ""
+	case v.IsUnknown():
+		diags.AddAttributeError(path.Root(name), "Unknown "+name,
+			name+" must be known when the query runs; use a literal or a variable.")
+		return ""
+	}
+	if p := problem(v.ValueString()); p != "" {
+		diags.AddAttributeError(path.Root(name), "Invalid "+name, name+" "+p)
+	}
+	return v.ValueString()
+}
+
+func (f linkFilter) accepts(l *client.Link) bool {
+	switch {
+	case f.domainID != "" && !strings.EqualFold(l.DomainID, f.domainID):
+		return false
+	case f.slugPrefix != "" && !strings.HasPrefix(l.Slug, f.slugPrefix):
+		return false
+	case f.host != "" && destinationHost(l.Destination) != f.host:
+		return false
+	case !f.includeExpired && expired(l, f.now):
+		return false
+	}
+	return true
+}
+
+// destinationHost is the normalised host of a destination, "" when the
+// service sent something that is not a URL (which then matches no host).
+func destinationHost(destination string) string {
+	u, err := url.Parse(destination)
+	if err != nil {
+		return ""
+	}
+	return normalHost(u.Hostname())
+}
+
+// normalHost spells a host the way the filter compares it: lower case,
+// without the trailing dot of a fully qualified name.
+func normalHost(h string) string {
+	return strings.TrimSuffix(strings.ToLower(h), ".")
+}
