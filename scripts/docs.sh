@@ -12,7 +12,8 @@
 # without one, puts it first on PATH and never passes --tf-version. The
 # provider comes from the plugin directory, so nothing is downloaded.
 #
-# docs/ also holds hand-written pages (emulator.md). tfplugindocs replaces
+# docs/ holds only what tfplugindocs generates; should a hand-written page
+# ever be added there, note that tfplugindocs replaces
 # only index.md and its own subdirectories (resources/, data-sources/, …);
 # the script checks that everything else in docs/ is left as it was.
 set -euo pipefail

@@ -1,5 +1,5 @@
 // Command bench measures the provider with the real Terraform CLI against
-// the emulator, and writes the figures as Markdown (docs/benchmarks.md).
+// the emulator, and writes the figures as Markdown (BENCHMARKS.md).
 //
 //	go run ./scripts/bench                      # everything (make bench)
 //	go run ./scripts/bench -only throttle       # the write-budget scenario
@@ -84,7 +84,7 @@ func parseOptions() (options, error) {
 	flag.StringVar(&o.only, "only", "", "run one scenario: throttle, shared, interrupt, refresh or clicks")
 	flag.StringVar(&sizes, "sizes", "100,1000,5000", "numbers of links for the refresh scenario")
 	flag.IntVar(&o.runs, "runs", 3, "timed runs per measurement (the median is reported)")
-	flag.StringVar(&o.out, "out", "docs/benchmarks.md", "where to write the Markdown report (- for stdout)")
+	flag.StringVar(&o.out, "out", "BENCHMARKS.md", "where to write the Markdown report (- for stdout)")
 	flag.IntVar(&o.offLimit, "snapshot-off-max", 1000, "largest N measured with bulk_refresh = false")
 	flag.IntVar(&o.pageSize, "page-size", 100, "links per page of the emulator's list (cursor paging)")
 	flag.StringVar(&clickSizes, "click-sizes", "100000,1000000", "numbers of clicks for the clicks scenario")
