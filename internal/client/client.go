@@ -32,7 +32,7 @@ import (
 
 // Defaults applied by New to zero fields of Config.
 const (
-	DefaultMaxRetries   = 5
+	DefaultMaxRetries   = 8
 	DefaultRetryWaitMin = 1 * time.Second
 	DefaultRetryWaitMax = 30 * time.Second
 	DefaultMaxPages     = 1000
@@ -76,9 +76,9 @@ type Config struct {
 	APIKey string
 	// UserAgent names the provider and its version; DefaultUserAgent if empty.
 	UserAgent string
-	// MaxRetries is the number of retries after the first attempt:
-	// 0 means DefaultMaxRetries, a negative value means no retries.
-	MaxRetries int
+	// MaxRetries is the number of retries after the first attempt;
+	// DefaultMaxRetries if nil (0 means none).
+	MaxRetries *int
 	// ReadAttemptTimeout bounds one attempt of a GET;
 	// DefaultReadAttemptTimeout if zero.
 	ReadAttemptTimeout time.Duration
@@ -139,6 +139,10 @@ func New(cfg Config) (*Client, error) {
 	if stop == nil {
 		stop = NewStop() // never begun
 	}
+	maxRetries := DefaultMaxRetries
+	if cfg.MaxRetries != nil {
+		maxRetries = max(*cfg.MaxRetries, 0)
+	}
 	c := &Client{
 		stop:        stop,
 		reach:       &verdict{patience: cmpOr(cfg.UnreachableAfter, DefaultUnreachableAfter)},
@@ -147,7 +151,7 @@ func New(cfg Config) (*Client, error) {
 		apiKey:      key,
 		userAgent:   cmpOr(cfg.UserAgent, DefaultUserAgent),
 		http:        httpClient(cfg.HTTPClient, cmpOr(cfg.ReadAttemptTimeout, DefaultReadAttemptTimeout), stop, cfg.MaxRateShare),
-		maxRetries:  retries(cfg.MaxRetries),
+		maxRetries:  maxRetries,
 		waitMin:     cmpOr(cfg.RetryWaitMin, DefaultRetryWaitMin),
 		waitMax:     cmpOr(cfg.RetryWaitMax, DefaultRetryWaitMax),
 		maxPages:    cfg.MaxPages,
@@ -192,16 +196,6 @@ func checkAPIKey(raw string) (string, error) {
 		return "", errors.New("API key contains spaces or control characters; give the key alone, without a \"Bearer\" prefix")
 	}
 	return key, nil
-}
-
-func retries(n int) int {
-	switch {
-	case n == 0:
-		return DefaultMaxRetries
-	case n < 0:
-		return 0
-	}
-	return n
 }
 
 func cmpOr[T comparable](v, fallback T) T {

@@ -109,7 +109,7 @@ func newTestClient(t *testing.T, srv *httptest.Server, mods ...func(*Config)) *C
 		APIKey:       testKey,
 		UserAgent:    "terraform-provider-shortlink/1.2.3",
 		HTTPClient:   hc,
-		MaxRetries:   3,
+		MaxRetries:   new(3),
 		RetryWaitMin: time.Millisecond,
 		RetryWaitMax: 4 * time.Millisecond,
 	}
@@ -174,8 +174,8 @@ func TestNewDefaults(t *testing.T) {
 		wantPages   int
 	}{
 		{"zero values", Config{}, DefaultMaxRetries, DefaultRetryWaitMin, DefaultRetryWaitMax, DefaultMaxPages},
-		{"no retries", Config{MaxRetries: -1}, 0, DefaultRetryWaitMin, DefaultRetryWaitMax, DefaultMaxPages},
-		{"explicit", Config{MaxRetries: 2, RetryWaitMin: time.Millisecond, RetryWaitMax: time.Second, MaxPages: 7}, 2, time.Millisecond, time.Second, 7},
+		{"no retries", Config{MaxRetries: new(0)}, 0, DefaultRetryWaitMin, DefaultRetryWaitMax, DefaultMaxPages},
+		{"explicit", Config{MaxRetries: new(2), RetryWaitMin: time.Millisecond, RetryWaitMax: time.Second, MaxPages: 7}, 2, time.Millisecond, time.Second, 7},
 		{"max below min", Config{RetryWaitMin: time.Minute, RetryWaitMax: time.Second}, DefaultMaxRetries, time.Minute, time.Minute, DefaultMaxPages},
 	}
 	for _, tt := range tests {

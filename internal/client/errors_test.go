@@ -119,13 +119,13 @@ func TestIsNotFound(t *testing.T) {
 
 func TestAPIErrorKeepsRetryAfter(t *testing.T) {
 	_, srv := serve(t, step{status: 429, header: map[string]string{"Retry-After": "0"}})
-	_, err := newTestClient(t, srv, func(c *Config) { c.MaxRetries = -1 }).ListLinks(context.Background())
+	_, err := newTestClient(t, srv, func(c *Config) { c.MaxRetries = new(0) }).ListLinks(context.Background())
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.RetryAfter != 0 || apiErr.Attempts != 1 {
 		t.Fatalf("error = %#v", err)
 	}
 	_, srv = serve(t, step{status: 429, header: map[string]string{"Retry-After": "120"}})
-	_, err = newTestClient(t, srv, func(c *Config) { c.MaxRetries = -1 }).ListLinks(context.Background())
+	_, err = newTestClient(t, srv, func(c *Config) { c.MaxRetries = new(0) }).ListLinks(context.Background())
 	if !errors.As(err, &apiErr) || apiErr.RetryAfter != 2*time.Minute {
 		t.Fatalf("error = %#v, want RetryAfter 2m", err)
 	}

@@ -164,12 +164,12 @@ func TestRetriesAgainstServer(t *testing.T) {
 		{"POST transport error is not re-sent", post, []step{hangUp, {status: 201, body: linkJSON}}, 3, 1, true, true},
 		{"GET 400 is not retried", get, []step{{status: 400}, {body: "[]"}}, 3, 1, true, false},
 		{"DELETE 404 is not retried", del, []step{{status: 404}, {status: 204}}, 3, 1, true, false},
-		{"no retries at all", get, []step{{status: 503}, {body: "[]"}}, -1, 1, true, false},
+		{"no retries at all", get, []step{{status: 503}, {body: "[]"}}, 0, 1, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, srv := serve(t, tt.steps...)
-			err := tt.op(newTestClient(t, srv, func(c *Config) { c.MaxRetries = tt.maxRetries }))
+			err := tt.op(newTestClient(t, srv, func(c *Config) { c.MaxRetries = new(tt.maxRetries) }))
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("error = %v, want error %v", err, tt.wantErr)
 			}

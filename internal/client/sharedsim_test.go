@@ -77,7 +77,7 @@ func TestSharedSim(t *testing.T) {
 	var wg sync.WaitGroup
 	ends := make([]string, clients)
 	for ci := range clients {
-		c, err := New(Config{BaseURL: ts.URL, APIKey: fx.APIKey, MaxRetries: 8,
+		c, err := New(Config{BaseURL: ts.URL, APIKey: fx.APIKey, MaxRetries: new(8),
 			HTTPClient: &http.Client{Transport: tagTransport{next: http.DefaultTransport.(*http.Transport).Clone(), tag: fmt.Sprint(ci)}}})
 		if err != nil {
 			t.Fatal(err)

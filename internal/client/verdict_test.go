@@ -38,7 +38,7 @@ func TestVerdict_unreachableServiceIsGivenUpOnceForEveryOperation(t *testing.T) 
 	var dials atomic.Int32
 	c, err := New(Config{
 		BaseURL: "http://" + closedPort(t), APIKey: testKey, HTTPClient: countingDials(&dials),
-		MaxRetries: 100, RetryWaitMin: time.Millisecond, RetryWaitMax: 10 * time.Millisecond,
+		MaxRetries: new(100), RetryWaitMin: time.Millisecond, RetryWaitMax: 10 * time.Millisecond,
 		UnreachableAfter: 200 * time.Millisecond,
 	})
 	if err != nil {

@@ -35,10 +35,6 @@ const (
 	EnvAPIKey  = "SHORTLINK_API_KEY"
 )
 
-// DefaultMaxRetries is how often a request is retried after a 429, a 5xx or
-// a transport error before the operation fails.
-const DefaultMaxRetries = 8
-
 var (
 	_ provider.Provider                  = (*shortlinkProvider)(nil)
 	_ provider.ProviderWithListResources = (*shortlinkProvider)(nil)
@@ -96,7 +92,7 @@ func (p *shortlinkProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Sensitive:           true,
 			},
 			"max_retries": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("How often a request is retried after a 429, a 5xx answer or a network error before the operation fails. Defaults to %d. A create is never re-sent blindly: after an ambiguous failure the provider first looks for the link it may have created.", DefaultMaxRetries),
+				MarkdownDescription: fmt.Sprintf("How often a request is retried after a 429, a 5xx answer or a network error before the operation fails. Defaults to %d. A create is never re-sent blindly: after an ambiguous failure the provider first looks for the link it may have created.", client.DefaultMaxRetries),
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.Between(0, 100)},
 			},
@@ -160,7 +156,7 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	maxRetries := DefaultMaxRetries
+	maxRetries := client.DefaultMaxRetries
 	if !cfg.MaxRetries.IsNull() && !cfg.MaxRetries.IsUnknown() {
 		maxRetries = int(cfg.MaxRetries.ValueInt64())
 	}
@@ -170,7 +166,7 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 		APIKey:     apiKey,
 		Stop:       p.stop,
 		UserAgent:  fmt.Sprintf("terraform-provider-shortlink/%s (+https://registry.terraform.io/providers/shortlink/shortlink; Terraform %s)", p.version, req.TerraformVersion),
-		MaxRetries: retriesSetting(maxRetries),
+		MaxRetries: &maxRetries,
 		// Null (unset) reads as 0, which the client takes as no cap.
 		MaxRateShare: float64(cfg.MaxRatePercent.ValueInt64()) / 100,
 	})
@@ -218,14 +214,6 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// retriesSetting translates "no retries" into the client's spelling of it.
-func retriesSetting(n int) int {
-	if n == 0 {
-		return -1
-	}
-	return n
 }
 
 // durationSetting is a duration attribute's value, or fallback when it is
