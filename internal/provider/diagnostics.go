@@ -230,3 +230,16 @@ func scopeFor(method string) string {
 	}
 	return "links:write"
 }
+
+// configured reports whether the provider was configured, and says why not
+// in a diagnostic: with base_url or api_key known only after apply, the
+// provider cannot reach the service before then.
+func configured(data *providerData, diags *diag.Diagnostics) bool {
+	if data != nil {
+		return true
+	}
+	diags.AddError("Provider not configured",
+		"The provider's base_url or api_key is not known yet (it depends on a resource not yet applied), so the service cannot be read during this plan. "+
+			"Apply what the provider configuration depends on first (terraform apply -target=<address>), or give base_url and api_key values known before apply.")
+	return false
+}

@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
@@ -100,32 +99,11 @@ func (d *linkDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 }
 
 // lookup finds the link in the provider's shared listing of the account's
-// links, as shortlink_links and the resource's refreshes do. It does not use
-// the resource's findLink, which also marks the link as managed here.
+// links, as shortlink_links and the resource's refreshes do.
 func (d *linkDataSource) lookup(ctx context.Context, m linkModel) (*client.Link, error) {
 	if m.ID.IsNull() {
-		// The import's lookup by <domain_id>/<slug>.
-		return (&linkResource{data: d.data}).findBySlug(ctx, m.DomainID.ValueString(), m.Slug.ValueString())
+		return d.data.linkBySlug(ctx, m.DomainID.ValueString(), m.Slug.ValueString())
 	}
-	link, ok, err := d.data.links.Get(ctx, m.ID.ValueString())
-	switch {
-	case err != nil:
-		return nil, err
-	case !ok:
-		return nil, errLinkGone
-	}
-	return &link, nil
+	return d.data.linkByID(ctx, m.ID.ValueString())
 }
 
-// configured reports whether the provider was configured, and says why not
-// in a diagnostic: with base_url or api_key known only after apply, the
-// provider cannot reach the service before then.
-func configured(data *providerData, diags *diag.Diagnostics) bool {
-	if data != nil {
-		return true
-	}
-	diags.AddError("Provider not configured",
-		"The provider's base_url or api_key is not known yet (it depends on a resource not yet applied), so the service cannot be read during this plan. "+
-			"Apply what the provider configuration depends on first (terraform apply -target=<address>), or give base_url and api_key values known before apply.")
-	return false
-}

@@ -228,46 +228,12 @@ func (r *linkResource) warnOfLeftovers(ctx context.Context, in client.CreateLink
 func (r *linkResource) changeDestination(ctx context.Context, id string, in client.ChangeDestinationInput) (*client.Link, error) {
 	link, err := r.data.client.ChangeDestination(ctx, id, in)
 	if err == nil && link == nil {
-		link, err = r.listedLink(ctx, id)
+		link, err = r.data.listedLink(ctx, id)
 	}
 	if err == nil {
 		r.data.links.Put(*link)
 	}
 	return link, err
-}
-
-// listedLink finds a link in a fresh listing, bypassing the snapshot.
-func (r *linkResource) listedLink(ctx context.Context, id string) (*client.Link, error) {
-	links, err := r.data.client.ListLinks(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for i := range links {
-		if links[i].ID == id {
-			return &links[i], nil
-		}
-	}
-	return nil, errLinkGone
-}
-
-var (
-	// errLinkGone reports a link that is not in the account's list.
-	errLinkGone = errors.New("the link is not in the account's list")
-	// errNoSuchLink reports a lookup that matched no link.
-	errNoSuchLink = errors.New("no such link")
-)
-
-// findLink finds a link in the shared snapshot of the account's links.
-func (r *linkResource) findLink(ctx context.Context, id string) (*client.Link, error) {
-	link, ok, err := r.data.links.Get(ctx, id)
-	switch {
-	case err != nil:
-		return nil, err
-	case !ok:
-		return nil, errLinkGone
-	}
-	r.data.creator.hold(id)
-	return &link, nil
 }
 
 func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -288,7 +254,7 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 			"The provider's base_url or api_key is not known until apply, so this plan uses the link as last recorded in the state.")
 		return
 	}
-	link, err := r.findLink(ctx, state.ID.ValueString())
+	link, err := r.data.linkByID(ctx, state.ID.ValueString())
 	if errors.Is(err, errLinkGone) {
 		resp.Diagnostics.AddWarning("Link no longer exists",
 			fmt.Sprintf("The link %s (%s) is no longer on the service; it was probably deleted outside Terraform. It is removed from the state, and the next apply creates it again.",
@@ -300,6 +266,9 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		addRefreshError(&resp.Diagnostics, r.data.client, "read the link "+state.ID.ValueString(), err)
 		return
 	}
+	// A link this run's state records is never another resource's to take
+	// over after an interrupted run (see linkCreator).
+	r.data.creator.hold(link.ID)
 	state.applyLink(link)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -419,7 +388,7 @@ func (r *linkResource) importedLink(ctx context.Context, importID string) (*clie
 		if !validate.IsUUID(domainID) || slug == "" || strings.Contains(slug, "/") {
 			return nil, errImportID
 		}
-		return r.findBySlug(ctx, domainID, slug)
+		return r.data.linkBySlug(ctx, domainID, slug)
 	}
 	if !validate.IsUUID(importID) {
 		return nil, errImportID
@@ -434,18 +403,3 @@ func (r *linkResource) importedLink(ctx context.Context, importID string) (*clie
 	return &link, nil
 }
 
-func (r *linkResource) findBySlug(ctx context.Context, domainID, slug string) (*client.Link, error) {
-	if domainID == "" || slug == "" {
-		return nil, fmt.Errorf("%w: %q is not of the form <domain_id>/<slug>", errNoSuchLink, domainID+"/"+slug)
-	}
-	link, ok, err := r.data.links.Find(ctx, func(l client.Link) bool {
-		return strings.EqualFold(l.DomainID, domainID) && l.Slug == slug
-	})
-	switch {
-	case err != nil:
-		return nil, err
-	case ok:
-		return &link, nil
-	}
-	return nil, fmt.Errorf("%w: no link with slug %q on domain %s; list the account's links with data.shortlink_links", errNoSuchLink, slug, domainID)
-}
