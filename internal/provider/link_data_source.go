@@ -106,4 +106,3 @@ func (d *linkDataSource) lookup(ctx context.Context, m linkModel) (*client.Link,
 	}
 	return d.data.linkByID(ctx, m.ID.ValueString())
 }
-

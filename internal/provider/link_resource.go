@@ -402,4 +402,3 @@ func (r *linkResource) importedLink(ctx context.Context, importID string) (*clie
 	}
 	return &link, nil
 }
-
