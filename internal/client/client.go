@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -166,13 +167,33 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
+// CheckBaseURL says what is wrong with a base URL New would refuse, or
+// returns nil: the provider checks its setting with it before it has a key.
+func CheckBaseURL(raw string) error {
+	_, err := parseBaseURL(raw)
+	return err
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 func parseBaseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		return nil, fmt.Errorf("base URL %q is not a valid URL: %w", raw, err)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("base URL %q must be an absolute http:// or https:// URL, e.g. https://api.example.com", raw)
+		return nil, fmt.Errorf("base URL %q must be an absolute URL such as https://api.example.com", raw)
+	}
+	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
+		// The API key travels in every request: over plain http only where
+		// nothing leaves the machine, as with the local emulator.
+		return nil, fmt.Errorf("base URL %q uses plain http: the API key would cross the network unencrypted. Use https, or a loopback address (127.0.0.1, ::1, localhost) for the local emulator", raw)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("base URL %q must not have a query or fragment", raw)

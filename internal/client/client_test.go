@@ -133,17 +133,19 @@ func TestNewValidatesConfig(t *testing.T) {
 	}{
 		{"ok", "http://127.0.0.1:8080", "k", ""},
 		{"ok https with prefix", "https://api.example.com/shortlink/", "k", ""},
-		{"key trimmed", "http://h", " k\n", ""},
+		{"key trimmed", "https://h", " k\n", ""},
 		{"empty base", "", "k", "absolute"},
 		{"relative base", "/api", "k", "absolute"},
 		{"other scheme", "ftp://h", "k", "absolute"},
 		{"no host", "http://", "k", "absolute"},
-		{"query", "http://h?x=1", "k", "query"},
-		{"user info", "http://u:p@h", "k", "user information"},
+		{"query", "https://h?x=1", "k", "query"},
+		{"plain http off loopback", "http://api.example.com", "k", "plain http"},
+		{"plain http to localhost", "http://localhost:8080", "k", ""},
+		{"user info", "https://u:p@h", "k", "user information"},
 		{"unparsable", "http://h:port:x", "k", "not a valid URL"},
-		{"empty key", "http://h", "  ", "empty"},
-		{"bearer prefix", "http://h", "Bearer " + testKey, "Bearer"},
-		{"control character", "http://h", "a\x00b", "control"},
+		{"empty key", "https://h", "  ", "empty"},
+		{"bearer prefix", "https://h", "Bearer " + testKey, "Bearer"},
+		{"control character", "https://h", "a\x00b", "control"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -180,7 +182,7 @@ func TestNewDefaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.cfg.BaseURL, tt.cfg.APIKey = "http://h", "k"
+			tt.cfg.BaseURL, tt.cfg.APIKey = "https://h", "k"
 			c, err := New(tt.cfg)
 			if err != nil {
 				t.Fatal(err)

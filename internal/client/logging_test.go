@@ -73,7 +73,7 @@ func TestLoggerAdapterRedacts(t *testing.T) {
 	// Without tflog's own masking, which do() adds, redact alone must hide the key.
 	var buf bytes.Buffer
 	ctx := tflogtest.RootLogger(context.Background(), &buf)
-	c, err := New(Config{BaseURL: "http://h", APIKey: testKey})
+	c, err := New(Config{BaseURL: "https://h", APIKey: testKey})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,10 +5,7 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -149,8 +146,8 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 			"Set api_key in the provider block or the "+EnvAPIKey+" environment variable to an API key from the dashboard's API-key section.")
 	}
 	if baseURL != "" {
-		if problem := baseURLProblem(baseURL); problem != "" {
-			resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid base_url", problem)
+		if err := client.CheckBaseURL(baseURL); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid base_url", err.Error()+".")
 		}
 	}
 	if resp.Diagnostics.HasError() {
@@ -192,29 +189,6 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 // createRetryWait is the first wait before a create is sent again after an
 // ambiguous failure that left no link; it doubles with every attempt.
 const createRetryWait = time.Second
-
-// baseURLProblem explains why a base URL cannot be used, or returns "".
-// The API key travels in every request, so it must be https, except on a
-// loopback address, where the emulator listens and nothing leaves the
-// machine.
-func baseURLProblem(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return fmt.Sprintf("base_url %q must be an absolute URL such as https://api.example.com.", raw)
-	}
-	if u.Scheme == "https" || isLoopback(u.Hostname()) {
-		return ""
-	}
-	return fmt.Sprintf("base_url %q uses plain http: the API key would cross the network unencrypted. Use https, or a loopback address (127.0.0.1, ::1, localhost) for the local emulator.", raw)
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
 
 // durationSetting is a duration attribute's value, or fallback when it is
 // not set. The value was validated at plan time.
