@@ -1,0 +1,149 @@
+package provider
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// Schema parity without the Terraform CLI: every schema's attribute names
+// are exactly the tfsdk tags of the model the code reads it into, and the
+// object types built by hand (utmAttrTypes, linkAttrTypes) are exactly the
+// nested attributes of the schemas they fill. A mismatch would otherwise
+// show only in an acceptance test, as a "Value Conversion Error".
+
+// tfsdkTags are the tfsdk tags of a model struct, embedded structs
+// included.
+func tfsdkTags(model any) []string {
+	var tags []string
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("tfsdk")
+			switch {
+			case f.Anonymous && tag == "":
+				walk(f.Type)
+			case tag != "" && tag != "-":
+				tags = append(tags, tag)
+			}
+		}
+	}
+	walk(reflect.TypeOf(model))
+	slices.Sort(tags)
+	return tags
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func expectSameNames(t *testing.T, what string, schema, model []string) {
+	t.Helper()
+	if !slices.Equal(schema, model) {
+		t.Errorf("%s: the schema has %s, the model %s", what, strings.Join(schema, ", "), strings.Join(model, ", "))
+	}
+}
+
+func resourceSchema(t *testing.T, r resource.Resource) rschema.Schema {
+	t.Helper()
+	var resp resource.SchemaResponse
+	r.Schema(context.Background(), resource.SchemaRequest{}, &resp)
+	if resp.Diagnostics.HasError() {
+		t.Fatalf("schema: %v", resp.Diagnostics)
+	}
+	return resp.Schema
+}
+
+func dataSourceSchema(t *testing.T, d datasource.DataSource) dsschema.Schema {
+	t.Helper()
+	var resp datasource.SchemaResponse
+	d.Schema(context.Background(), datasource.SchemaRequest{}, &resp)
+	if resp.Diagnostics.HasError() {
+		t.Fatalf("schema: %v", resp.Diagnostics)
+	}
+	return resp.Schema
+}
+
+// names are a schema's attribute and block names together: the model
+// holds both alike.
+func names[A, B any](attributes map[string]A, blocks map[string]B) []string {
+	all := append(sortedKeys(attributes), sortedKeys(blocks)...)
+	slices.Sort(all)
+	return all
+}
+
+func TestSchemaParity_resource(t *testing.T) {
+	s := resourceSchema(t, NewLinkResource())
+	expectSameNames(t, "shortlink_link", names(s.Attributes, s.Blocks), tfsdkTags(linkResourceModel{}))
+	utm, ok := s.Attributes["utm"].(rschema.SingleNestedAttribute)
+	if !ok {
+		t.Fatalf("utm is a %T, want a single nested attribute", s.Attributes["utm"])
+	}
+	expectSameNames(t, "shortlink_link.utm", sortedKeys(utm.Attributes), tfsdkTags(utmModel{}))
+	expectSameNames(t, "utmAttrTypes", sortedKeys(utm.Attributes), sortedKeys(utmAttrTypes))
+
+	var identity resource.IdentitySchemaResponse
+	NewLinkResource().(resource.ResourceWithIdentity).IdentitySchema(context.Background(), resource.IdentitySchemaRequest{}, &identity)
+	expectSameNames(t, "shortlink_link identity", sortedKeys(identity.IdentitySchema.Attributes), tfsdkTags(linkIdentityModel{}))
+}
+
+func TestSchemaParity_dataSources(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		ds    datasource.DataSource
+		model any
+	}{
+		{"shortlink_link", NewLinkDataSource(), linkModel{}},
+		{"shortlink_links", NewLinksDataSource(), linksDataSourceModel{}},
+		{"shortlink_clicks", NewClicksDataSource(), clicksModel{}},
+		{"shortlink_analytics_export", NewAnalyticsExportDataSource(), analyticsExportModel{}},
+	} {
+		s := dataSourceSchema(t, c.ds)
+		expectSameNames(t, c.name, names(s.Attributes, s.Blocks), tfsdkTags(c.model))
+	}
+	// The links of shortlink_links are built from linkAttrTypes and
+	// linkModel's values: all three name the same attributes.
+	s := dataSourceSchema(t, NewLinksDataSource())
+	links, ok := s.Attributes["links"].(dsschema.ListNestedAttribute)
+	if !ok {
+		t.Fatalf("links is a %T, want a list nested attribute", s.Attributes["links"])
+	}
+	expectSameNames(t, "shortlink_links.links", sortedKeys(links.NestedObject.Attributes), sortedKeys(linkAttrTypes))
+	expectSameNames(t, "linkAttrTypes", sortedKeys(linkAttrTypes), tfsdkTags(linkModel{}))
+	utm, ok := links.NestedObject.Attributes["utm"].(dsschema.SingleNestedAttribute)
+	if !ok {
+		t.Fatalf("links.utm is a %T, want a single nested attribute", links.NestedObject.Attributes["utm"])
+	}
+	expectSameNames(t, "shortlink_links.links.utm", sortedKeys(utm.Attributes), sortedKeys(utmAttrTypes))
+	ut, ok := linkAttrTypes["utm"].(types.ObjectType)
+	if !ok {
+		t.Fatalf("linkAttrTypes[utm] is a %T, want an object type", linkAttrTypes["utm"])
+	}
+	expectSameNames(t, "linkAttrTypes.utm", sortedKeys(ut.AttrTypes), sortedKeys(utmAttrTypes))
+}
+
+func TestSchemaParity_listResourceAndProvider(t *testing.T) {
+	var lr list.ListResourceSchemaResponse
+	NewLinkListResource().ListResourceConfigSchema(context.Background(), list.ListResourceSchemaRequest{}, &lr)
+	expectSameNames(t, "list shortlink_link config", names(lr.Schema.Attributes, lr.Schema.Blocks), tfsdkTags(linkListModel{}))
+
+	var pr provider.SchemaResponse
+	New("test")().Schema(context.Background(), provider.SchemaRequest{}, &pr)
+	expectSameNames(t, "provider", names(pr.Schema.Attributes, pr.Schema.Blocks), tfsdkTags(providerModel{}))
+}
