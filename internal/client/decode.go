@@ -34,9 +34,6 @@ var (
 	listEnvelopes = []string{"data", "links", "items"}
 )
 
-// utmFields are the names of the UTM parameters, without the utm_ prefix.
-var utmFields = []string{"source", "medium", "campaign", "term", "content"}
-
 // maxEnvelopeDepth bounds how deep envelopes are unwrapped ({"data":{"link":…}}).
 const maxEnvelopeDepth = 2
 
@@ -375,7 +372,7 @@ func readUTM(o object) (u *UTM, known bool, err error) {
 		return u, true, err
 	}
 	var v UTM
-	for i, f := range utmFields {
+	for i, f := range UTMParameters {
 		k, raw, present := presentKey(o, "utm_"+f, "utm"+strings.ToUpper(f[:1])+f[1:])
 		if !present {
 			continue
@@ -422,7 +419,7 @@ func utmValue(raw json.RawMessage) (*UTM, error) {
 
 func utmFromObject(o object) (*UTM, error) {
 	var v UTM
-	for i, f := range utmFields {
+	for i, f := range UTMParameters {
 		s, err := o.str(f, "utm_"+f)
 		if err != nil {
 			return nil, fmt.Errorf("utm: %w", err)
@@ -439,7 +436,7 @@ func utmFromQuery(s string) (*UTM, error) {
 		return nil, fmt.Errorf("field \"utm\": %q is neither an object nor a query string: %w", s, err)
 	}
 	var v UTM
-	for i, f := range utmFields {
+	for i, f := range UTMParameters {
 		value := cmpOr(q.Get("utm_"+f), q.Get(f))
 		if !utf8.ValidString(value) {
 			// Percent-decoding can make bytes no string may hold.
@@ -450,7 +447,7 @@ func utmFromQuery(s string) (*UTM, error) {
 	return nonEmpty(v), nil
 }
 
-// utmSlot returns the field of v named by utmFields[i].
+// utmSlot returns the field of v named by UTMParameters[i].
 func utmSlot(v *UTM, i int) *string {
 	return [...]*string{&v.Source, &v.Medium, &v.Campaign, &v.Term, &v.Content}[i]
 }

@@ -23,6 +23,11 @@ const expiresAtLayout = "2006-01-02T15:04:05.000Z"
 // UTM holds the UTM parameters of a link; empty strings are absent ones.
 type UTM struct{ Source, Medium, Campaign, Term, Content string }
 
+// UTMParameters are the names of the UTM parameters, without the utm_
+// prefix, in the order of UTM's fields: the one list the service's JSON,
+// the provider's schemas and their models follow.
+var UTMParameters = []string{"source", "medium", "campaign", "term", "content"}
+
 // Link is a short link as the service answered it.
 type Link struct {
 	ID, Destination, DomainID, Slug, ShortURL string

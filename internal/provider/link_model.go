@@ -34,13 +34,14 @@ type linkResourceModel struct {
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
 
-var utmAttrTypes = map[string]attr.Type{
-	"source":   types.StringType,
-	"medium":   types.StringType,
-	"campaign": types.StringType,
-	"term":     types.StringType,
-	"content":  types.StringType,
-}
+// utmAttrTypes is the utm object's type: a string per UTM parameter.
+var utmAttrTypes = func() map[string]attr.Type {
+	attrTypes := make(map[string]attr.Type, len(client.UTMParameters))
+	for _, p := range client.UTMParameters {
+		attrTypes[p] = types.StringType
+	}
+	return attrTypes
+}()
 
 var linkAttrTypes = map[string]attr.Type{
 	"id":          types.StringType,

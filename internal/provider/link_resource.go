@@ -90,13 +90,7 @@ func (r *linkResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				MarkdownDescription: "UTM parameters added to the destination. Changed in place; removing the block clears them.",
 				Optional:            true,
 				Validators:          []validator.Object{validate.NotEmptyObject()},
-				Attributes: map[string]schema.Attribute{
-					"source":   utmAttribute("utm_source"),
-					"medium":   utmAttribute("utm_medium"),
-					"campaign": utmAttribute("utm_campaign"),
-					"term":     utmAttribute("utm_term"),
-					"content":  utmAttribute("utm_content"),
-				},
+				Attributes:          utmAttributes(),
 			},
 			"short_url": schema.StringAttribute{
 				MarkdownDescription: "The short URL.",
@@ -122,12 +116,17 @@ func (r *linkResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 // linkTimeoutOpts are the operations whose timeout can be set.
 var linkTimeoutOpts = timeouts.Opts{Create: true, Update: true, Delete: true}
 
-func utmAttribute(param string) schema.StringAttribute {
-	return schema.StringAttribute{
-		MarkdownDescription: "Value of `" + param + "`.",
-		Optional:            true,
-		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+// utmAttributes are the utm block's attributes: one per UTM parameter.
+func utmAttributes() map[string]schema.Attribute {
+	attrs := make(map[string]schema.Attribute, len(client.UTMParameters))
+	for _, p := range client.UTMParameters {
+		attrs[p] = schema.StringAttribute{
+			MarkdownDescription: "Value of `utm_" + p + "`.",
+			Optional:            true,
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+		}
 	}
+	return attrs
 }
 
 func (r *linkResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {

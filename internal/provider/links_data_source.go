@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
 )
 
@@ -74,10 +75,7 @@ func linkDataAttributes() map[string]schema.Attribute {
 		"utm": schema.SingleNestedAttribute{
 			MarkdownDescription: "UTM parameters; null when none.",
 			Computed:            true,
-			Attributes: map[string]schema.Attribute{
-				"source": str("utm_source"), "medium": str("utm_medium"), "campaign": str("utm_campaign"),
-				"term": str("utm_term"), "content": str("utm_content"),
-			},
+			Attributes:          computedUTMAttributes(),
 		},
 		"short_url":   str("The short URL."),
 		"qr_code_url": str("URL of the QR code; null when the service sends none."),
@@ -118,4 +116,14 @@ func (d *linksDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	resp.Diagnostics.Append(diags...)
 	cfg.Links = list
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}
+
+// computedUTMAttributes are a listed link's utm attributes: one per UTM
+// parameter.
+func computedUTMAttributes() map[string]schema.Attribute {
+	attrs := make(map[string]schema.Attribute, len(client.UTMParameters))
+	for _, p := range client.UTMParameters {
+		attrs[p] = schema.StringAttribute{MarkdownDescription: "utm_" + p, Computed: true}
+	}
+	return attrs
 }
