@@ -145,28 +145,7 @@ func (h *harness) refreshPlan(n int, bulk bool) (refreshMeasure, error) {
 	if err != nil {
 		return m, err
 	}
-	config := providerBlock + fmt.Sprintf(`
-provider "shortlink" {
-  bulk_refresh = %t
-}
-
-locals {
-  links = jsondecode(file("${path.module}/links.json"))
-}
-
-import {
-  for_each = local.links
-  to       = shortlink_link.l[each.key]
-  id       = each.value.id
-}
-
-resource "shortlink_link" "l" {
-  for_each    = local.links
-  domain_id   = %q
-  slug        = each.key
-  destination = each.value.destination
-}
-`, bulk, es.fx.DomainID)
+	config := importConfig(bulk, es.fx.DomainID)
 	w, err := h.workdir(fmt.Sprintf("refresh-%d-%t", n, bulk), es, map[string]string{"main.tf": config, "links.json": linksFile(links)})
 	if err != nil {
 		return m, err
@@ -229,4 +208,31 @@ resource "terraform_data" "l" {
 		times = append(times, elapsed)
 	}
 	return median(times), nil
+}
+
+// importConfig brings the links of links.json (as linksFile writes them)
+// under management with import blocks.
+func importConfig(bulk bool, domainID string) string {
+	return providerBlock + fmt.Sprintf(`
+provider "shortlink" {
+  bulk_refresh = %t
+}
+
+locals {
+  links = jsondecode(file("${path.module}/links.json"))
+}
+
+import {
+  for_each = local.links
+  to       = shortlink_link.l[each.key]
+  id       = each.value.id
+}
+
+resource "shortlink_link" "l" {
+  for_each    = local.links
+  domain_id   = %q
+  slug        = each.key
+  destination = each.value.destination
+}
+`, bulk, domainID)
 }

@@ -145,28 +145,7 @@ func (h *harness) sharedReader(es *emulatorServer, n int) (func() error, error) 
 	if err != nil {
 		return nil, err
 	}
-	config := providerBlock + fmt.Sprintf(`
-provider "shortlink" {
-  bulk_refresh = false
-}
-
-locals {
-  links = jsondecode(file("${path.module}/links.json"))
-}
-
-import {
-  for_each = local.links
-  to       = shortlink_link.l[each.key]
-  id       = each.value.id
-}
-
-resource "shortlink_link" "l" {
-  for_each    = local.links
-  domain_id   = %q
-  slug        = each.key
-  destination = each.value.destination
-}
-`, es.fx.DomainID)
+	config := importConfig(false, es.fx.DomainID)
 	w, err := h.workdir(fmt.Sprintf("shared-reader-%d", n), es, map[string]string{"main.tf": config, "links.json": linksFile(links)})
 	if err != nil {
 		return nil, err
