@@ -276,10 +276,18 @@ func (b *budget) observe(tk ticket, resp *http.Response) {
 	if tk.sentAt.Before(b.windowStart) {
 		return // an answer from the window that has turned since
 	}
+	refused := resp.StatusCode == http.StatusTooManyRequests
+	b.learnLocked(tk, rl, refused, now)
+	if refused {
+		b.refuseLocked(tk, rl, resp.Header, now)
+	}
+}
+
+// learnLocked takes in what an answer of this window says of the budget.
+func (b *budget) learnLocked(tk ticket, rl RateLimit, refused bool, now time.Time) {
 	if rl.Limit > 0 {
 		b.limit = rl.Limit
 	}
-	refused := resp.StatusCode == http.StatusTooManyRequests
 	if tk.metered {
 		if refused {
 			b.ceiling.refused()
@@ -291,6 +299,7 @@ func (b *budget) observe(tk ticket, resp *http.Response) {
 			b.resetAt = est
 		}
 	}
+	b.longestReset = max(b.longestReset, rl.Reset)
 	if rl.Remaining >= 0 && (b.reported < 0 || rl.Remaining < b.reported) {
 		b.reported = rl.Remaining
 	}
@@ -299,20 +308,20 @@ func (b *budget) observe(tk ticket, resp *http.Response) {
 		// includes requests still on their way. The smaller is safe.
 		b.remaining = rl.Remaining
 	}
-	b.longestReset = max(b.longestReset, rl.Reset)
-	if refused && b.turnedTooSoonLocked(tk, rl) {
+}
+
+// refuseLocked closes the window after a 429: nothing more goes out until
+// the service says so. Retry-After is its own word and beats what the
+// window suggests, now and when the answers still on their way come in.
+func (b *budget) refuseLocked(tk ticket, rl RateLimit, h http.Header, now time.Time) {
+	if b.turnedTooSoonLocked(tk, rl) {
 		b.margin = min(2*b.margin, MaxThrottleMargin)
 	}
-	if refused {
-		// Refused: nothing more goes out until the service says so.
-		// Retry-After is its own word and beats what the window suggests,
-		// now and when the answers still on their way come in.
-		b.remaining, b.refused = 0, true
-		if d, ok := retryAfter(resp.Header, now); ok {
-			b.resetAt = now.Add(d)
-		} else if b.resetAt.IsZero() {
-			b.resetAt = now.Add(time.Second)
-		}
+	b.remaining, b.refused = 0, true
+	if d, ok := retryAfter(h, now); ok {
+		b.resetAt = now.Add(d)
+	} else if b.resetAt.IsZero() {
+		b.resetAt = now.Add(time.Second)
 	}
 }
 
