@@ -62,7 +62,9 @@ func (c *windowCap) turn()    { c.taken = 0 }
 // average lets the others go first in the next window.
 //
 // The first window is a client's apprenticeship: one request at a time
-// until a few answers have shown whether anybody else is there. A window
+// until a few answers (or learningTime) have shown whether anybody else is
+// there. With round trips too long for one request at a time to send our
+// part of a window, as many turns go at once as a round trip needs. A window
 // in which the service counted nobody else's request before ours does not
 // prove that we are alone (ours may simply have been first), so a client
 // goes back to whole windows only after aloneAfter of them.
@@ -92,6 +94,9 @@ type keyShare struct {
 	limit int
 	// rtt is how long the answer to our latest request took.
 	rtt time.Duration
+	// window is how long the service's windows last, as far as its resets
+	// tell; 0 while unknown.
+	window time.Duration
 	// yield is whether we took more of the last window than the others
 	// did on average: this window, the others go first, by one round
 	// trip. The client that turns to a window first takes the request an
@@ -101,8 +106,13 @@ type keyShare struct {
 }
 
 // learningAnswers is how many answers showing no other client a client
-// waits for in its first window before it takes the rest at once.
-const learningAnswers = 3
+// waits for in its first window before it takes the rest at once; it
+// waits no longer than learningTime, so that slow writes (a fraud filter
+// that takes seconds) do not hold a lone run back.
+const (
+	learningAnswers = 3
+	learningTime    = 500 * time.Millisecond
+)
 
 // aloneAfter is how many windows in a row without a sign of another client
 // make a client take whole windows again.
@@ -128,29 +138,43 @@ func (k *keyShare) turn() {
 	k.sent, k.answered, k.refused, k.othersSeen, k.last = 0, 0, 0, false, -1
 }
 
-// pacing is whether requests go one at a time: shared, or in the first
-// window until a few answers have shown no other client.
-func (k *keyShare) pacing() bool {
+// pacing is whether requests take turns: shared, or in the first window
+// until a few answers have shown no other client (elapsed is the time
+// since the window turned, or since the first request).
+func (k *keyShare) pacing(elapsed time.Duration) bool {
 	if k.windows == 0 && !k.othersSeen {
-		return k.answered < learningAnswers
+		return k.answered < learningAnswers && elapsed < learningTime
 	}
 	return k.shared || k.othersSeen
+}
+
+// turnsInFlight is how many of our requests may be on their way at once
+// while taking turns: one, unless a round trip is so long that one at a
+// time could not send our part of a window within it (slow writes).
+func (k *keyShare) turnsInFlight() int {
+	if k.window <= 0 || k.rtt <= 0 || k.limit <= 0 {
+		return 1
+	}
+	part := float64(k.limit) / float64(max(k.fall, 1))
+	return max(int(math.Ceil(part*float64(k.rtt)/float64(k.window))), 1)
 }
 
 // allows says whether one more request may go now, elapsed after the
 // window turned.
 func (k *keyShare) allows(elapsed time.Duration) bool {
-	if !k.pacing() {
+	if !k.pacing(elapsed) {
 		return true
 	}
-	switch inflight := k.sent - k.answered; {
+	inflight := k.sent - k.answered
+	switch {
 	case k.last < 0:
 		// The first of a window has no round before it.
 		return inflight == 0 && (!k.yield || elapsed >= k.rtt)
-	case inflight == 0:
+	case inflight < k.turnsInFlight() && k.last >= k.fall*(inflight+1):
 		// Our turn in the next round comes after one request of every
-		// other client: it is within the allowance if that many are left.
-		return k.last >= k.fall
+		// other client: it is within the allowance if that many are left
+		// (for each of ours already on its way, a round more).
+		return true
 	case inflight == 1:
 		// A client that turned to the window late has missed rounds: it
 		// catches up with a second request while it is behind the
@@ -163,7 +187,10 @@ func (k *keyShare) allows(elapsed time.Duration) bool {
 // wakeAfter is when after the window turned a request held back by
 // allows may go without news from an answer; 0 if none.
 func (k *keyShare) wakeAfter() time.Duration {
-	if k.pacing() && k.yield && k.last < 0 {
+	switch {
+	case k.windows == 0 && !k.othersSeen && k.answered < learningAnswers:
+		return learningTime
+	case (k.shared || k.othersSeen) && k.yield && k.last < 0:
 		return k.rtt
 	}
 	return 0

@@ -161,13 +161,13 @@ func TestKeyShareGoesBackToWholeWindowsWhenOthersLeave(t *testing.T) {
 	// The others leave: windows in which only we send.
 	for i := range aloneAfter {
 		w = startWindow(k, 10)
-		if !k.pacing() {
+		if !k.pacing(0) {
 			t.Fatalf("alone again after %d windows without others, want %d", i, aloneAfter)
 		}
 		sendAndAnswer(k, w, 3)
 	}
 	w = startWindow(k, 10)
-	if k.pacing() {
+	if k.pacing(0) {
 		t.Fatal("still taking turns after the others left")
 	}
 	if n := sendAndAnswer(k, w, 10); n != 10 {
@@ -216,5 +216,50 @@ func TestKeyShareLateClientCatchesUpAndLeaderYields(t *testing.T) {
 	}
 	if !k.allows(k.rtt) {
 		t.Error("yielding, the first request is still held after a round trip")
+	}
+}
+
+// Slow writes (a fraud filter taking seconds) must not hold a lone run to
+// one request at a time: the first window's apprenticeship ends after
+// learningTime even with no answer in.
+func TestKeyShareLearningEndsAfterLearningTime(t *testing.T) {
+	k := newKeyShare()
+	k.send()
+	if k.allows(learningTime / 2) {
+		t.Fatal("a second request goes while the first is out, early in the first window")
+	}
+	if got := k.wakeAfter(); got != learningTime {
+		t.Errorf("wakeAfter = %v, want %v: a held request must look again then", got, learningTime)
+	}
+	for range 9 {
+		if !k.allows(learningTime) {
+			t.Fatal("after learningTime, alone as far as we know, a request is held back")
+		}
+		k.send()
+	}
+}
+
+// Taking turns with round trips longer than a window allows: one request
+// at a time could not send our part, so as many go at once as a round
+// trip needs, each within a round of what is left.
+func TestKeyShareSlowRoundTripsAllowMoreInFlight(t *testing.T) {
+	k := newKeyShare()
+	k.shared, k.windows, k.fall, k.limit, k.last = true, 1, 2, 20, 12
+	k.window, k.rtt = 2*time.Second, 2*time.Second // our part, 10, in one round trip
+	if got := k.turnsInFlight(); got != 10 {
+		t.Fatalf("turnsInFlight = %d, want 10", got)
+	}
+	sent := 0
+	for k.allows(time.Second) {
+		k.send()
+		sent++
+	}
+	// 12 left and a round of 2: turns at 12, 10, 8, 6, 4, 2 fit.
+	if sent != 6 {
+		t.Errorf("%d went at once, want 6 (each within a round of what is left)", sent)
+	}
+	k.rtt = 100 * time.Millisecond
+	if got := k.turnsInFlight(); got != 1 {
+		t.Errorf("turnsInFlight = %d with quick round trips, want 1", got)
 	}
 }

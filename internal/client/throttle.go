@@ -192,6 +192,10 @@ func (b *budget) wakeAtLocked(now time.Time) time.Time {
 
 // sendLocked hands out a ticket for a request about to be sent.
 func (b *budget) sendLocked(now time.Time, probe bool) ticket {
+	if b.windowStart.IsZero() {
+		// The first request: the first window's clock starts here.
+		b.windowStart = now
+	}
 	b.inflight++
 	b.ceiling.send()
 	b.pace.send()
@@ -300,6 +304,7 @@ func (b *budget) learnLocked(tk ticket, rl RateLimit, refused bool, now time.Tim
 		}
 	}
 	b.longestReset = max(b.longestReset, rl.Reset)
+	b.pace.window = b.longestReset
 	if rl.Remaining >= 0 && (b.reported < 0 || rl.Remaining < b.reported) {
 		b.reported = rl.Remaining
 	}
