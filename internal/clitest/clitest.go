@@ -195,6 +195,11 @@ type StateInstance struct {
 	Tainted bool
 }
 
+// ErrStateCutShort is a local state file that does not parse: a CLI killed
+// while writing it (the local backend truncates, then writes) leaves it
+// cut short, and Terraform itself cannot read it either.
+var ErrStateCutShort = errors.New("terraform.tfstate was cut short (the CLI was killed while writing it)")
+
 // State reads the working directory's local state; no file is no state.
 func (w *Workdir) State() ([]StateInstance, error) {
 	b, err := os.ReadFile(filepath.Join(w.Dir, "terraform.tfstate"))
@@ -222,7 +227,7 @@ func (w *Workdir) State() ([]StateInstance, error) {
 		} `json:"resources"`
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("reading terraform.tfstate: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrStateCutShort, err)
 	}
 	var out []StateInstance
 	for _, r := range st.Resources {
