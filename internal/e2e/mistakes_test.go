@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +22,7 @@ func TestMistakes_badBaseURL(t *testing.T) {
 		detail  string
 	}{
 		"unreachable": {
-			baseURL: func(*service) string { return "http://" + closedPort(t) },
+			baseURL: func(*service) string { return "http://" + clitest.ClosedAddr(t) },
 			summary: "Error: Cannot reach the short-link service",
 			detail:  "connection refused",
 		},
@@ -59,17 +58,6 @@ func TestMistakes_badBaseURL(t *testing.T) {
 			}
 		})
 	}
-}
-
-// closedPort returns a loopback address where nothing listens.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // TestMistakes_planWarnings: a plan warns, once and on the attribute, about

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -22,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
@@ -495,7 +495,7 @@ func TestListResource_serviceErrors(t *testing.T) {
 		name, baseURL, summary, detail string
 		fault                          *emulator.Fault
 	}{
-		{name: "service down", baseURL: "http://" + closedAddr(t), summary: "Could not list the links", detail: "Check that base_url points at the service"},
+		{name: "service down", baseURL: "http://" + clitest.ClosedAddr(t), summary: "Could not list the links", detail: "Check that base_url points at the service"},
 		{name: "a web page instead of the API", baseURL: htmlPage.URL, summary: "base_url does not lead to the short-link service's API", detail: "stopped sending requests"},
 		{name: "503", baseURL: e.url, fault: &emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusServiceUnavailable}, summary: "Could not list the links", detail: "The service answered 503"},
 	} {
@@ -524,17 +524,6 @@ func TestListResource_unconfigured(t *testing.T) {
 	if len(results) != 1 || !strings.Contains(diagnosticsText(results[0].Diagnostics), "Provider not configured") {
 		t.Fatalf("want one result with the error Provider not configured; got %+v", results)
 	}
-}
-
-// closedAddr is a loopback address where nothing listens.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // The list resource under the real CLI: `terraform query` needs Terraform
