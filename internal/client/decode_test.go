@@ -298,3 +298,34 @@ func TestParseTime(t *testing.T) {
 		}
 	}
 }
+
+func TestMissingFields(t *testing.T) {
+	tests := []struct {
+		body string
+		want []string
+	}{
+		{linkJSON, nil},
+		{`{"id":"l"}`, []string{"destination", "domainId", "slug", "shortUrl", "expiresAt", "createdAt"}},
+		{`{"id":"l","destination":null,"domain_id":"d","slug":"s","shortLink":"u","expires_at":null,"created_at":"2026-01-02T03:04:05Z"}`, []string{"destination"}},
+		{`{"id":"l","destinationUrl":"https://e/","domainID":"d","slug":"s","short_link":"u","expiresAt":"2027-01-31T23:59:59Z","createdAt":null}`, []string{"createdAt"}},
+	}
+	for _, tt := range tests {
+		_, missing, err := decodeLink([]byte(tt.body))
+		if err != nil || !reflect.DeepEqual(missing, tt.want) {
+			t.Errorf("decodeLink(%s) missing %v, %v; want %v", tt.body, missing, err, tt.want)
+		}
+	}
+}
+
+// Found by FuzzDecodeLink: percent-decoding a utm query string can yield
+// bytes that are not UTF-8, which Terraform's state cannot hold.
+func TestUTMQueryStringMustDecodeToText(t *testing.T) {
+	_, err := decodeLinkBody([]byte(`{"id":"l-1","utm":"utm_campaign=spring%80"}`))
+	if err == nil || !strings.Contains(err.Error(), "not UTF-8") {
+		t.Fatalf("error = %v, want one saying the value is not UTF-8", err)
+	}
+	l, err := decodeLinkBody([]byte(`{"id":"l-1","utm":"utm_campaign=fr%C3%BChling"}`))
+	if err != nil || l.UTM == nil || l.UTM.Campaign != "frühling" {
+		t.Fatalf("got %+v, %v", l, err)
+	}
+}

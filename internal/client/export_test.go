@@ -309,33 +309,6 @@ func TestReadExportRetriesFromTheStart(t *testing.T) {
 }
 
 func TestReadExportBounds(t *testing.T) {
-	t.Run("a streamed body beyond the limit", func(t *testing.T) {
-		s, srv := serve(t, step{body: strings.Repeat("a,b\n", 300), header: map[string]string{"Content-Type": "text/csv"}})
-		c := newTestClient(t, srv)
-		var got reading
-		cl := call{method: "GET", path: pathExport, url: c.endpoint(pathExport, nil), accept: "text/csv", limit: 1 << 10}
-		cl.stream = func(resp *http.Response) error {
-			return readExportBody(resp.Body, ExportQuery{}, nil, &got, noRedaction)
-		}
-		_, err := c.do(context.Background(), cl)
-		var tooLarge *bodyTooLargeError
-		if !errors.As(err, &tooLarge) || s.count() != 1 {
-			t.Fatalf("error = %v after %d requests, want a bodyTooLargeError after 1", err, s.count())
-		}
-	})
-	t.Run("a streamed body of exactly the limit", func(t *testing.T) {
-		body := strings.Repeat("a,b\n", 256)
-		_, srv := serve(t, step{body: body, header: map[string]string{"Content-Type": "text/csv"}})
-		c := newTestClient(t, srv)
-		var got reading
-		cl := call{method: "GET", path: pathExport, url: c.endpoint(pathExport, nil), accept: "text/csv", limit: int64(len(body))}
-		cl.stream = func(resp *http.Response) error {
-			return readExportBody(resp.Body, ExportQuery{}, nil, &got, noRedaction)
-		}
-		if _, err := c.do(context.Background(), cl); err != nil || len(got.rows) != 255 {
-			t.Fatalf("%d rows, %v; want 255", len(got.rows), err)
-		}
-	})
 	t.Run("a record longer than a click may be", func(t *testing.T) {
 		body := csvHeader + click("2027-03-01T10:00:00Z", "l-1", "a") + click("2027-03-01T10:00:00Z", "l-1", strings.Repeat("r", 2*MaxExportRecordBytes))
 		s, srv := serve(t, step{body: body, header: map[string]string{"Content-Type": "text/csv"}})
@@ -546,69 +519,81 @@ func BenchmarkSummarizeClicks(b *testing.B) {
 	}
 }
 
-func TestOversizedBodies(t *testing.T) {
-	t.Run("a body of exactly the limit is read", func(t *testing.T) {
-		body := "[" + strings.Repeat(" ", 1022) + "]"
-		_, srv := serve(t, step{body: body})
-		c := newTestClient(t, srv)
-		resp, err := c.do(context.Background(), call{method: "GET", path: pathLinks, url: c.endpoint(pathLinks, nil), accept: "application/json", limit: 1024})
-		if err != nil || len(resp.body) != 1024 {
-			t.Fatalf("err %v", err)
-		}
-	})
-	t.Run("list beyond the limit", func(t *testing.T) {
-		s := &script{}
-		srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request) {
-			s.mu.Lock()
-			s.reqs = append(s.reqs, recorded{})
-			s.mu.Unlock()
-			streamBody(MaxJSONBodyBytes+1, "application/json")(w, r)
-		})
-		_, err := newTestClient(t, srv).ListLinks(context.Background())
-		if !errors.Is(err, ErrUnexpectedResponse) || !strings.Contains(err.Error(), "32 MiB") {
-			t.Fatalf("error = %v, want one naming the 32 MiB limit", err)
-		}
-		if s.count() != 1 {
-			t.Fatalf("%d requests, want 1: an oversized body is not fetched again", s.count())
-		}
-	})
-	t.Run("create beyond the limit is ambiguous", func(t *testing.T) {
-		srv := newRawServer(t, streamBody(MaxJSONBodyBytes+1, "application/json"))
-		_, err := newTestClient(t, srv).CreateLink(context.Background(), CreateLinkInput{Destination: "https://e/", DomainID: "d"})
-		if !errors.Is(err, ErrAmbiguous) || !strings.Contains(err.Error(), "32 MiB") {
-			t.Fatalf("error = %v", err)
-		}
-	})
-	t.Run("CSV limit", func(t *testing.T) {
-		// The export's limit is 512 MiB; the mechanism is the same, so it
-		// is exercised here with a small one rather than half a gigabyte.
-		s, srv := serve(t, step{body: strings.Repeat("a,b\n", 300), header: map[string]string{"Content-Type": "text/csv"}})
-		c := newTestClient(t, srv)
-		_, err := c.do(context.Background(), call{method: "GET", path: pathExport, url: c.endpoint(pathExport, nil), accept: "text/csv", limit: 1 << 10})
-		var tooLarge *bodyTooLargeError
-		if !errors.As(err, &tooLarge) || s.count() != 1 {
-			t.Fatalf("error = %v after %d requests, want a bodyTooLargeError after 1", err, s.count())
-		}
-		if MaxCSVBodyBytes != 512<<20 || MaxJSONBodyBytes != 32<<20 {
-			t.Fatal("documented limits changed")
-		}
-	})
-}
-
-// streamBody answers 200 with n bytes: an opening bracket and spaces.
-func streamBody(n int64, contentType string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", contentType)
-		_, _ = io.WriteString(w, "[")
-		_, _ = io.Copy(w, io.LimitReader(spaces{}, n-1))
+// The CSV dialect of the export, as readExportBody reads it.
+func TestReadExportCSV(t *testing.T) {
+	emulatorCSV := "clicked_at,link_id,slug,short_url,destination,referrer,user_agent\r\n" +
+		"2026-01-02T03:04:05.678Z,l-1,spring,https://go.example.test/spring,\"https://example.com/?a=1,b\",,\"Mozilla/5.0 \"\"quoted\"\"\"\r\n" +
+		"2026-01-02T03:04:06.000Z,l-1,spring,https://go.example.test/spring,https://example.com/,\"https://ref.example/\nline two\",curl/8\r\n"
+	tests := []struct {
+		name    string
+		body    string
+		columns []string
+		rows    []map[string]string
+		raw     string // what the Raw of the header and rows make up, when not the body
+		err     string
+	}{
+		{
+			name: "the emulator's export", body: emulatorCSV,
+			columns: []string{"clicked_at", "link_id", "slug", "short_url", "destination", "referrer", "user_agent"},
+			rows: []map[string]string{
+				{
+					"clicked_at": "2026-01-02T03:04:05.678Z", "link_id": "l-1", "slug": "spring", "short_url": "https://go.example.test/spring",
+					"destination": "https://example.com/?a=1,b", "referrer": "", "user_agent": `Mozilla/5.0 "quoted"`,
+				},
+				{
+					"clicked_at": "2026-01-02T03:04:06.000Z", "link_id": "l-1", "slug": "spring", "short_url": "https://go.example.test/spring",
+					"destination": "https://example.com/", "referrer": "https://ref.example/\nline two", "user_agent": "curl/8",
+				},
+			},
+		},
+		{name: "header only", body: "a,b\r\n", columns: []string{"a", "b"}, rows: []map[string]string{}},
+		{name: "header without a line end", body: "a,b", columns: []string{"a", "b"}, rows: []map[string]string{}},
+		{
+			name: "LF line ends and a byte order mark", body: "\uFEFFa,b\n1,2\n",
+			columns: []string{"a", "b"}, rows: []map[string]string{{"a": "1", "b": "2"}},
+		},
+		{
+			name: "blank lines are skipped", body: "a\n\n1\n\n",
+			columns: []string{"a"}, rows: []map[string]string{{"a": "1"}}, raw: "a\n\n1\n",
+		},
+		{
+			name: "empty fields", body: "a,b,c\n,,\n",
+			columns: []string{"a", "b", "c"}, rows: []map[string]string{{"a": "", "b": "", "c": ""}},
+		},
+		{name: "empty body: an export without clicks", body: "", columns: []string{}, rows: []map[string]string{}},
+		{name: "only a byte order mark", body: "\uFEFF", columns: []string{}, rows: []map[string]string{}},
+		{name: "only line ends", body: "\r\n\n", columns: []string{}, rows: []map[string]string{}},
+		{name: "only white space", body: " \r\n", columns: []string{}, rows: []map[string]string{}},
+		{name: "row with too many fields", body: "a,b\n1,2\n1,2,3\n", err: "line 3: the record has 3 fields, but the header row names 2 columns"},
+		{name: "row with too few fields", body: "a,b,c\n1,2\n", err: "line 2: the record has 2 fields, but the header row names 3 columns"},
+		{name: "trailing empty field is still a field", body: "a,b\n1,2,\n", err: "has 3 fields"},
+		{name: "duplicate column", body: "a,a\n1,2\n", err: `names the column "a" twice`},
+		{name: "unterminated quote", body: "a\n\"open\n", err: "extraneous or missing"},
+		{name: "quote inside an unquoted field", body: "a,b\n1,x\"y\n", err: "bare \""},
+		{name: "broken header", body: "\"a,b\n", err: "line 1, column 6: extraneous or missing"},
 	}
-}
-
-type spaces struct{}
-
-var spaceBlock = bytes.Repeat([]byte(" "), 64<<10)
-
-func (spaces) Read(p []byte) (int, error) {
-	n := copy(p, spaceBlock)
-	return n, nil
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readAll(tt.body, ExportQuery{})
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.columns, tt.columns) || !reflect.DeepEqual(got.maps(), tt.rows) {
+				t.Errorf("got\n%q\n%q\nwant\n%q\n%q", got.columns, got.maps(), tt.columns, tt.rows)
+			}
+			raw := tt.body
+			if tt.raw != "" {
+				raw = tt.raw
+			}
+			if got.raw.String() != raw {
+				t.Errorf("raw %q, want %q", got.raw.String(), raw)
+			}
+		})
+	}
 }

@@ -1,3 +1,14 @@
+// Fuzz targets of the tolerant reader: the link decoder (decode.go), the
+// list decoder and its paging (decode.go, paging.go), the export's CSV
+// reader (export.go) and the reader of error bodies (errors.go). Whatever
+// the service (or a proxy in front of it) answers, decoding returns a
+// value or an error, never panics, and what it returns is consistent. Seed
+// corpora covering each variant of DESIGN.md are in
+// testdata/fuzz/<FuzzName>/ and below; `make fuzz` runs each target for a
+// short while. The targets stand together, apart from each file's tests,
+// because they share their checks of what a decoded value may be
+// (checkLink, checkTable) and are run as a set, by `make fuzz`.
+
 package client
 
 import (
@@ -12,12 +23,6 @@ import (
 	"time"
 	"unicode/utf8"
 )
-
-// Fuzz targets of the tolerant reader. Whatever the service (or a proxy in
-// front of it) answers, decoding returns a value or an error, never panics,
-// and what it returns is consistent. Seed corpora covering each variant of
-// DESIGN.md are in testdata/fuzz/<FuzzName>/ and below;
-// `make fuzz` runs each target for a short while.
 
 // FuzzDecodeLink feeds the link decoder (create and change answers, list
 // items).

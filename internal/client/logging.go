@@ -71,17 +71,26 @@ func (x *exchange) fields(extra map[string]any) map[string]any {
 	return m
 }
 
-// beforeAttempt is the retryablehttp.RequestLogHook: retry counts from 0.
+// logSending logs an attempt about to be sent (see startAttempt).
 // Headers are not logged: Authorization carries the key.
-func (x *exchange) beforeAttempt(_ retryablehttp.Logger, req *http.Request, retry int) {
-	x.attempt = retry + 1
-	x.read, x.body = nil, nil
+func (x *exchange) logSending(req *http.Request) {
 	tflog.Debug(req.Context(), "sending request", x.fields(map[string]any{"url": req.URL.Redacted()}))
 }
 
-// afterResponse is the retryablehttp.ResponseLogHook: it logs the status
-// and the rate-limit headers, and hands the latter to Config.OnRateLimit.
-func (x *exchange) afterResponse(_ retryablehttp.Logger, resp *http.Response) {
+// logDecision logs checkRetry's decision: why a request is not retried,
+// or that a retry is wanted but the retries have run out.
+func (x *exchange) logDecision(ctx context.Context, retry bool, reason string) {
+	switch {
+	case !retry && reason != "":
+		tflog.Debug(ctx, "not retrying request", x.fields(map[string]any{"reason": reason}))
+	case retry && x.attempt > x.client.maxRetries:
+		tflog.Debug(ctx, "giving up: retries exhausted", x.fields(map[string]any{"reason": reason, "max_retries": x.client.maxRetries}))
+	}
+}
+
+// logResponse is the retryablehttp.ResponseLogHook: it logs the status and
+// the rate-limit headers of an answer.
+func (x *exchange) logResponse(_ retryablehttp.Logger, resp *http.Response) {
 	f := map[string]any{"status": resp.StatusCode}
 	for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"} {
 		if v := resp.Header.Get(h); v != "" {
@@ -89,7 +98,12 @@ func (x *exchange) afterResponse(_ retryablehttp.Logger, resp *http.Response) {
 		}
 	}
 	tflog.Debug(resp.Request.Context(), "received response", x.fields(f))
-	if rl, ok := parseRateLimit(resp.Header, time.Now()); ok && x.client.onRateLimit != nil {
-		x.client.onRateLimit(rateClass(x.call.method), rl)
-	}
+}
+
+// logWait logs the wait before the next attempt (see backoff).
+func (x *exchange) logWait(d time.Duration) {
+	tflog.Debug(x.ctx, "waiting before retry", x.fields(map[string]any{
+		"wait":         d.String(),
+		"next_attempt": x.attempt + 1,
+	}))
 }

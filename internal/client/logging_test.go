@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net/http"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 )
@@ -103,62 +100,40 @@ func TestRedact(t *testing.T) {
 	}
 }
 
-func TestOnRateLimit(t *testing.T) {
-	type seen struct {
-		class string
-		rl    RateLimit
-	}
-	var mu sync.Mutex
-	var got []seen
-	hook := func(class string, rl RateLimit) {
-		mu.Lock()
-		defer mu.Unlock()
-		got = append(got, seen{class, rl})
-	}
+// Each answer's rate-limit headers are logged with its status, whatever
+// the method; a header the answer lacks is not logged.
+func TestResponseLogCarriesRateLimitHeaders(t *testing.T) {
+	var buf bytes.Buffer
+	ctx := tflogtest.RootLogger(context.Background(), &buf)
 	_, srv := serve(t,
 		step{status: 201, body: linkJSON, header: map[string]string{"X-RateLimit-Limit": "60", "X-RateLimit-Remaining": "59", "X-RateLimit-Reset": "42"}},
 		step{body: "[]", header: map[string]string{"X-RateLimit-Limit": "600", "X-RateLimit-Remaining": "17"}},
 		step{status: 204})
-	c := newTestClient(t, srv, func(cfg *Config) { cfg.OnRateLimit = hook })
-	ctx := context.Background()
+	c := newTestClient(t, srv)
 	if _, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.ListLinks(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.DeleteLink(ctx, "l"); err != nil { // no headers: no call
+	if err := c.DeleteLink(ctx, "l"); err != nil {
 		t.Fatal(err)
 	}
-	want := []seen{
-		{ClassWrite, RateLimit{Limit: 60, Remaining: 59, Reset: 42 * time.Second}},
-		{ClassRead, RateLimit{Limit: 600, Remaining: 17, Reset: -1}},
+	entries, err := tflogtest.MultilineJSONDecode(&buf)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("hook saw %+v, want %+v", got, want)
-	}
-}
-
-func TestParseRateLimit(t *testing.T) {
-	now := time.Unix(1_800_000_000, 0)
-	tests := []struct {
-		name   string
-		header http.Header
-		want   RateLimit
-		ok     bool
-	}{
-		{"none", header(), RateLimit{-1, -1, -1}, false},
-		{"all", header("X-RateLimit-Limit", "60", "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "1.5"), RateLimit{60, 0, 1500 * time.Millisecond}, true},
-		{"reset as a Unix time", header("X-RateLimit-Reset", "1800000030"), RateLimit{-1, -1, 30 * time.Second}, true},
-		{"unreadable values", header("X-RateLimit-Limit", "lots", "X-RateLimit-Remaining", " 5 "), RateLimit{-1, 5, -1}, true},
-	}
-	for _, tt := range tests {
-		got, ok := parseRateLimit(tt.header, now)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("%s: parseRateLimit = %+v, %v; want %+v, %v", tt.name, got, ok, tt.want, tt.ok)
+	assertLogged(t, entries, "received response", map[string]any{"method": "POST", "status": float64(201), "x_ratelimit_limit": "60", "x_ratelimit_remaining": "59", "x_ratelimit_reset": "42"})
+	assertLogged(t, entries, "received response", map[string]any{"method": "GET", "status": float64(200), "x_ratelimit_limit": "600", "x_ratelimit_remaining": "17"})
+	assertLogged(t, entries, "received response", map[string]any{"method": "DELETE", "status": float64(204)})
+	for _, e := range entries {
+		if e["@message"] != "received response" {
+			continue
 		}
-	}
-	if rateClass("GET") != ClassRead || rateClass("POST") != ClassWrite || rateClass("PATCH") != ClassWrite || rateClass("DELETE") != ClassWrite {
-		t.Error("rateClass")
+		for _, k := range []string{"x_ratelimit_limit", "x_ratelimit_remaining", "x_ratelimit_reset"} {
+			if _, logged := e[k]; logged && (e["method"] == "DELETE" || (e["method"] == "GET" && k == "x_ratelimit_reset")) {
+				t.Errorf("%s logged for an answer without the header: %v", k, e)
+			}
+		}
 	}
 }

@@ -246,6 +246,9 @@ func TestLinkHeaderNext(t *testing.T) {
 		{[]string{`</a?p=2>; rel="nextpage"`}, ""},
 		{[]string{`</a?p=2>; title="rel=next"`}, ""},
 		{[]string{`garbage`, `<unterminated; rel="next"`}, ""},
+		// Stray brackets before the link are skipped.
+		{[]string{`a>b, </api/links?page=2>; rel="next"`}, "/api/links?page=2"},
+		{[]string{`>; rel="prev", </api/links?page=2>; rel=next`}, "/api/links?page=2"},
 	}
 	for _, tt := range tests {
 		if got := linkHeaderNext(tt.values); got != tt.want {

@@ -7,6 +7,13 @@ import (
 	"time"
 )
 
+// Rate-limit classes. The service counts its limits per key and separately
+// for read and write endpoints; the throttle keeps one budget for each.
+const (
+	ClassRead  = "read"
+	ClassWrite = "write"
+)
+
 // RateLimit is what the X-RateLimit-* headers of one response said. A
 // field whose header was absent or unreadable is -1, so that an unknown
 // allowance is never mistaken for an exhausted one.

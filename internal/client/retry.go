@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -13,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
 // shouldRetry decides, from one attempt's outcome alone, whether to send
@@ -28,7 +25,7 @@ import (
 //     POST would create a second link.
 //   - Nothing else is retried: another 4xx will not change by itself.
 //
-// Whether the caller's context has ended is checked by checkRetry.
+// Whether the caller's context has ended is checked by retryDecision.
 func shouldRetry(method string, resp *http.Response, err error) (retry bool, reason string) {
 	if err != nil {
 		switch {
@@ -165,49 +162,24 @@ func seconds(s float64) time.Duration {
 	return time.Duration(s * float64(time.Second))
 }
 
-// bodyTooLargeError is a success body over the limit; retrying would
-// fetch the same body again.
-type bodyTooLargeError struct{ limit int64 }
-
-func (e *bodyTooLargeError) Error() string {
-	return fmt.Sprintf("the response body exceeds the client's limit of %d MiB", e.limit>>20)
-}
-
-// Unwrap makes an oversized body match ErrUnexpectedResponse.
-func (e *bodyTooLargeError) Unwrap() error { return ErrUnexpectedResponse }
-
-// checkRetry is the retryablehttp.CheckRetry of one call.
-func (x *exchange) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	x.lastStatus, x.uncertain = 0, !neverSent(err)
+// retryDecision is the retry policy applied to one outcome of x: whether
+// to send the request again and, for the log, why. ctxErr is the context's
+// error when the operation ended before a retry it would otherwise get.
+// Failures to connect count towards the Client's verdict (verdict.go): once
+// the service has been unreachable for the Client's whole patience,
+// nothing is retried.
+func (x *exchange) retryDecision(ctx context.Context, resp *http.Response, err error) (retry bool, reason string, ctxErr error) {
 	if err == nil {
-		x.lastStatus, x.uncertain = resp.StatusCode, resp.StatusCode >= 500
 		x.client.reach.answered()
 	} else if cannotConnect(err) && x.client.reach.unreachable(time.Now(), err) {
-		tflog.Debug(ctx, "not retrying request", x.fields(map[string]any{"reason": "the service has not been reachable for the whole patience of the client"}))
-		return false, nil
+		return false, "the service has not been reachable for the whole patience of the client", nil
 	}
-	retry, reason := shouldRetry(x.call.method, resp, err)
+	retry, reason = shouldRetry(x.call.method, resp, err)
 	if !retry {
-		if reason != "" {
-			tflog.Debug(ctx, "not retrying request", x.fields(map[string]any{"reason": reason}))
-		}
-		return false, nil
+		return false, reason, nil
 	}
 	if ctx.Err() != nil {
-		return false, ctx.Err()
+		return false, "", ctx.Err()
 	}
-	if x.attempt > x.client.maxRetries {
-		tflog.Debug(ctx, "giving up: retries exhausted", x.fields(map[string]any{"reason": reason, "max_retries": x.client.maxRetries}))
-	}
-	return true, nil
-}
-
-// backoff is the retryablehttp.Backoff of one call: retryWait, logged.
-func (x *exchange) backoff(waitMin, waitMax time.Duration, attempt int, resp *http.Response) time.Duration {
-	d := retryWait(waitMin, waitMax, attempt, resp)
-	tflog.Debug(x.ctx, "waiting before retry", x.fields(map[string]any{
-		"wait":         d.String(),
-		"next_attempt": x.attempt + 1,
-	}))
-	return d
+	return true, reason, nil
 }

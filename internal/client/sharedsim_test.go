@@ -6,6 +6,11 @@
 // measures with the real CLI, and a request log with SIM_LOG=1:
 //
 //	SIM_CLIENTS=5 go test -tags sharedsim -run TestSharedSim -v ./internal/client/
+//
+// It stands alone, behind its build tag, because it is a tuning tool
+// rather than a test of one file: it runs throttle.go and share.go through
+// whole Clients and prints what they did, failing only when a create fails
+// or a link goes missing.
 package client
 
 import (

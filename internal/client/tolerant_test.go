@@ -1,3 +1,12 @@
+// What the provider reads beyond the service's contract, through the
+// Client: answers that lack fields of the link (completed from the list,
+// never guessed), a list that says it has more but names no next page,
+// HTML error pages of proxies. EMULATOR.md ("What the provider reads
+// beyond the contract") points here. These tests stand alone because each
+// crosses the tolerant reader (decode.go) and the operation that acts on
+// what it read (links.go, paging.go, errors.go); the unit tests of each
+// of those files are in its own _test.go.
+
 package client
 
 import (
@@ -10,7 +19,6 @@ import (
 
 // An answer that lacks fields of the link is completed from the list, never
 // guessed.
-
 func TestCreateLinkCompletesPartialAnswerFromList(t *testing.T) {
 	list := step{body: `{"data":[{"id":"other"},` + linkJSON + `]}`}
 	tests := []struct {
@@ -96,24 +104,6 @@ func TestChangeDestinationWithoutWholeLinkLeavesItToTheList(t *testing.T) {
 	}
 }
 
-func TestMissingFields(t *testing.T) {
-	tests := []struct {
-		body string
-		want []string
-	}{
-		{linkJSON, nil},
-		{`{"id":"l"}`, []string{"destination", "domainId", "slug", "shortUrl", "expiresAt", "createdAt"}},
-		{`{"id":"l","destination":null,"domain_id":"d","slug":"s","shortLink":"u","expires_at":null,"created_at":"2026-01-02T03:04:05Z"}`, []string{"destination"}},
-		{`{"id":"l","destinationUrl":"https://e/","domainID":"d","slug":"s","short_link":"u","expiresAt":"2027-01-31T23:59:59Z","createdAt":null}`, []string{"createdAt"}},
-	}
-	for _, tt := range tests {
-		_, missing, err := decodeLink([]byte(tt.body))
-		if err != nil || !reflect.DeepEqual(missing, tt.want) {
-			t.Errorf("decodeLink(%s) missing %v, %v; want %v", tt.body, missing, err, tt.want)
-		}
-	}
-}
-
 func TestListHasMoreWithoutNextPage(t *testing.T) {
 	pg := servePager(t, 1, func(*pager, int) (string, map[string]string) {
 		return `{"data":[{"id":"l-1"}],"hasMore":true}`, nil
@@ -121,17 +111,6 @@ func TestListHasMoreWithoutNextPage(t *testing.T) {
 	_, err := pagerClient(t, pg).ListLinks(context.Background())
 	if !errors.Is(err, ErrUnexpectedResponse) || !strings.Contains(err.Error(), "names no next page") {
 		t.Fatalf("error = %v, want one saying the page names no next page", err)
-	}
-}
-
-func TestLinkHeaderNextSkipsStrayBrackets(t *testing.T) {
-	for _, v := range []string{
-		`a>b, </api/links?page=2>; rel="next"`,
-		`>; rel="prev", </api/links?page=2>; rel=next`,
-	} {
-		if got := linkHeaderNext([]string{v}); got != "/api/links?page=2" {
-			t.Errorf("linkHeaderNext(%q) = %q", v, got)
-		}
 	}
 }
 
@@ -177,18 +156,5 @@ func TestHTMLErrorPages(t *testing.T) {
 				t.Errorf("Error() = %q, want it to quote the page's text", err)
 			}
 		})
-	}
-}
-
-// Found by FuzzDecodeLink: percent-decoding a utm query string can yield
-// bytes that are not UTF-8, which Terraform's state cannot hold.
-func TestUTMQueryStringMustDecodeToText(t *testing.T) {
-	_, err := decodeLinkBody([]byte(`{"id":"l-1","utm":"utm_campaign=spring%80"}`))
-	if err == nil || !strings.Contains(err.Error(), "not UTF-8") {
-		t.Fatalf("error = %v, want one saying the value is not UTF-8", err)
-	}
-	l, err := decodeLinkBody([]byte(`{"id":"l-1","utm":"utm_campaign=fr%C3%BChling"}`))
-	if err != nil || l.UTM == nil || l.UTM.Campaign != "frühling" {
-		t.Fatalf("got %+v, %v", l, err)
 	}
 }

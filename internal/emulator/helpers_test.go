@@ -1,3 +1,11 @@
+// The harness every test file of the package uses: env, one emulator served
+// over real HTTP with a seeded fixture and a test clock, and the helpers to
+// send API requests and read their answers (do, try, wantStatus,
+// wantError, create, list, visit). It is not paired with one source file
+// because it exercises none in particular; it is longer than some of the
+// files it serves because every test goes through it, over real
+// connections, as a client of the service would.
+
 package emulator
 
 import (

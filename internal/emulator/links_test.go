@@ -1,6 +1,8 @@
 package emulator
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"regexp"
 	"sort"
@@ -208,5 +210,94 @@ func TestUnknownEndpoint(t *testing.T) {
 		{http.MethodGet, "/api/domains"},
 	} {
 		wantError(t, e.do(t, c.method, c.path, e.fx.APIKey, nil), http.StatusNotFound, "not_found", "")
+	}
+}
+
+func TestFilterDelay(t *testing.T) {
+	const delay = 100 * time.Millisecond
+	e := newEnv(t, func(s *Settings) { s.Filter.Delay = Duration(delay) })
+	start := time.Now()
+	l := e.create(t, "https://example.com/slow")
+	if took := time.Since(start); took < delay {
+		t.Errorf("create took %s, want at least %s", took, delay)
+	}
+	start = time.Now()
+	r := e.do(t, http.MethodPatch, "/api/links/"+str(l["id"]), e.fx.APIKey, map[string]any{"destination": "https://example.com/slower"})
+	wantStatus(t, r, http.StatusOK)
+	if took := time.Since(start); took < delay {
+		t.Errorf("change took %s, want at least %s", took, delay)
+	}
+	// Reads do not wait for the filter.
+	start = time.Now()
+	e.list(t)
+	if took := time.Since(start); took >= delay {
+		t.Errorf("list took %s", took)
+	}
+
+	// A write the service received is carried out even if its client gives
+	// up during the filter, as a real server does; the switch
+	// AbortOnDisconnect abandons it instead.
+	for _, abort := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cancelled during the delay, abortOnDisconnect=%v", abort), func(t *testing.T) {
+			e := newEnv(t, func(s *Settings) { s.Filter.Delay, s.Filter.AbortOnDisconnect = Duration(delay), abort })
+			l := e.create(t, "https://example.com/kept")
+			before := e.srv.Count(http.MethodPost, "/api/links") + e.srv.Count(http.MethodPatch, "/api/links/{id}")
+			for _, c := range []struct {
+				method, path string
+				body         any
+			}{
+				{http.MethodPost, "/api/links", e.createBody("https://example.com/abandoned")},
+				{http.MethodPatch, "/api/links/" + str(l["id"]), map[string]any{"destination": "https://example.com/abandoned"}},
+			} {
+				req, err := e.request(c.method, c.path, e.fx.APIKey, c.body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), delay/4)
+				_, err = e.send(req.WithContext(ctx))
+				cancel()
+				if err == nil {
+					t.Fatalf("%s answered before the filter delay", c.method)
+				}
+			}
+			// Wait until the server has finished both requests.
+			deadline := time.Now().Add(5 * time.Second)
+			for e.srv.Count(http.MethodPost, "/api/links")+e.srv.Count(http.MethodPatch, "/api/links/{id}") < before+2 {
+				if time.Now().After(deadline) {
+					t.Fatal("the server did not finish the cancelled requests")
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			time.Sleep(delay) // a request still under way would commit now
+			links := e.srv.Links(e.fx.AccountID)
+			carriedOut := len(links) == 2 && links[0].Destination == "https://example.com/abandoned" && links[1].Destination == "https://example.com/abandoned"
+			untouched := len(links) == 1 && links[0].Destination == "https://example.com/kept"
+			if (!abort && !carriedOut) || (abort && !untouched) {
+				t.Errorf("abortOnDisconnect=%v: the store holds %+v", abort, links)
+			}
+		})
+	}
+}
+
+func TestGlobMatch(t *testing.T) {
+	cases := []struct {
+		pattern, s string
+		want       bool
+	}{
+		{"*", "", true},
+		{"*phishing*", "https://x.test/a/phishing/b", true},
+		{"*phishing*", "https://x.test/fishing", false},
+		{"https://*.example/free-*", "https://shop.example/free-money/now", true},
+		{"https://*.example/free-*", "http://shop.example/free-money", false},
+		{"a*a", "a", false}, // prefix and suffix may not overlap
+		{"ab*ba", "aba", false},
+		{"ab*ba", "abba", true},
+		{"*.zip", "https://x.test/f.zip", true},
+		{"*.zip", "https://x.test/f.zip?x=1", false},
+	}
+	for _, c := range cases {
+		if got := globMatch(c.pattern, c.s); got != c.want {
+			t.Errorf("globMatch(%q, %q) = %v, want %v", c.pattern, c.s, got, c.want)
+		}
 	}
 }

@@ -1,0 +1,128 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+func TestOversizedBodies(t *testing.T) {
+	t.Run("a body of exactly the limit is read", func(t *testing.T) {
+		body := "[" + strings.Repeat(" ", 1022) + "]"
+		_, srv := serve(t, step{body: body})
+		c := newTestClient(t, srv)
+		resp, err := c.do(context.Background(), call{method: "GET", path: pathLinks, url: c.endpoint(pathLinks, nil), accept: "application/json", limit: 1024})
+		if err != nil || len(resp.body) != 1024 {
+			t.Fatalf("err %v", err)
+		}
+	})
+	t.Run("list beyond the limit", func(t *testing.T) {
+		s := &script{}
+		srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request) {
+			s.mu.Lock()
+			s.reqs = append(s.reqs, recorded{})
+			s.mu.Unlock()
+			serveSpaces(MaxJSONBodyBytes+1, "application/json")(w, r)
+		})
+		_, err := newTestClient(t, srv).ListLinks(context.Background())
+		if !errors.Is(err, ErrUnexpectedResponse) || !strings.Contains(err.Error(), "32 MiB") {
+			t.Fatalf("error = %v, want one naming the 32 MiB limit", err)
+		}
+		if s.count() != 1 {
+			t.Fatalf("%d requests, want 1: an oversized body is not fetched again", s.count())
+		}
+	})
+	t.Run("create beyond the limit is ambiguous", func(t *testing.T) {
+		srv := newRawServer(t, serveSpaces(MaxJSONBodyBytes+1, "application/json"))
+		_, err := newTestClient(t, srv).CreateLink(context.Background(), CreateLinkInput{Destination: "https://e/", DomainID: "d"})
+		if !errors.Is(err, ErrAmbiguous) || !strings.Contains(err.Error(), "32 MiB") {
+			t.Fatalf("error = %v", err)
+		}
+	})
+	t.Run("CSV limit", func(t *testing.T) {
+		// The export's limit is 512 MiB; the mechanism is the same, so it
+		// is exercised here with a small one rather than half a gigabyte.
+		s, srv := serve(t, step{body: strings.Repeat("a,b\n", 300), header: map[string]string{"Content-Type": "text/csv"}})
+		c := newTestClient(t, srv)
+		_, err := c.do(context.Background(), call{method: "GET", path: pathExport, url: c.endpoint(pathExport, nil), accept: "text/csv", limit: 1 << 10})
+		var tooLarge *bodyTooLargeError
+		if !errors.As(err, &tooLarge) || s.count() != 1 {
+			t.Fatalf("error = %v after %d requests, want a bodyTooLargeError after 1", err, s.count())
+		}
+		if MaxCSVBodyBytes != 512<<20 || MaxJSONBodyBytes != 32<<20 {
+			t.Fatal("documented limits changed")
+		}
+	})
+}
+
+// serveSpaces answers 200 with n bytes: an opening bracket and spaces.
+func serveSpaces(n int64, contentType string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		_, _ = io.WriteString(w, "[")
+		_, _ = io.Copy(w, io.LimitReader(spaces{}, n-1))
+	}
+}
+
+type spaces struct{}
+
+var spaceBlock = bytes.Repeat([]byte(" "), 64<<10)
+
+func (spaces) Read(p []byte) (int, error) {
+	n := copy(p, spaceBlock)
+	return n, nil
+}
+
+func TestReadFailureMidBodyIsRetriedForGET(t *testing.T) {
+	var calls atomic.Int32
+	srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			// Promise more than is sent: the server then drops the connection.
+			w.Header().Set("Content-Length", "100")
+			_, _ = io.WriteString(w, `[{"id":`)
+			return
+		}
+		_, _ = io.WriteString(w, `[{"id":"l-1"}]`)
+	})
+	links, err := newTestClient(t, srv).ListLinks(context.Background())
+	if err != nil || len(links) != 1 || calls.Load() != 2 {
+		t.Fatalf("links %v, err %v, calls %d; want 1 link after 2 calls", links, err, calls.Load())
+	}
+}
+
+// A streamed body (the export's) is bounded like one read into memory:
+// boundedBody tells a body of exactly the limit from a longer one.
+func TestStreamedBodyBounds(t *testing.T) {
+	t.Run("a streamed body beyond the limit", func(t *testing.T) {
+		s, srv := serve(t, step{body: strings.Repeat("a,b\n", 300), header: map[string]string{"Content-Type": "text/csv"}})
+		c := newTestClient(t, srv)
+		var got reading
+		cl := call{method: "GET", path: pathExport, url: c.endpoint(pathExport, nil), accept: "text/csv", limit: 1 << 10}
+		cl.stream = func(resp *http.Response) error {
+			return readExportBody(resp.Body, ExportQuery{}, nil, &got, noRedaction)
+		}
+		_, err := c.do(context.Background(), cl)
+		var tooLarge *bodyTooLargeError
+		if !errors.As(err, &tooLarge) || s.count() != 1 {
+			t.Fatalf("error = %v after %d requests, want a bodyTooLargeError after 1", err, s.count())
+		}
+	})
+	t.Run("a streamed body of exactly the limit", func(t *testing.T) {
+		body := strings.Repeat("a,b\n", 256)
+		_, srv := serve(t, step{body: body, header: map[string]string{"Content-Type": "text/csv"}})
+		c := newTestClient(t, srv)
+		var got reading
+		cl := call{method: "GET", path: pathExport, url: c.endpoint(pathExport, nil), accept: "text/csv", limit: int64(len(body))}
+		cl.stream = func(resp *http.Response) error {
+			return readExportBody(resp.Body, ExportQuery{}, nil, &got, noRedaction)
+		}
+		if _, err := c.do(context.Background(), cl); err != nil || len(got.rows) != 255 {
+			t.Fatalf("%d rows, %v; want 255", len(got.rows), err)
+		}
+	})
+}

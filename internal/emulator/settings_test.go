@@ -1,0 +1,82 @@
+package emulator
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSettingsValidate(t *testing.T) {
+	if err := DefaultSettings().Validate(); err != nil {
+		t.Fatalf("default settings: %v", err)
+	}
+	bad := map[string]func(*Settings){
+		"limits.write":            func(s *Settings) { s.Limits.Write = 0 },
+		"limits.read":             func(s *Settings) { s.Limits.Read = -1 },
+		"limits.window":           func(s *Settings) { s.Limits.Window = 0 },
+		"filter.delay":            func(s *Settings) { s.Filter.Delay = -1 },
+		"variants.objectEnvelope": func(s *Settings) { s.Variants.ObjectEnvelope = "result" },
+		"variants.listEnvelope":   func(s *Settings) { s.Variants.ListEnvelope = "results" },
+		"variants.fieldStyle":     func(s *Settings) { s.Variants.FieldStyle = "" },
+		"variants.createStatus":   func(s *Settings) { s.Variants.CreateStatus = 202 },
+		"variants.changeStatus":   func(s *Settings) { s.Variants.ChangeStatus = 201 },
+		"variants.deleteStatus":   func(s *Settings) { s.Variants.DeleteStatus = 202 },
+		"variants.paging":         func(s *Settings) { s.Variants.Paging = "pages" },
+		"churn.delete":            func(s *Settings) { s.Churn.Delete = -1 },
+		"variants.pageSize":       func(s *Settings) { s.Variants.PageSize = 0 },
+		"variants.utmStyle":       func(s *Settings) { s.Variants.UTMStyle = "query" },
+		"variants.timeFormat":     func(s *Settings) { s.Variants.TimeFormat = "unix" },
+	}
+	for name, change := range bad {
+		t.Run(name, func(t *testing.T) {
+			s := testSettings(change)
+			err := s.Validate()
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("Validate = %v, want an error naming %s", err, name)
+			}
+			if _, err := New(Options{Settings: s}); err == nil {
+				t.Errorf("New accepted the settings")
+			}
+			srv, err := New(Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.SetSettings(s); err == nil {
+				t.Errorf("SetSettings accepted the settings")
+			}
+			if err := srv.UpdateSettings(change); err == nil {
+				t.Errorf("UpdateSettings accepted the settings")
+			}
+			if srv.Settings().Variants != DefaultSettings().Variants || srv.Settings().Limits != DefaultSettings().Limits {
+				t.Errorf("a refused change was installed: %+v", srv.Settings())
+			}
+		})
+	}
+	t.Run("zero settings are the defaults", func(t *testing.T) {
+		srv, err := New(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := fmt.Sprintf("%+v", srv.Settings()), fmt.Sprintf("%+v", DefaultSettings()); got != want {
+			t.Errorf("settings = %s, want %s", got, want)
+		}
+	})
+	t.Run("Duration JSON", func(t *testing.T) {
+		var s Settings
+		if err := json.Unmarshal([]byte(`{"limits":{"window":"1.5s"},"filter":{"delay":2000000}}`), &s); err != nil {
+			t.Fatal(err)
+		}
+		if time.Duration(s.Limits.Window) != 1500*time.Millisecond || time.Duration(s.Filter.Delay) != 2*time.Millisecond {
+			t.Errorf("durations = %v %v", s.Limits.Window, s.Filter.Delay)
+		}
+		if err := json.Unmarshal([]byte(`{"limits":{"window":"soon"}}`), &s); err == nil {
+			t.Error("a malformed duration was accepted")
+		}
+		b, err := json.Marshal(Duration(90 * time.Second))
+		if err != nil || string(b) != `"1m30s"` {
+			t.Errorf("Marshal = %s %v", b, err)
+		}
+	})
+}
