@@ -1,44 +1,33 @@
 package planmodify
 
 import (
+	"context"
 	"testing"
-	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-func TestSameInstant(t *testing.T) {
+// The comparison itself is links.SameRFC3339Instant's, tested there; this
+// is what the plan modifier makes of it.
+func TestOtherInstant(t *testing.T) {
+	at := types.StringValue
 	tests := []struct {
-		a, b string
-		same bool
+		state, plan types.String
+		replace     bool
 	}{
-		{"2027-03-31T23:59:59Z", "2027-04-01T01:59:59+02:00", true},
-		{"2027-03-31T23:59:59.500Z", "2027-04-01T01:59:59.5+02:00", true},
-		// The service kept fewer digits (milliseconds, whole seconds).
-		{"2027-04-01T01:59:59.123456+02:00", "2027-03-31T23:59:59.123Z", true},
-		{"2027-03-31T23:59:59.123Z", "2027-04-01T01:59:59.123456+02:00", true},
-		{"2027-03-31T23:59:59.75Z", "2027-03-31T23:59:59Z", true},
-		{"2027-03-31T23:59:59.75Z", "2027-04-01T00:00:00Z", true}, // rounded
-		{"2027-03-31T23:59:59.123456789Z", "2027-03-31T23:59:59.123457Z", true},
-		// Other instants.
-		{"2027-03-31T23:59:59Z", "2027-03-31T23:59:58Z", false},
-		{"2027-03-31T23:59:59.123Z", "2027-03-31T23:59:59.124Z", false},
-		{"2027-03-31T23:59:59.5Z", "2027-03-31T23:59:58Z", false},
-		{"2027-03-31T23:59:59.123Z", "2027-03-31T23:59:59.12Z", false}, // 120 ms is no rounding of 123 ms
-		{"2027-03-31T23:59:59Z", "not a time", false},
+		{at("2027-03-31T23:59:59Z"), at("2027-04-01T01:59:59+02:00"), false},
+		{at("2027-03-31T23:59:59.123Z"), at("2027-04-01T01:59:59.123456+02:00"), false},
+		{at("2027-03-31T23:59:59Z"), at("2027-03-31T23:59:58Z"), true},
+		{types.StringNull(), at("2027-03-31T23:59:59Z"), true},
+		{at("2027-03-31T23:59:59Z"), types.StringNull(), true},
 	}
 	for _, tt := range tests {
-		if got := SameInstant(tt.a, tt.b); got != tt.same {
-			t.Errorf("SameInstant(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.same)
+		var resp stringplanmodifier.RequiresReplaceIfFuncResponse
+		otherInstant(context.Background(), planmodifier.StringRequest{StateValue: tt.state, PlanValue: tt.plan}, &resp)
+		if resp.RequiresReplace != tt.replace {
+			t.Errorf("state %s, plan %s: RequiresReplace = %v, want %v", tt.state, tt.plan, resp.RequiresReplace, tt.replace)
 		}
-	}
-}
-
-func TestSameTimeIsAboutTheAnswer(t *testing.T) {
-	written := time.Date(2027, 3, 31, 23, 59, 59, 0, time.UTC)
-	answered := written.Add(500 * time.Millisecond)
-	if SameTime(written, answered) {
-		t.Error("an answer more precise than what was written is another instant")
-	}
-	if !SameTime(answered, written) {
-		t.Error("an answer at whole seconds of what was written is the same instant")
 	}
 }

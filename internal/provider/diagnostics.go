@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 )
 
 // serviceFieldAttributes maps the service's field names, as they appear in
@@ -34,7 +35,7 @@ func addServiceError(diags *diag.Diagnostics, action string, err error) {
 		diags.AddError(verdictSummary(err), verdictDetail(err))
 		return
 	}
-	var taken *slugTakenError
+	var taken *links.SlugTakenError
 	if errors.As(err, &taken) {
 		diags.AddAttributeError(path.Root("slug"), summary, slugTakenDetail(taken))
 		return
@@ -65,7 +66,7 @@ func plainErrorDetail(err error) string {
 		return err.Error() + "\n\nThe service may or may not have created the link. " + leftoverAdvice
 	case errors.Is(err, client.ErrNotSent), errors.Is(err, context.Canceled):
 		return err.Error() + "\n\nTerraform was interrupted, so the provider did not send this request: nothing was changed on the service by it. Run the command again to finish."
-	case errors.Is(err, errNoSuchLink):
+	case errors.Is(err, links.ErrNoSuchLink):
 		return err.Error()
 	}
 	return err.Error() + "\n\nCheck that base_url points at the service and that it is reachable, then run the command again."
@@ -104,7 +105,7 @@ const leftoverAdvice = "If it did, the link is on the account but in no state. T
 
 // slugTakenDetail explains a 409 that the create could not resolve, with
 // the ID that imports the link holding the slug.
-func slugTakenDetail(e *slugTakenError) string {
+func slugTakenDetail(e *links.SlugTakenError) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The slug %q is already taken on domain %s (409 slug_taken)", e.Slug, e.DomainID)
 	if e.Holder != nil {
@@ -143,12 +144,12 @@ func addProbableLeftovers(diags *diag.Diagnostics, found []client.Link, window t
 	}
 	diags.AddAttributeWarning(path.Root("destination"), "Possible leftover of an interrupted run: "+strings.Join(ids(found), ", "),
 		fmt.Sprintf("The link was created. The account also holds %d other link(s) with the same domain, destination and expiry, created within the last %s and not read, created or taken over by any other resource in this run: %s. Without a slug nothing tells such a link from another configuration's, so it was not taken over. If a run of this configuration was interrupted or killed after sending its create, that link is its leftover and no state records it: delete it in the dashboard, or import it into a resource of its own. If another resource (of this configuration or another) manages it, ignore this warning: during an apply the provider sees only the resources it is changing.",
-			len(found), formatDuration(window), strings.Join(names, "; ")))
+			len(found), links.FormatDuration(window), strings.Join(names, "; ")))
 }
 
-func ids(links []client.Link) []string {
-	out := make([]string, len(links))
-	for i, l := range links {
+func ids(found []client.Link) []string {
+	out := make([]string, len(found))
+	for i, l := range found {
 		out[i] = l.ID
 	}
 	return out

@@ -129,6 +129,28 @@ resource "shortlink_link" "test" {
 	})
 }
 
+// TestAccLinkErrors_slugHeldByAnotherResource: two resources of one
+// configuration declare the same link; the second is refused, not merged.
+func TestAccLinkErrors_slugHeldByAnotherResource(t *testing.T) {
+	e := newTestEnv(t)
+	twin := func(name string) string {
+		return fmt.Sprintf(`
+resource "shortlink_link" %q {
+  domain_id   = %q
+  destination = "https://example.com/twin"
+  slug        = "twin"
+}
+`, name, e.fx.DomainID)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config:      e.config(twin("a") + twin("b")),
+			ExpectError: expectErr("409 slug_taken", "another resource of this configuration already manages it", "import it", e.fx.DomainID+"/twin"),
+		}},
+	})
+}
+
 func TestAccLinkErrors_domainOfAnotherAccount(t *testing.T) {
 	e := newTestEnv(t)
 	other, err := e.srv.SeedFixture("other", "other.example.test")

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
 )
 
@@ -83,11 +84,11 @@ func (d *linkDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 	}
 	link, err := d.lookup(ctx, m)
 	switch {
-	case errors.Is(err, errLinkGone):
+	case errors.Is(err, links.ErrNotListed):
 		resp.Diagnostics.AddAttributeError(path.Root("id"), "No such link",
 			fmt.Sprintf("No link with ID %q exists on this account; list the account's links with data.shortlink_links.", m.ID.ValueString()))
 		return
-	case errors.Is(err, errNoSuchLink):
+	case errors.Is(err, links.ErrNoSuchLink):
 		resp.Diagnostics.AddAttributeError(path.Root("slug"), "No such link", err.Error())
 		return
 	case err != nil:
@@ -102,7 +103,7 @@ func (d *linkDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 // links, as shortlink_links and the resource's refreshes do.
 func (d *linkDataSource) lookup(ctx context.Context, m linkModel) (*client.Link, error) {
 	if m.ID.IsNull() {
-		return d.data.linkBySlug(ctx, m.DomainID.ValueString(), m.Slug.ValueString())
+		return links.BySlug(ctx, d.data.links, m.DomainID.ValueString(), m.Slug.ValueString())
 	}
-	return d.data.linkByID(ctx, m.ID.ValueString())
+	return links.ByID(ctx, d.data.links, m.ID.ValueString())
 }

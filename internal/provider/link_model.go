@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -12,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
-	"github.com/shortlink/terraform-provider-shortlink/internal/planmodify"
+	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 )
 
 // linkModel is shortlink_link's state, and one element of shortlink_links.
@@ -73,8 +74,8 @@ func (m *linkModel) applyLink(l *client.Link) {
 	// The UTM parameters in force, which a service may have merged into
 	// the destination's query.
 	utm, _ := utmFromObject(context.Background(), m.UTM)
-	if l.Destination != "" && !sameDestination(m.Destination.ValueString(), l.Destination, utm) {
-		m.Destination = types.StringValue(withoutMergedUTM(l.Destination, utm))
+	if l.Destination != "" && !links.SameDestination(m.Destination.ValueString(), l.Destination, utm) {
+		m.Destination = types.StringValue(links.WithoutMergedUTM(l.Destination, utm))
 	}
 	if l.Slug != "" {
 		m.Slug = types.StringValue(l.Slug)
@@ -111,18 +112,18 @@ func optionalString(v string, prior types.String) types.String {
 }
 
 func equalFoldString(v types.String, s string) bool {
-	return !v.IsNull() && !v.IsUnknown() && stringsEqualFold(v.ValueString(), s)
+	return !v.IsNull() && !v.IsUnknown() && strings.EqualFold(v.ValueString(), s)
 }
 
 // keepSameInstant returns prior when it names the same instant as t (at the
-// precision the service keeps, see planmodify.SameTime), else t spelled in
+// precision the service keeps, see links.SameInstant), else t spelled in
 // RFC 3339.
 func keepSameInstant(prior timetypes.RFC3339, t *time.Time) timetypes.RFC3339 {
 	if t == nil {
 		return timetypes.NewRFC3339Null()
 	}
 	if !prior.IsNull() && !prior.IsUnknown() {
-		if p, diags := prior.ValueRFC3339Time(); !diags.HasError() && planmodify.SameTime(p, *t) {
+		if p, diags := prior.ValueRFC3339Time(); !diags.HasError() && links.SameInstant(p, *t) {
 			return prior
 		}
 	}

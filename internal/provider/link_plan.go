@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
-	"github.com/shortlink/terraform-provider-shortlink/internal/planmodify"
+	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 )
 
 var _ resource.ResourceWithModifyPlan = (*linkResource)(nil)
@@ -55,7 +55,7 @@ func replacedBy(state, plan linkResourceModel) path.Paths {
 		out = append(out, path.Root("slug"))
 	}
 	if !plan.ExpiresAt.IsUnknown() && (state.ExpiresAt.IsNull() != plan.ExpiresAt.IsNull() ||
-		!state.ExpiresAt.IsNull() && !planmodify.SameInstant(state.ExpiresAt.ValueString(), plan.ExpiresAt.ValueString())) {
+		!state.ExpiresAt.IsNull() && !links.SameRFC3339Instant(state.ExpiresAt.ValueString(), plan.ExpiresAt.ValueString())) {
 		out = append(out, path.Root("expires_at"))
 	}
 	return out
@@ -114,7 +114,7 @@ func (r *linkResource) warnOfTakenSlug(ctx context.Context, diags *diag.Diagnost
 			in.ExpiresAt = &t
 		}
 	}
-	holder, problem := r.data.creator.slugHolder(listed, in)
+	holder, problem := r.data.creator.SlugHolder(listed, in)
 	if holder == nil {
 		return
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 	"github.com/shortlink/terraform-provider-shortlink/internal/planmodify"
 	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
 )
@@ -168,14 +169,14 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 		}
 		in.ExpiresAt = &t
 	}
-	link, from, err := r.data.creator.create(ctx, in)
+	link, from, err := r.data.creator.Create(ctx, in)
 	if err != nil {
 		addServiceError(&resp.Diagnostics, "create the link", err)
 		return
 	}
 	r.data.links.Put(*link)
 	tflog.Debug(ctx, "created link", map[string]any{"id": link.ID, "slug": link.Slug, "origin": int(from)})
-	if from == leftover {
+	if from == links.Leftover {
 		addLeftoverAdopted(&resp.Diagnostics, link)
 	}
 
@@ -190,7 +191,7 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if in.Slug == "" && from == made {
+	if in.Slug == "" && from == links.Made {
 		r.warnOfLeftovers(ctx, in, link.ID, &resp.Diagnostics)
 	}
 	if utm == nil {
@@ -217,8 +218,8 @@ func (r *linkResource) warnOfLeftovers(ctx context.Context, in client.CreateLink
 		tflog.Debug(ctx, "could not list the links to look for leftovers of interrupted runs", map[string]any{"error": err.Error()})
 		return
 	}
-	if found := r.data.creator.probableLeftovers(ctx, in, created, listed); len(found) > 0 {
-		addProbableLeftovers(diags, found, r.data.creator.window)
+	if found := r.data.creator.ProbableLeftovers(ctx, in, created, listed); len(found) > 0 {
+		addProbableLeftovers(diags, found, r.data.creator.AdoptionWindow())
 	}
 }
 
@@ -227,7 +228,7 @@ func (r *linkResource) warnOfLeftovers(ctx context.Context, in client.CreateLink
 func (r *linkResource) changeDestination(ctx context.Context, id string, in client.ChangeDestinationInput) (*client.Link, error) {
 	link, err := r.data.client.ChangeDestination(ctx, id, in)
 	if err == nil && link == nil {
-		link, err = r.data.listedLink(ctx, id)
+		link, err = links.ByIDInFreshListing(ctx, r.data.client.ListLinks, id)
 	}
 	if err == nil {
 		r.data.links.Put(*link)
@@ -253,8 +254,8 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 			"The provider's base_url or api_key is not known until apply, so this plan uses the link as last recorded in the state.")
 		return
 	}
-	link, err := r.data.linkByID(ctx, state.ID.ValueString())
-	if errors.Is(err, errLinkGone) {
+	link, err := links.ByID(ctx, r.data.links, state.ID.ValueString())
+	if errors.Is(err, links.ErrNotListed) {
 		resp.Diagnostics.AddWarning("Link no longer exists",
 			fmt.Sprintf("The link %s (%s) is no longer on the service; it was probably deleted outside Terraform. It is removed from the state, and the next apply creates it again.",
 				state.ID.ValueString(), state.ShortURL.ValueString()))
@@ -266,8 +267,8 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		return
 	}
 	// A link this run's state records is never another resource's to take
-	// over after an interrupted run (see linkCreator).
-	r.data.creator.hold(link.ID)
+	// over after an interrupted run (see links.Creator).
+	r.data.creator.Hold(link.ID)
 	state.applyLink(link)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -310,7 +311,7 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	}
 	link, err := r.changeDestination(ctx, state.ID.ValueString(), in)
 	if err != nil {
-		if errors.Is(err, errLinkGone) || client.IsNotFound(err) {
+		if errors.Is(err, links.ErrNotListed) || client.IsNotFound(err) {
 			resp.Diagnostics.AddError("Could not change the link's destination",
 				fmt.Sprintf("The link %s was deleted outside Terraform. Run `terraform apply` again: the refresh removes it from the state and the plan creates it anew.", state.ID.ValueString()))
 			return
@@ -387,17 +388,14 @@ func (r *linkResource) importedLink(ctx context.Context, importID string) (*clie
 		if !validate.IsUUID(domainID) || slug == "" || strings.Contains(slug, "/") {
 			return nil, errImportID
 		}
-		return r.data.linkBySlug(ctx, domainID, slug)
+		return links.BySlug(ctx, r.data.links, domainID, slug)
 	}
 	if !validate.IsUUID(importID) {
 		return nil, errImportID
 	}
-	link, ok, err := r.data.links.Get(ctx, importID)
-	switch {
-	case err != nil:
-		return nil, err
-	case !ok:
-		return nil, fmt.Errorf("%w: no link with ID %s is on this account; list the account's links with data.shortlink_links", errNoSuchLink, importID)
+	link, err := links.ByID(ctx, r.data.links, importID)
+	if errors.Is(err, links.ErrNotListed) {
+		return nil, fmt.Errorf("%w: no link with ID %s is on this account; list the account's links with data.shortlink_links", links.ErrNoSuchLink, importID)
 	}
-	return &link, nil
+	return link, err
 }

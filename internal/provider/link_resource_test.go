@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -458,5 +459,44 @@ resource "shortlink_link" "many" {
 				},
 			},
 		},
+	})
+}
+
+// TestAccLink_takesOverLeftoverOfInterruptedRun: the service holds the
+// link a killed run created (its POST was carried out, its state never
+// written); the next apply meets 409 on the slug and takes that link over,
+// then gives it its UTM parameters, instead of failing.
+func TestAccLink_takesOverLeftoverOfInterruptedRun(t *testing.T) {
+	e := newTestEnv(t)
+	left, err := e.srv.SeedLinks(e.fx.DomainID, "left", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
+		Steps: []resource.TestStep{{
+			Config: e.config(fmt.Sprintf(`
+resource "shortlink_link" "test" {
+  domain_id   = %q
+  destination = %q
+  slug        = "left-0"
+  utm         = { source = "newsletter" }
+}
+`, e.fx.DomainID, left[0].Destination)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("shortlink_link.test", tfjsonpath.New("id"), knownvalue.StringExact(left[0].ID)),
+			},
+			Check: func(*terraform.State) error {
+				l := e.onlyLink(t)
+				if l.UTM == nil || l.UTM.Source != "newsletter" {
+					return fmt.Errorf("the taken-over link has UTM %+v, want source newsletter", l.UTM)
+				}
+				if n := e.srv.Count(http.MethodPost, "/api/links", http.StatusConflict); n != 1 {
+					return fmt.Errorf("%d POSTs answered 409, want 1", n)
+				}
+				return nil
+			},
+		}},
 	})
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
 	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
 )
@@ -108,20 +109,12 @@ func (p *shortlinkProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Validators:          []validator.Int64{int64validator.Between(1, 100)},
 			},
 			"adoption_window": schema.StringAttribute{
-				MarkdownDescription: fmt.Sprintf("A run killed after sending a create (SIGKILL, a lost runner) leaves a link on the service that no state records. When a later create meets `409 slug_taken` and the link holding the slug is exactly what the resource declares (domain, slug, destination, expiry), no other resource of the same apply created or took it over, and it was created within this window, the resource takes it over, with a warning naming it (the plan warns beforehand). An older link is left alone: it is more likely another configuration's. A duration such as `\"24h\"`; defaults to `%q`; `\"0s\"` never takes one over.", formatDuration(DefaultAdoptionWindow)),
+				MarkdownDescription: fmt.Sprintf("A run killed after sending a create (SIGKILL, a lost runner) leaves a link on the service that no state records. When a later create meets `409 slug_taken` and the link holding the slug is exactly what the resource declares (domain, slug, destination, expiry), no other resource of the same apply created or took it over, and it was created within this window, the resource takes it over, with a warning naming it (the plan warns beforehand). An older link is left alone: it is more likely another configuration's. A duration such as `\"24h\"`; defaults to `%q`; `\"0s\"` never takes one over.", links.FormatDuration(links.DefaultAdoptionWindow)),
 				Optional:            true,
 				Validators:          []validator.String{validate.Duration(0, maxAdoptionWindow)},
 			},
 		},
 	}
-}
-
-// formatDuration spells whole hours as "24h" rather than "24h0m0s".
-func formatDuration(d time.Duration) string {
-	if d%time.Hour == 0 {
-		return fmt.Sprintf("%dh", d/time.Hour)
-	}
-	return d.String()
 }
 
 func (p *shortlinkProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
@@ -178,7 +171,7 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 	data := &providerData{
 		client:  c,
 		links:   snapshot.New(c.ListLinks, lifetime),
-		creator: newLinkCreator(c, maxRetries, createRetryWait, durationSetting(cfg.AdoptionWindow, DefaultAdoptionWindow)),
+		creator: links.NewCreator(c, maxRetries, createRetryWait, durationSetting(cfg.AdoptionWindow, links.DefaultAdoptionWindow)),
 		stop:    p.stop,
 	}
 	resp.ResourceData = data
@@ -231,7 +224,7 @@ func (p *shortlinkProvider) DataSources(context.Context) []func() datasource.Dat
 type providerData struct {
 	client  *client.Client
 	links   *snapshot.Snapshot
-	creator *linkCreator
+	creator *links.Creator
 	stop    *client.Stop
 }
 

@@ -1,21 +1,14 @@
-package provider
+package links
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
@@ -25,7 +18,7 @@ import (
 type creatorEnv struct {
 	srv     *emulator.Server
 	fx      emulator.Fixture
-	creator *linkCreator
+	creator *Creator
 	clock   *time.Time
 }
 
@@ -54,7 +47,7 @@ func newCreatorEnv(t *testing.T) *creatorEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env.creator = newLinkCreator(c, 3, time.Millisecond, DefaultAdoptionWindow)
+	env.creator = NewCreator(c, 3, time.Millisecond, DefaultAdoptionWindow)
 	return env
 }
 
@@ -71,12 +64,12 @@ func TestCreate_adoptsLinkCommittedBeforeConnectionClosed(t *testing.T) {
 		t.Run("slug="+slug, func(t *testing.T) {
 			e := newCreatorEnv(t)
 			e.closeNextCreateAfterCommit()
-			link, from, err := e.creator.create(context.Background(), e.input("https://example.com/a", slug))
+			link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/a", slug))
 			if err != nil {
 				t.Fatal(err)
 			}
 			stored := e.srv.Links(e.fx.AccountID)
-			if len(stored) != 1 || stored[0].ID != link.ID || from != retaken {
+			if len(stored) != 1 || stored[0].ID != link.ID || from != Retaken {
 				t.Fatalf("origin=%v, link %s, service holds %d links", from, link.ID, len(stored))
 			}
 			if n := e.srv.Count(http.MethodPost, "/api/links"); n != 1 {
@@ -90,11 +83,11 @@ func TestCreate_createsAgainWhenTheFailedAttemptMadeNothing(t *testing.T) {
 	for _, status := range []int{500, 502, 503} {
 		e := newCreatorEnv(t)
 		e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: status, Method: http.MethodPost})
-		link, from, err := e.creator.create(context.Background(), e.input("https://example.com/a", ""))
+		link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/a", ""))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if from != made || len(e.srv.Links(e.fx.AccountID)) != 1 || e.srv.Count(http.MethodPost, "/api/links") != 2 {
+		if from != Made || len(e.srv.Links(e.fx.AccountID)) != 1 || e.srv.Count(http.MethodPost, "/api/links") != 2 {
 			t.Fatalf("status %d: origin=%v, %d links, %d POSTs; want a second POST and one link %s",
 				status, from, len(e.srv.Links(e.fx.AccountID)), e.srv.Count(http.MethodPost, "/api/links"), link.ID)
 		}
@@ -103,18 +96,18 @@ func TestCreate_createsAgainWhenTheFailedAttemptMadeNothing(t *testing.T) {
 
 func TestCreate_neverAdoptsALinkAnotherResourceHolds(t *testing.T) {
 	e := newCreatorEnv(t)
-	existing, _, err := e.creator.create(context.Background(), e.input("https://example.com/same", ""))
+	existing, _, err := e.creator.Create(context.Background(), e.input("https://example.com/same", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The next attempt fails before commit; the link with the same
 	// destination belongs to another resource and must not be taken.
 	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: 500, Method: http.MethodPost})
-	link, from, err := e.creator.create(context.Background(), e.input("https://example.com/same", ""))
+	link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/same", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if from != made || link.ID == existing.ID || len(e.srv.Links(e.fx.AccountID)) != 2 {
+	if from != Made || link.ID == existing.ID || len(e.srv.Links(e.fx.AccountID)) != 2 {
 		t.Fatalf("origin=%v, same ID=%v, %d links", from, link.ID == existing.ID, len(e.srv.Links(e.fx.AccountID)))
 	}
 }
@@ -127,11 +120,11 @@ func TestCreate_neverAdoptsALinkOlderThanTheAttempt(t *testing.T) {
 	}
 	*e.clock = time.Now()
 	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: 503, Method: http.MethodPost})
-	_, from, err := e.creator.create(context.Background(), e.input("https://example.com/old/0", ""))
+	_, from, err := e.creator.Create(context.Background(), e.input("https://example.com/old/0", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if from != made || len(e.srv.Links(e.fx.AccountID)) != 2 {
+	if from != Made || len(e.srv.Links(e.fx.AccountID)) != 2 {
 		t.Fatalf("origin=%v, %d links; the old link must be left alone", from, len(e.srv.Links(e.fx.AccountID)))
 	}
 }
@@ -145,7 +138,7 @@ func TestCreate_twinsWithTheSameDestinationStayTwo(t *testing.T) {
 		errs := make([]error, 2)
 		for i := range 2 {
 			wg.Go(func() {
-				link, _, err := e.creator.create(context.Background(), e.input("https://example.com/twins", ""))
+				link, _, err := e.creator.Create(context.Background(), e.input("https://example.com/twins", ""))
 				errs[i] = err
 				if err == nil {
 					ids[i] = link.ID
@@ -167,7 +160,7 @@ func TestCreate_givesUpWithAClearErrorWhenEveryAttemptFails(t *testing.T) {
 	for range 10 {
 		e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: 500, Method: http.MethodPost})
 	}
-	_, _, err := e.creator.create(context.Background(), e.input("https://example.com/a", ""))
+	_, _, err := e.creator.Create(context.Background(), e.input("https://example.com/a", ""))
 	if err == nil || !strings.Contains(err.Error(), "no link was created; gave up after 4 attempts") {
 		t.Fatalf("err = %v", err)
 	}
@@ -193,15 +186,15 @@ func (e *creatorEnv) seedLeftover(t *testing.T, age time.Duration) emulator.Link
 func TestCreate_takesOverTheExactRecentLeftoverOfAnInterruptedRun(t *testing.T) {
 	e := newCreatorEnv(t)
 	left := e.seedLeftover(t, time.Hour)
-	link, from, err := e.creator.create(context.Background(), e.input("https://example.com/left/0", "left-0"))
+	link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/left/0", "left-0"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if from != leftover || link.ID != left.ID || len(e.srv.Links(e.fx.AccountID)) != 1 {
+	if from != Leftover || link.ID != left.ID || len(e.srv.Links(e.fx.AccountID)) != 1 {
 		t.Fatalf("origin %v, link %s (leftover %s), %d links; want the leftover taken over", from, link.ID, left.ID, len(e.srv.Links(e.fx.AccountID)))
 	}
 	// Taken over means held: a second resource may not take it too.
-	if _, _, err := e.creator.create(context.Background(), e.input("https://example.com/left/0", "left-0")); err == nil {
+	if _, _, err := e.creator.Create(context.Background(), e.input("https://example.com/left/0", "left-0")); err == nil {
 		t.Fatal("a second create took over the same link")
 	}
 }
@@ -215,7 +208,7 @@ func TestCreate_leavesASlugHolderItMayNotTakeOver(t *testing.T) {
 	}{
 		"other destination": {time.Minute, "https://example.com/mine", nil, `destination "https://example.com/left/0" differs`},
 		"too old":           {DefaultAdoptionWindow + 3*time.Hour, "https://example.com/left/0", nil, "longer ago than adoption_window (24h)"},
-		"held by this run": {time.Minute, "https://example.com/left/0", func(e *creatorEnv, l emulator.Link) { e.creator.hold(l.ID) },
+		"held by this run": {time.Minute, "https://example.com/left/0", func(e *creatorEnv, l emulator.Link) { e.creator.Hold(l.ID) },
 			"another resource of this configuration already manages it"},
 		"window 0": {time.Minute, "https://example.com/left/0", func(e *creatorEnv, _ emulator.Link) { e.creator.window = 0 },
 			"adoption_window is 0"},
@@ -226,10 +219,10 @@ func TestCreate_leavesASlugHolderItMayNotTakeOver(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(e, left)
 			}
-			_, _, err := e.creator.create(context.Background(), e.input(tc.destination, "left-0"))
-			var taken *slugTakenError
+			_, _, err := e.creator.Create(context.Background(), e.input(tc.destination, "left-0"))
+			var taken *SlugTakenError
 			if !errors.As(err, &taken) || !errors.Is(err, client.ErrConflict) {
-				t.Fatalf("error = %v, want a slugTakenError wrapping the 409", err)
+				t.Fatalf("error = %v, want a SlugTakenError wrapping the 409", err)
 			}
 			if taken.Holder == nil || taken.Holder.ID != left.ID || !strings.Contains(taken.Reason, tc.reason) {
 				t.Fatalf("holder %+v, reason %q; want %s and %q", taken.Holder, taken.Reason, left.ID, tc.reason)
@@ -248,7 +241,7 @@ func TestCreate_namesProbableLeftoversOfLinksWithoutSlug(t *testing.T) {
 	e := newCreatorEnv(t)
 	recent := e.seedLeftover(t, time.Hour)
 	in := e.input(recent.Destination, "")
-	link, _, err := e.creator.create(context.Background(), in)
+	link, _, err := e.creator.Create(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,82 +249,21 @@ func TestCreate_namesProbableLeftoversOfLinksWithoutSlug(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := e.creator.probableLeftovers(context.Background(), in, link.ID, listed)
+	found := e.creator.ProbableLeftovers(context.Background(), in, link.ID, listed)
 	if len(found) != 1 || found[0].ID != recent.ID {
 		t.Fatalf("probable leftovers %v, want only %s", found, recent.ID)
 	}
-	e.creator.hold(recent.ID) // now a resource of this run manages it
-	if found := e.creator.probableLeftovers(context.Background(), in, link.ID, listed); len(found) != 0 {
+	e.creator.Hold(recent.ID) // now a resource of this run manages it
+	if found := e.creator.ProbableLeftovers(context.Background(), in, link.ID, listed); len(found) != 0 {
 		t.Fatalf("a held link was named: %v", found)
 	}
 	other := e.input("https://example.com/other", "")
-	if found := e.creator.probableLeftovers(context.Background(), other, "", listed); len(found) != 0 {
+	if found := e.creator.ProbableLeftovers(context.Background(), other, "", listed); len(found) != 0 {
 		t.Fatalf("links with another destination were named: %v", found)
 	}
-	e.creator = newLinkCreator(e.creator.client, 3, time.Millisecond, DefaultAdoptionWindow)
+	e.creator = NewCreator(e.creator.client, 3, time.Millisecond, DefaultAdoptionWindow)
 	e.creator.now = func() time.Time { return time.Now().Add(DefaultAdoptionWindow + 3*time.Hour) }
-	if found := e.creator.probableLeftovers(context.Background(), in, link.ID, listed); len(found) != 0 {
+	if found := e.creator.ProbableLeftovers(context.Background(), in, link.ID, listed); len(found) != 0 {
 		t.Fatalf("a link older than the adoption window was named: %v", found)
 	}
-}
-
-// TestAccLink_takesOverLeftoverOfInterruptedRun: the service holds the
-// link a killed run created (its POST was carried out, its state never
-// written); the next apply meets 409 on the slug and takes that link over,
-// then gives it its UTM parameters, instead of failing.
-func TestAccLink_takesOverLeftoverOfInterruptedRun(t *testing.T) {
-	e := newTestEnv(t)
-	left, err := e.srv.SeedLinks(e.fx.DomainID, "left", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{{
-			Config: e.config(fmt.Sprintf(`
-resource "shortlink_link" "test" {
-  domain_id   = %q
-  destination = %q
-  slug        = "left-0"
-  utm         = { source = "newsletter" }
-}
-`, e.fx.DomainID, left[0].Destination)),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("shortlink_link.test", tfjsonpath.New("id"), knownvalue.StringExact(left[0].ID)),
-			},
-			Check: func(*terraform.State) error {
-				l := e.onlyLink(t)
-				if l.UTM == nil || l.UTM.Source != "newsletter" {
-					return fmt.Errorf("the taken-over link has UTM %+v, want source newsletter", l.UTM)
-				}
-				if n := e.srv.Count(http.MethodPost, "/api/links", http.StatusConflict); n != 1 {
-					return fmt.Errorf("%d POSTs answered 409, want 1", n)
-				}
-				return nil
-			},
-		}},
-	})
-}
-
-// TestAccLinkErrors_slugHeldByAnotherResource: two resources of one
-// configuration declare the same link; the second is refused, not merged.
-func TestAccLinkErrors_slugHeldByAnotherResource(t *testing.T) {
-	e := newTestEnv(t)
-	twin := func(name string) string {
-		return fmt.Sprintf(`
-resource "shortlink_link" %q {
-  domain_id   = %q
-  destination = "https://example.com/twin"
-  slug        = "twin"
-}
-`, name, e.fx.DomainID)
-	}
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		Steps: []resource.TestStep{{
-			Config:      e.config(twin("a") + twin("b")),
-			ExpectError: expectErr("409 slug_taken", "another resource of this configuration already manages it", "import it", e.fx.DomainID+"/twin"),
-		}},
-	})
 }

@@ -1,4 +1,4 @@
-package provider
+package links
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
-	"github.com/shortlink/terraform-provider-shortlink/internal/planmodify"
 )
 
 // clockSkewAllowance widens "created since the attempt began" when looking
@@ -26,28 +25,31 @@ const clockSkewAllowance = 2 * time.Minute
 // more likely another configuration's, so it is left alone.
 const DefaultAdoptionWindow = 24 * time.Hour
 
-// origin says where the link a create returns came from.
-type origin int
+// Origin says where the link a create returns came from.
+type Origin int
 
 const (
-	// made: the create's own POST made the link.
-	made origin = iota
-	// retaken: an earlier attempt of this create failed ambiguously but had
+	// Made means the create's own POST made the link.
+	Made Origin = iota
+	// Retaken means an earlier attempt of this create failed ambiguously but had
 	// made the link, found in the account's list.
-	retaken
-	// leftover: a run that was interrupted or killed made the link and
+	Retaken
+	// Leftover means a run that was interrupted or killed made the link and
 	// never recorded it; this create met its slug (409) and took it over.
-	leftover
+	Leftover
 )
 
-// linkCreator creates links so that none is ever created twice. A POST that
+// Creator creates links so that none is ever created twice. A POST that
 // failed ambiguously (a time-out, a connection closed after the body was
 // sent, a 5xx) may have created the link, so it is never re-sent blindly:
 // first the account's links are searched for the one that attempt may have
 // made, which is adopted if found. A 409 on a slug is the same question
 // asked across processes: the link may be the leftover of a run that was
 // killed after its POST.
-type linkCreator struct {
+//
+// One Creator serves a whole provider process, so that the links held are
+// shared by all its resources. It is safe for concurrent use.
+type Creator struct {
 	client     *client.Client
 	maxRetries int
 	retryWait  time.Duration
@@ -65,15 +67,23 @@ type linkCreator struct {
 	settled  *sync.Cond
 }
 
-func newLinkCreator(c *client.Client, maxRetries int, retryWait, window time.Duration) *linkCreator {
-	lc := &linkCreator{client: c, maxRetries: maxRetries, retryWait: retryWait, window: window, now: time.Now,
+// NewCreator returns a Creator that sends a create again at most
+// maxRetries times after an ambiguous failure that left no link, waiting
+// retryWait before the first resend and twice as long before each next,
+// and takes over leftovers created within window (0: none).
+func NewCreator(c *client.Client, maxRetries int, retryWait, window time.Duration) *Creator {
+	lc := &Creator{client: c, maxRetries: maxRetries, retryWait: retryWait, window: window, now: time.Now,
 		held: map[string]bool{}, inflight: map[string]int{}}
 	lc.settled = sync.NewCond(&lc.mu)
 	return lc
 }
 
-// hold records a link that belongs to a resource of this process.
-func (lc *linkCreator) hold(id string) {
+// AdoptionWindow is how recent a leftover must be to be taken over.
+func (lc *Creator) AdoptionWindow() time.Duration { return lc.window }
+
+// Hold records a link that belongs to a resource of this process, so that
+// no create takes it over.
+func (lc *Creator) Hold(id string) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	lc.held[id] = true
@@ -87,9 +97,10 @@ func identity(in client.CreateLinkInput) string {
 	return strings.ToLower(in.DomainID) + " " + in.Destination
 }
 
-// create makes the link, or adopts one an ambiguous attempt or an
-// interrupted run made; from says which.
-func (lc *linkCreator) create(ctx context.Context, in client.CreateLinkInput) (link *client.Link, from origin, err error) {
+// Create makes the link, or adopts one an ambiguous attempt or an
+// interrupted run made; from says which. A 409 it could not resolve is a
+// *SlugTakenError.
+func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput) (link *client.Link, from Origin, err error) {
 	key := identity(in)
 	for attempt := 1; ; attempt++ {
 		started := lc.now()
@@ -98,25 +109,25 @@ func (lc *linkCreator) create(ctx context.Context, in client.CreateLinkInput) (l
 		lc.end(key, link)
 		switch {
 		case err == nil:
-			return link, made, nil
+			return link, Made, nil
 		case in.Slug != "" && errors.Is(err, client.ErrConflict):
 			return lc.takeOverSlug(ctx, key, in, attempt, err)
 		case !errors.Is(err, client.ErrAmbiguous) || ctx.Err() != nil:
-			return nil, made, err
+			return nil, Made, err
 		}
 		tflog.Warn(ctx, "create failed ambiguously; looking for a link the attempt may have made", map[string]any{"attempt": attempt, "error": err.Error()})
 		found, searchErr := lc.adopt(ctx, key, in, started)
 		switch {
 		case searchErr != nil:
-			return nil, made, fmt.Errorf("%w; then listing the links to check whether it was created failed: %w", err, searchErr)
+			return nil, Made, fmt.Errorf("%w; then listing the links to check whether it was created failed: %w", err, searchErr)
 		case found != nil:
 			tflog.Info(ctx, "adopted the link an ambiguous create made", map[string]any{"id": found.ID})
-			return found, retaken, nil
+			return found, Retaken, nil
 		case attempt > lc.maxRetries:
-			return nil, made, fmt.Errorf("%w (no link was created; gave up after %d attempts)", err, attempt)
+			return nil, Made, fmt.Errorf("%w (no link was created; gave up after %d attempts)", err, attempt)
 		}
 		if err := sleep(ctx, lc.retryWait<<min(attempt-1, 5)); err != nil {
-			return nil, made, err
+			return nil, Made, err
 		}
 	}
 }
@@ -125,38 +136,39 @@ func (lc *linkCreator) create(ctx context.Context, in client.CreateLinkInput) (l
 // adopted when it is exactly what in asks for, no resource of this run
 // holds it and it is recent: an earlier attempt of this create made it
 // (attempt > 1), or a run that was interrupted after its POST. Otherwise
-// the 409 stands, as a *slugTakenError naming the link and the import ID.
-func (lc *linkCreator) takeOverSlug(ctx context.Context, key string, in client.CreateLinkInput, attempt int, conflict error) (*client.Link, origin, error) {
+// the 409 stands, as a *SlugTakenError naming the link and the import ID.
+func (lc *Creator) takeOverSlug(ctx context.Context, key string, in client.CreateLinkInput, attempt int, conflict error) (*client.Link, Origin, error) {
 	lc.waitSettled(ctx, key)
-	links, err := lc.client.ListLinks(ctx)
+	listed, err := lc.client.ListLinks(ctx)
 	if err != nil {
-		return nil, made, fmt.Errorf("%w; then listing the links to find the link that holds the slug failed: %w", conflict, err)
+		return nil, Made, fmt.Errorf("%w; then listing the links to find the link that holds the slug failed: %w", conflict, err)
 	}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
-	holder, problem := lc.slugHolderLocked(links, in)
+	holder, problem := lc.slugHolderLocked(listed, in)
 	if holder == nil || problem != "" {
-		return nil, made, &slugTakenError{DomainID: in.DomainID, Slug: in.Slug, Holder: holder, Reason: problem, cause: conflict}
+		return nil, Made, &SlugTakenError{DomainID: in.DomainID, Slug: in.Slug, Holder: holder, Reason: problem, cause: conflict}
 	}
 	lc.held[holder.ID] = true
 	if attempt > 1 {
-		return holder, retaken, nil
+		return holder, Retaken, nil
 	}
-	return holder, leftover, nil
+	return holder, Leftover, nil
 }
 
-// slugHolder finds the link among listed that holds in's slug, and says
-// why a create of in could not take it over ("" when it could).
-func (lc *linkCreator) slugHolder(listed []client.Link, in client.CreateLinkInput) (*client.Link, string) {
+// SlugHolder finds the link among listed that holds in's slug, and says
+// why a create of in could not take it over ("" when it could). It
+// changes nothing: a plan asks it what an apply would do.
+func (lc *Creator) SlugHolder(listed []client.Link, in client.CreateLinkInput) (*client.Link, string) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	return lc.slugHolderLocked(listed, in)
 }
 
-func (lc *linkCreator) slugHolderLocked(listed []client.Link, in client.CreateLinkInput) (*client.Link, string) {
+func (lc *Creator) slugHolderLocked(listed []client.Link, in client.CreateLinkInput) (*client.Link, string) {
 	for i := range listed {
 		l := &listed[i]
-		if strings.EqualFold(l.DomainID, in.DomainID) && l.Slug == in.Slug {
+		if holdsSlug(l, in.DomainID, in.Slug) {
 			return l, lc.leftoverProblemLocked(l, in)
 		}
 	}
@@ -165,11 +177,11 @@ func (lc *linkCreator) slugHolderLocked(listed []client.Link, in client.CreateLi
 
 // leftoverProblemLocked says why l cannot be taken over by a create of in,
 // or "" when it can.
-func (lc *linkCreator) leftoverProblemLocked(l *client.Link, in client.CreateLinkInput) string {
+func (lc *Creator) leftoverProblemLocked(l *client.Link, in client.CreateLinkInput) string {
 	switch {
 	case lc.held[l.ID]:
 		return "another resource of this configuration already manages it"
-	case !sameDestination(in.Destination, l.Destination, l.UTM):
+	case !SameDestination(in.Destination, l.Destination, l.UTM):
 		return fmt.Sprintf("its destination %q differs from this resource's", l.Destination)
 	case !sameExpiry(l.ExpiresAt, in.ExpiresAt):
 		return "its expiry differs from this resource's"
@@ -178,18 +190,19 @@ func (lc *linkCreator) leftoverProblemLocked(l *client.Link, in client.CreateLin
 	case lc.window <= 0:
 		return "adoption_window is 0, so links left by interrupted runs are never taken over"
 	case lc.now().Sub(l.CreatedAt) > lc.window+clockSkewAllowance:
-		return fmt.Sprintf("it was created at %s, longer ago than adoption_window (%s), so it is more likely another configuration's than the leftover of an interrupted run", l.CreatedAt.Format(time.RFC3339), formatDuration(lc.window))
+		return fmt.Sprintf("it was created at %s, longer ago than adoption_window (%s), so it is more likely another configuration's than the leftover of an interrupted run", l.CreatedAt.Format(time.RFC3339), FormatDuration(lc.window))
 	}
 	return ""
 }
 
-// probableLeftovers returns the links among listed that could be the
+// ProbableLeftovers returns the links among listed that could be the
 // leftover of an interrupted run's create of in (no slug, so no 409 can
 // reveal them): same domain, destination and expiry, created within the
 // adoption window, held by no resource of this run and not the link just
-// created. They are named in a warning rather than adopted: without a slug
-// nothing tells them apart from another configuration's identical link.
-func (lc *linkCreator) probableLeftovers(ctx context.Context, in client.CreateLinkInput, created string, listed []client.Link) []client.Link {
+// created. They are to be named in a warning rather than adopted: without
+// a slug nothing tells them apart from another configuration's identical
+// link.
+func (lc *Creator) ProbableLeftovers(ctx context.Context, in client.CreateLinkInput, created string, listed []client.Link) []client.Link {
 	lc.waitSettled(ctx, identity(in))
 	since := lc.now().Add(-lc.window - clockSkewAllowance)
 	lc.mu.Lock()
@@ -203,8 +216,8 @@ func (lc *linkCreator) probableLeftovers(ctx context.Context, in client.CreateLi
 	return found
 }
 
-// slugTakenError is a 409 on a slug that the create could not resolve.
-type slugTakenError struct {
+// SlugTakenError is a 409 on a slug that the create could not resolve.
+type SlugTakenError struct {
 	DomainID, Slug string
 	// Holder is the link that holds the slug; nil if the list lacked it.
 	Holder *client.Link
@@ -213,25 +226,25 @@ type slugTakenError struct {
 	cause  error
 }
 
-func (e *slugTakenError) Error() string {
+func (e *SlugTakenError) Error() string {
 	if e.Holder == nil {
 		return fmt.Sprintf("the slug %q is taken on domain %s, but no link with it is in the account's list", e.Slug, e.DomainID)
 	}
 	return fmt.Sprintf("the slug %q on domain %s is held by link %s (%s): %s", e.Slug, e.DomainID, e.Holder.ID, e.Holder.ShortURL, e.Reason)
 }
 
-func (e *slugTakenError) Unwrap() error { return e.cause }
+func (e *SlugTakenError) Unwrap() error { return e.cause }
 
 // ImportID is the ID that imports the link holding the slug.
-func (e *slugTakenError) ImportID() string { return e.DomainID + "/" + e.Slug }
+func (e *SlugTakenError) ImportID() string { return e.DomainID + "/" + e.Slug }
 
-func (lc *linkCreator) begin(key string) {
+func (lc *Creator) begin(key string) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	lc.inflight[key]++
 }
 
-func (lc *linkCreator) end(key string, created *client.Link) {
+func (lc *Creator) end(key string, created *client.Link) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	if created != nil {
@@ -246,16 +259,16 @@ func (lc *linkCreator) end(key string, created *client.Link) {
 
 // adopt lists the links (bypassing the shared snapshot: the link may be
 // brand new) and claims the one the failed attempt made, if any.
-func (lc *linkCreator) adopt(ctx context.Context, key string, in client.CreateLinkInput, started time.Time) (*client.Link, error) {
+func (lc *Creator) adopt(ctx context.Context, key string, in client.CreateLinkInput, started time.Time) (*client.Link, error) {
 	lc.waitSettled(ctx, key)
-	links, err := lc.client.ListLinks(ctx)
+	listed, err := lc.client.ListLinks(ctx)
 	if err != nil {
 		return nil, err
 	}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
-	for i := range links {
-		l := &links[i]
+	for i := range listed {
+		l := &listed[i]
 		if !lc.held[l.ID] && madeBy(l, in, started.Add(-clockSkewAllowance)) {
 			lc.held[l.ID] = true
 			return l, nil
@@ -267,7 +280,7 @@ func (lc *linkCreator) adopt(ctx context.Context, key string, in client.CreateLi
 // waitSettled waits until no other create of the same identity is under
 // way, so that a link another resource is about to learn it created is
 // never mistaken for ours.
-func (lc *linkCreator) waitSettled(ctx context.Context, key string) {
+func (lc *Creator) waitSettled(ctx context.Context, key string) {
 	stop := context.AfterFunc(ctx, func() {
 		lc.mu.Lock()
 		defer lc.mu.Unlock()
@@ -285,13 +298,10 @@ func (lc *linkCreator) waitSettled(ctx context.Context, key string) {
 // and slug when a slug was asked for; otherwise by domain, destination and
 // expiry, among links created since the attempt began.
 func madeBy(l *client.Link, in client.CreateLinkInput, since time.Time) bool {
-	if !strings.EqualFold(l.DomainID, in.DomainID) {
-		return false
-	}
 	if in.Slug != "" {
-		return l.Slug == in.Slug
+		return holdsSlug(l, in.DomainID, in.Slug)
 	}
-	if !sameDestination(in.Destination, l.Destination, l.UTM) || !sameExpiry(l.ExpiresAt, in.ExpiresAt) {
+	if !strings.EqualFold(l.DomainID, in.DomainID) || !SameDestination(in.Destination, l.Destination, l.UTM) || !sameExpiry(l.ExpiresAt, in.ExpiresAt) {
 		return false
 	}
 	return l.CreatedAt.IsZero() || !l.CreatedAt.Before(since)
@@ -303,7 +313,16 @@ func sameExpiry(listed, asked *time.Time) bool {
 	if listed == nil || asked == nil {
 		return listed == nil && asked == nil
 	}
-	return planmodify.SameTime(*asked, *listed)
+	return SameInstant(*asked, *listed)
+}
+
+// FormatDuration spells a duration such as adoption_window for people:
+// whole hours as "24h" rather than "24h0m0s".
+func FormatDuration(d time.Duration) string {
+	if d%time.Hour == 0 {
+		return fmt.Sprintf("%dh", d/time.Hour)
+	}
+	return d.String()
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -1,4 +1,4 @@
-package provider
+package links
 
 import (
 	"net"
@@ -8,14 +8,12 @@ import (
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 )
 
-func stringsEqualFold(a, b string) bool { return strings.EqualFold(a, b) }
-
-// sameDestination reports whether the service's spelling of a destination
+// SameDestination reports whether the service's spelling of a destination
 // means what the user wrote: services lower-case the scheme and host, drop
 // the default port, add or remove a trailing slash, reorder the query, or
 // merge the link's UTM parameters into the query. Anything else is a real
 // difference (drift) and shows in a plan.
-func sameDestination(configured, answered string, utm *client.UTM) bool {
+func SameDestination(configured, answered string, utm *client.UTM) bool {
 	if configured == answered {
 		return true
 	}
@@ -59,11 +57,11 @@ func canonicalURL(u *url.URL, utm *client.UTM) string {
 	return cp.String()
 }
 
-// withoutMergedUTM removes from the query of a destination the service
+// WithoutMergedUTM removes from the query of a destination the service
 // answered the UTM parameters of utm that it merged there, so that drift
 // shows the destination someone else set, not our parameters. The rest of
 // the URL is kept as the service spelled it.
-func withoutMergedUTM(dest string, utm *client.UTM) string {
+func WithoutMergedUTM(dest string, utm *client.UTM) string {
 	merged := map[string]string{}
 	for k, v := range utmPairs(utm) {
 		if v != "" {
@@ -94,6 +92,7 @@ func withoutMergedUTM(dest string, utm *client.UTM) string {
 	return base + "?" + strings.Join(kept, "&") + fragment
 }
 
+// utmPairs names u's parameters as a query spells them (utm_source, …).
 func utmPairs(u *client.UTM) map[string]string {
 	if u == nil {
 		return nil

@@ -1,0 +1,34 @@
+package links
+
+import "time"
+
+// SameInstant reports whether answered, a timestamp as the service keeps and
+// answers it, names the instant written. A service keeps timestamps at some
+// precision (the provider itself sends expiresAt with milliseconds; a
+// service may answer whole seconds), so answered also matches written
+// truncated or rounded to whole microseconds, milliseconds or seconds, when
+// answered is itself at that precision.
+func SameInstant(written, answered time.Time) bool {
+	if written.Equal(answered) {
+		return true
+	}
+	for _, p := range []time.Duration{time.Microsecond, time.Millisecond, time.Second} {
+		if answered.Truncate(p).Equal(answered) && (written.Truncate(p).Equal(answered) || written.Round(p).Equal(answered)) {
+			return true
+		}
+	}
+	return false
+}
+
+// SameRFC3339Instant reports whether two RFC 3339 timestamps name the same
+// instant, whatever their offsets and fractional seconds, either of them
+// possibly kept at a coarser precision (see SameInstant): after an import
+// the state holds the service's spelling, which may have lost the
+// configuration's sub-second digits. (timetypes' own semantic equality
+// compares spellings at a whole-second UTC offset, so it cannot serve
+// here.)
+func SameRFC3339Instant(a, b string) bool {
+	ta, errA := time.Parse(time.RFC3339Nano, a)
+	tb, errB := time.Parse(time.RFC3339Nano, b)
+	return errA == nil && errB == nil && (SameInstant(ta, tb) || SameInstant(tb, ta))
+}

@@ -1,0 +1,44 @@
+package links
+
+import (
+	"testing"
+	"time"
+)
+
+func TestSameRFC3339Instant(t *testing.T) {
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{"2027-03-31T23:59:59Z", "2027-04-01T01:59:59+02:00", true},
+		{"2027-03-31T23:59:59.500Z", "2027-04-01T01:59:59.5+02:00", true},
+		// The service kept fewer digits (milliseconds, whole seconds).
+		{"2027-04-01T01:59:59.123456+02:00", "2027-03-31T23:59:59.123Z", true},
+		{"2027-03-31T23:59:59.123Z", "2027-04-01T01:59:59.123456+02:00", true},
+		{"2027-03-31T23:59:59.75Z", "2027-03-31T23:59:59Z", true},
+		{"2027-03-31T23:59:59.75Z", "2027-04-01T00:00:00Z", true}, // rounded
+		{"2027-03-31T23:59:59.123456789Z", "2027-03-31T23:59:59.123457Z", true},
+		// Other instants.
+		{"2027-03-31T23:59:59Z", "2027-03-31T23:59:58Z", false},
+		{"2027-03-31T23:59:59.123Z", "2027-03-31T23:59:59.124Z", false},
+		{"2027-03-31T23:59:59.5Z", "2027-03-31T23:59:58Z", false},
+		{"2027-03-31T23:59:59.123Z", "2027-03-31T23:59:59.12Z", false}, // 120 ms is no rounding of 123 ms
+		{"2027-03-31T23:59:59Z", "not a time", false},
+	}
+	for _, tt := range tests {
+		if got := SameRFC3339Instant(tt.a, tt.b); got != tt.same {
+			t.Errorf("SameRFC3339Instant(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.same)
+		}
+	}
+}
+
+func TestSameInstantIsAboutTheAnswer(t *testing.T) {
+	written := time.Date(2027, 3, 31, 23, 59, 59, 0, time.UTC)
+	answered := written.Add(500 * time.Millisecond)
+	if SameInstant(written, answered) {
+		t.Error("an answer more precise than what was written is another instant")
+	}
+	if !SameInstant(answered, written) {
+		t.Error("an answer at whole seconds of what was written is the same instant")
+	}
+}

@@ -1,0 +1,72 @@
+package links
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
+)
+
+// Lookups of one link. The service cannot read one link, only list them
+// all, so these search a listing: ByID and BySlug the provider's shared
+// snapshot of it (see internal/snapshot), ByIDInFreshListing a listing of
+// its own. They change nothing: what a lookup means for adoption (a link
+// held by this run, see Creator.Hold) is the caller's to say.
+
+var (
+	// ErrNotListed reports a link that is not in the account's list.
+	ErrNotListed = errors.New("the link is not in the account's list")
+	// ErrNoSuchLink reports a lookup that matched no link.
+	ErrNoSuchLink = errors.New("no such link")
+)
+
+// ByID finds a link by its ID in listing.
+func ByID(ctx context.Context, listing *snapshot.Snapshot, id string) (*client.Link, error) {
+	link, ok, err := listing.Get(ctx, id)
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok:
+		return nil, ErrNotListed
+	}
+	return &link, nil
+}
+
+// BySlug finds the link in listing that holds a slug on a domain.
+func BySlug(ctx context.Context, listing *snapshot.Snapshot, domainID, slug string) (*client.Link, error) {
+	if domainID == "" || slug == "" {
+		return nil, fmt.Errorf("%w: %q is not of the form <domain_id>/<slug>", ErrNoSuchLink, domainID+"/"+slug)
+	}
+	link, ok, err := listing.Find(ctx, func(l client.Link) bool { return holdsSlug(&l, domainID, slug) })
+	switch {
+	case err != nil:
+		return nil, err
+	case ok:
+		return &link, nil
+	}
+	return nil, fmt.Errorf("%w: no link with slug %q on domain %s; list the account's links with data.shortlink_links", ErrNoSuchLink, slug, domainID)
+}
+
+// ByIDInFreshListing finds a link by its ID in a listing of its own, for a
+// link the shared snapshot may not know yet (one just changed).
+func ByIDInFreshListing(ctx context.Context, list snapshot.ListFunc, id string) (*client.Link, error) {
+	listed, err := list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range listed {
+		if listed[i].ID == id {
+			return &listed[i], nil
+		}
+	}
+	return nil, ErrNotListed
+}
+
+// holdsSlug reports whether l holds slug on the domain domainID. Domain IDs
+// are UUIDs, the same in any case; slugs are case-sensitive.
+func holdsSlug(l *client.Link, domainID, slug string) bool {
+	return strings.EqualFold(l.DomainID, domainID) && l.Slug == slug
+}

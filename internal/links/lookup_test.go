@@ -1,0 +1,68 @@
+package links
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
+)
+
+const (
+	lookupDomain = "2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60"
+	lookupLinkID = "7d0c5a52-3c1e-4f7b-a1d2-5e6f7a8b9c0d"
+)
+
+// fixedListing lists links, always the same ones.
+func fixedListing(links ...client.Link) snapshot.ListFunc {
+	return func(context.Context) ([]client.Link, error) { return links, nil }
+}
+
+func TestByID(t *testing.T) {
+	listing := snapshot.New(fixedListing(client.Link{ID: lookupLinkID, DomainID: lookupDomain, Slug: "spring"}), time.Minute)
+	link, err := ByID(context.Background(), listing, lookupLinkID)
+	if err != nil || link.Slug != "spring" {
+		t.Fatalf("ByID = %v, %v; want the link", link, err)
+	}
+	if _, err := ByID(context.Background(), listing, "6a1b2c3d-0000-4000-8000-000000000000"); !errors.Is(err, ErrNotListed) {
+		t.Fatalf("ByID of a missing link: %v, want ErrNotListed", err)
+	}
+}
+
+func TestBySlug(t *testing.T) {
+	listing := snapshot.New(fixedListing(client.Link{ID: lookupLinkID, DomainID: lookupDomain, Slug: "Spring"}), time.Minute)
+	ctx := context.Background()
+	// The domain ID is a UUID (any case); the slug is case-sensitive.
+	link, err := BySlug(ctx, listing, strings.ToUpper(lookupDomain), "Spring")
+	if err != nil || link.ID != lookupLinkID {
+		t.Fatalf("BySlug = %v, %v; want the link", link, err)
+	}
+	for _, c := range []struct{ domain, slug, want string }{
+		{lookupDomain, "spring", `no link with slug "spring"`},
+		{lookupDomain, "", "is not of the form <domain_id>/<slug>"},
+		{"", "Spring", "is not of the form <domain_id>/<slug>"},
+	} {
+		_, err := BySlug(ctx, listing, c.domain, c.slug)
+		if !errors.Is(err, ErrNoSuchLink) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("BySlug(%q, %q) = %v, want ErrNoSuchLink saying %q", c.domain, c.slug, err, c.want)
+		}
+	}
+}
+
+func TestByIDInFreshListing(t *testing.T) {
+	list := fixedListing(client.Link{ID: "other"}, client.Link{ID: lookupLinkID, Slug: "spring"})
+	link, err := ByIDInFreshListing(context.Background(), list, lookupLinkID)
+	if err != nil || link.Slug != "spring" {
+		t.Fatalf("ByIDInFreshListing = %v, %v; want the link", link, err)
+	}
+	if _, err := ByIDInFreshListing(context.Background(), list, "missing"); !errors.Is(err, ErrNotListed) {
+		t.Fatalf("ByIDInFreshListing of a missing link: %v, want ErrNotListed", err)
+	}
+	failed := errors.New("listing failed")
+	if _, err := ByIDInFreshListing(context.Background(), func(context.Context) ([]client.Link, error) { return nil, failed }, lookupLinkID); !errors.Is(err, failed) {
+		t.Fatalf("ByIDInFreshListing with a failed listing: %v, want its error", err)
+	}
+}
