@@ -166,18 +166,7 @@ func TestAccAnalyticsExport_unconfiguredProvider(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Providers,
 		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf(`
-resource "terraform_data" "url" {
-  input = %q
-}
-
-provider "shortlink" {
-  base_url = terraform_data.url.output
-  api_key  = %q
-}
-
-data "shortlink_analytics_export" "all" {}
-`, e.url, e.fx.APIKey),
+			Config:      testConfig(t, "analytics_export_unconfigured_provider.tf.tmpl", e.url, e.fx.APIKey),
 			ExpectError: expectErr("Provider not configured", "base_url or api_key is not known yet", "-target"),
 		}},
 	})
@@ -206,34 +195,7 @@ func TestAccAnalyticsExport_rangeAndIncludes(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Providers,
 		Steps: []resource.TestStep{{
-			Config: e.config(fmt.Sprintf(`
-locals {
-  link_id = %q
-}
-
-data "shortlink_analytics_export" "march" {
-  link_id = local.link_id
-  since   = "2027-03-01T00:00:00Z"
-  until   = "2027-03-03T01:00:00+01:00" # 2027-03-03T00:00:00Z
-}
-
-data "shortlink_analytics_export" "rows_only" {
-  link_id     = local.link_id
-  since       = "2027-03-01T00:00:00Z"
-  include_csv = false
-}
-
-data "shortlink_analytics_export" "csv_only" {
-  link_id      = local.link_id
-  until        = "2027-03-01T00:00:00Z"
-  include_rows = false
-}
-
-data "shortlink_analytics_export" "nothing" {
-  link_id = local.link_id
-  since   = "2030-01-01T00:00:00Z"
-}
-`, id)),
+			Config: e.config(testConfig(t, "analytics_export_range_and_includes.tf.tmpl", id)),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(ds+"march", tfjsonpath.New("row_count"), knownvalue.Int64Exact(2)),
 				statecheck.ExpectKnownValue(ds+"march", tfjsonpath.New("rows"), knownvalue.ListExact([]knownvalue.Check{

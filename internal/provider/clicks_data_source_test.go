@@ -82,41 +82,7 @@ func TestAccClicks_countsAndRanges(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Providers,
 		Steps: []resource.TestStep{{
-			Config: e.config(fmt.Sprintf(`
-locals {
-  links = { a = %q, b = %q, quiet = %q }
-}
-
-data "shortlink_clicks" "all" {}
-
-data "shortlink_clicks" "range" {
-  since = "2027-03-01T00:00:00Z"
-  until = "2027-03-03T00:00:00Z"
-}
-
-# The same range, spelled with offsets.
-data "shortlink_clicks" "offsets" {
-  since = "2027-03-01T02:00:00+02:00"
-  until = "2027-03-02T19:00:00-05:00"
-}
-
-data "shortlink_clicks" "b_since" {
-  link_id = local.links.b
-  since   = "2027-03-01T00:00:00Z"
-}
-
-data "shortlink_clicks" "empty_range" {
-  since = "2030-01-01T00:00:00Z"
-}
-
-data "shortlink_clicks" "quiet" {
-  link_id = local.links.quiet
-}
-
-output "clicks_per_link" {
-  value = { for name, id in local.links : name => lookup(data.shortlink_clicks.range.by_link, id, 0) }
-}
-`, a, b, quiet)),
+			Config: e.config(testConfig(t, "clicks_counts_and_ranges.tf.tmpl", a, b, quiet)),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("total"), knownvalue.Int64Exact(7)),
 				statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("by_link"), countsExact(map[string]int64{a: 4, b: 3})),
@@ -285,49 +251,13 @@ func (c serviceLinks) CheckState(_ context.Context, _ statecheck.CheckStateReque
 	}
 }
 
-// guardedCampaign is the pattern of examples/retiring-links: a link is
-// deleted by listing its slug in retire, and the plan fails instead while
-// the link got clicks in the last 14 days. (The example declares the links
-// with for_each, which the test harness's state cannot address.)
-func guardedCampaign(e *testEnv, retire string) string {
-	return e.config(fmt.Sprintf(`
-locals {
-  retire = toset(%s)
-}
-
-resource "shortlink_link" "busy" {
-  count       = contains(local.retire, "busy") ? 0 : 1
-  domain_id   = %q
-  slug        = "busy"
-  destination = "https://example.com/busy"
-}
-
-resource "shortlink_link" "quiet" {
-  count       = contains(local.retire, "quiet") ? 0 : 1
-  domain_id   = %[2]q
-  slug        = "quiet"
-  destination = "https://example.com/quiet"
-}
-
-data "shortlink_links" "domain" {
-  domain_id = %[2]q
-}
-
-locals {
-  retiring = { for link in data.shortlink_links.domain.links : link.slug => link.id if contains(local.retire, link.slug) }
-}
-
-data "shortlink_clicks" "last_14_days" {
-  since = timeadd(plantimestamp(), "-336h")
-
-  lifecycle {
-    postcondition {
-      condition     = alltrue([for slug, id in local.retiring : lookup(self.by_link, id, 0) == 0])
-      error_message = "Still in use, not deleted: ${join(", ", [for slug, id in local.retiring : "${slug} (${lookup(self.by_link, id, 0)} clicks in the last 14 days)" if lookup(self.by_link, id, 0) > 0])}."
-    }
-  }
-}
-`, retire, e.fx.DomainID))
+// guardedCampaign is the pattern of examples/retiring-links
+// (testdata/clicks_guarded_campaign.tf.tmpl): a link is deleted by listing
+// its slug in retire, and the plan fails instead while the link got clicks
+// in the last 14 days. (The example declares the links with for_each,
+// which the test harness's state cannot address.)
+func guardedCampaign(t *testing.T, e *testEnv, retire string) string {
+	return e.config(testConfig(t, "clicks_guarded_campaign.tf.tmpl", retire, e.fx.DomainID))
 }
 
 func TestAccClicks_guardsTheDeletionOfALinkInUse(t *testing.T) {
@@ -337,7 +267,7 @@ func TestAccClicks_guardsTheDeletionOfALinkInUse(t *testing.T) {
 		ProtoV6ProviderFactories: protoV6Providers,
 		CheckDestroy:             e.checkNoLinks,
 		Steps: []resource.TestStep{
-			{Config: guardedCampaign(e, "[]")},
+			{Config: guardedCampaign(t, e, "[]")},
 			{
 				PreConfig: func() {
 					for _, l := range e.srv.Links(e.fx.AccountID) {
@@ -348,17 +278,17 @@ func TestAccClicks_guardsTheDeletionOfALinkInUse(t *testing.T) {
 						}
 					}
 				},
-				Config:      guardedCampaign(e, `["busy"]`),
+				Config:      guardedCampaign(t, e, `["busy"]`),
 				ExpectError: expectErr("Still in use, not deleted: busy (1 clicks in the last 14 days)"),
 			},
 			{
 				// The failed plan deleted nothing.
-				Config:            guardedCampaign(e, "[]"),
+				Config:            guardedCampaign(t, e, "[]"),
 				ConfigStateChecks: []statecheck.StateCheck{e.serviceHolds("busy", "quiet")},
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 			{
-				Config: guardedCampaign(e, `["quiet"]`),
+				Config: guardedCampaign(t, e, `["quiet"]`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(quiet, plancheck.ResourceActionDestroy),
 					plancheck.ExpectResourceAction(busy, plancheck.ResourceActionNoop),

@@ -2,12 +2,9 @@ package provider
 
 import (
 	"fmt"
-	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
@@ -178,52 +175,6 @@ func TestAccLinkErrors_rateLimitedAfterRetries(t *testing.T) {
 	})
 }
 
-func TestAccProvider_missingSettings(t *testing.T) {
-	t.Setenv(EnvBaseURL, "")
-	t.Setenv(EnvAPIKey, "")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		Steps: []resource.TestStep{{
-			Config:      `provider "shortlink" {}` + linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a"),
-			ExpectError: expectErr("Missing base_url", "SHORTLINK_BASE_URL"),
-		}, {
-			Config:      `provider "shortlink" {}` + linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a"),
-			ExpectError: expectErr("Missing api_key", "SHORTLINK_API_KEY"),
-		}},
-	})
-}
-
-func TestAccProvider_settingsFromEnvironment(t *testing.T) {
-	e := newTestEnv(t)
-	t.Setenv(EnvBaseURL, e.url)
-	t.Setenv(EnvAPIKey, e.fx.APIKey)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps:                    []resource.TestStep{{Config: linkBody(e.fx.DomainID, "https://example.com/env")}},
-	})
-}
-
-func linkBody(domainID, destination string) string {
-	return fmt.Sprintf(`
-resource "shortlink_link" "test" {
-  domain_id   = %q
-  destination = %q
-}
-`, domainID, destination)
-}
-
-// expectErr matches an error holding each phrase in order. Terraform wraps
-// diagnostics at about 80 columns, so a space in a phrase matches any run of
-// white space, line breaks included.
-func expectErr(phrases ...string) *regexp.Regexp {
-	quoted := make([]string, len(phrases))
-	for i, p := range phrases {
-		quoted[i] = strings.Join(strings.Fields(regexp.QuoteMeta(p)), `\s+`)
-	}
-	return regexp.MustCompile(`(?s)` + strings.Join(quoted, ".*"))
-}
-
 func TestAccLinkErrors_deletedBetweenRefreshAndUpdate(t *testing.T) {
 	e := newTestEnv(t)
 	resource.ParallelTest(t, resource.TestCase{
@@ -242,73 +193,6 @@ func TestAccLinkErrors_deletedBetweenRefreshAndUpdate(t *testing.T) {
 			},
 		},
 	})
-}
-
-func TestAccLink_deleteOfAlreadyGoneLinkSucceeds(t *testing.T) {
-	e := newTestEnv(t)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		// The DELETE was answered 404 (the fault), so the link is still
-		// stored, and destroy must have succeeded all the same.
-		CheckDestroy: func(*terraform.State) error {
-			if n := e.srv.Count("DELETE", "/api/links/{id}", 404); n != 1 {
-				return fmt.Errorf("DELETE answered 404 %d times, want 1", n)
-			}
-			return nil
-		},
-		Steps: []resource.TestStep{{
-			Config: e.config(linkBody(e.fx.DomainID, "https://example.com/a")),
-			Check: func(*terraform.State) error {
-				e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: 404, Method: "DELETE"})
-				return nil
-			},
-		}},
-	})
-}
-
-// TestAccLinkImport_mistakenIDs: an import ID that names no link on the
-// account, or is of neither form, is an error at import that says which.
-func TestAccLinkImport_mistakenIDs(t *testing.T) {
-	e := newTestEnv(t)
-	config := e.config(linkBody(e.fx.DomainID, "https://example.com/a"))
-	for name, tc := range map[string]struct {
-		id   string
-		want []string
-	}{
-		"unknown ID":        {"0b7c1f2e-0000-4000-8000-000000000000", []string{"no link with ID", "0b7c1f2e-0000-4000-8000-000000000000", "is on this account"}},
-		"unknown slug":      {e.fx.DomainID + "/nope", []string{"no link with slug", `"nope"`, e.fx.DomainID}},
-		"neither form":      {"spring", []string{`The import ID "spring" is neither a link ID`, "<domain_id>/<slug>"}},
-		"domain not a UUID": {"my-domain/spring", []string{`"my-domain/spring" is neither`}},
-	} {
-		t.Run(name, func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: protoV6Providers,
-				Steps: []resource.TestStep{{
-					Config:        config,
-					ResourceName:  "shortlink_link.test",
-					ImportState:   true,
-					ImportStateId: tc.id,
-					ExpectError:   expectErr(append([]string{"Could not import the link"}, tc.want...)...),
-				}},
-			})
-		})
-	}
-}
-
-// TestAccLinkDataSource_idNotAUUID: every lookup by link ID says the same
-// thing of an ID that cannot be one, at plan time.
-func TestAccLinkDataSource_idNotAUUID(t *testing.T) {
-	e := newTestEnv(t)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		Steps: []resource.TestStep{{
-			Config:      e.config(`data "shortlink_link" "x" { id = "nope" }`),
-			ExpectError: expectErr(`"nope" is not a UUID`),
-		}},
-	})
-	if n := e.srv.TotalRequests(); n != 0 {
-		t.Fatalf("%d requests reached the service; the ID is refused at plan time", n)
-	}
 }
 
 // TestAccLinkErrors_slugTheServiceRefuses: the service's slug rule is not
@@ -344,17 +228,7 @@ resource "shortlink_link" "test" {
 func TestAccLinkErrors_createBeforeDestroyKeepsTheSlug(t *testing.T) {
 	e := newTestEnv(t)
 	link := func(expires string) string {
-		return e.config(fmt.Sprintf(`
-resource "shortlink_link" "test" {
-  domain_id   = %q
-  destination = "https://example.com/a"
-  slug        = "fixed"
-  expires_at  = %q
-  lifecycle {
-    create_before_destroy = true
-  }
-}
-`, e.fx.DomainID, expires))
+		return e.config(testConfig(t, "link_create_before_destroy_fixed_slug.tf.tmpl", e.fx.DomainID, expires))
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Providers,

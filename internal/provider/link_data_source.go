@@ -103,7 +103,7 @@ func (d *linkDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 // links, as shortlink_links and the resource's refreshes do.
 func (d *linkDataSource) lookup(ctx context.Context, m linkModel) (*client.Link, error) {
 	if m.ID.IsNull() {
-		return links.BySlug(ctx, d.data.links, m.DomainID.ValueString(), m.Slug.ValueString())
+		return links.BySlug(ctx, d.data.listing, m.DomainID.ValueString(), m.Slug.ValueString())
 	}
-	return links.ByID(ctx, d.data.links, m.ID.ValueString())
+	return links.ByID(ctx, d.data.listing, m.ID.ValueString())
 }

@@ -40,34 +40,7 @@ func TestAccLinkDataSource_lookups(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Providers,
 		Steps: []resource.TestStep{{
-			Config: e.config(fmt.Sprintf(`
-data "shortlink_link" "by_id" {
-  id = %q
-}
-
-# The domain's UUID in another case still matches; the state keeps the
-# spelling of the configuration.
-data "shortlink_link" "by_slug" {
-  domain_id = %q
-  slug      = "seeded-1"
-}
-
-resource "shortlink_link" "test" {
-  domain_id   = %q
-  destination = "https://example.com/sale"
-  slug        = "spring"
-  expires_at  = "2027-03-31T23:59:59Z"
-  utm = {
-    source   = "newsletter"
-    campaign = "spring"
-  }
-}
-
-# Known only once the link is created: read during apply.
-data "shortlink_link" "managed" {
-  id = shortlink_link.test.id
-}
-`, seeded[0].ID, upperDomain, e.fx.DomainID)),
+			Config: e.config(testConfig(t, "link_data_source_lookups.tf.tmpl", seeded[0].ID, upperDomain, e.fx.DomainID)),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.shortlink_link.by_id", tfjsonpath.Path{}, seededLink(0, e.fx.DomainID)),
 				statecheck.ExpectKnownValue("data.shortlink_link.by_slug", tfjsonpath.Path{}, seededLink(1, upperDomain)),
@@ -136,4 +109,20 @@ data "shortlink_link" "bad_domain" {
 `, "domain_id", `"my-domain" is not a UUID`),
 		},
 	})
+}
+
+// TestAccLinkDataSource_idNotAUUID: every lookup by link ID says the same
+// thing of an ID that cannot be one, at plan time.
+func TestAccLinkDataSource_idNotAUUID(t *testing.T) {
+	e := newTestEnv(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config:      e.config(`data "shortlink_link" "x" { id = "nope" }`),
+			ExpectError: expectErr(`"nope" is not a UUID`),
+		}},
+	})
+	if n := e.srv.TotalRequests(); n != 0 {
+		t.Fatalf("%d requests reached the service; the ID is refused at plan time", n)
+	}
 }

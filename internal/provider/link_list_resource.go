@@ -106,7 +106,7 @@ func (r *linkListResource) listed(ctx context.Context, config tfsdk.Config) ([]c
 	if diags.HasError() || !configured(r.data, &diags) {
 		return nil, filter, diags
 	}
-	links, err := r.data.links.Current(ctx)
+	links, err := r.data.listing.Current(ctx)
 	if err != nil {
 		addServiceError(&diags, "list the links", err)
 	}

@@ -27,7 +27,8 @@ import (
 
 // These tests speak the plugin protocol to the server Terraform runs
 // (NewServer), as `terraform query` does, so they need no Terraform CLI.
-// link_list_query_test.go runs the same list resource under the real CLI.
+// TestAccLinkList_query, at the end of this file, runs the same list
+// resource under the real CLI.
 
 // listClient is the provider's server with the schemas needed to encode
 // requests and decode results.
@@ -535,9 +536,9 @@ func TestAccLinkList_query(t *testing.T) {
 	byID := func(id string) queryfilter.QueryFilter {
 		return queryfilter.ByResourceIdentity(map[string]knownvalue.Check{"id": knownvalue.StringExact(id)})
 	}
-	// The provider block of the first step's configuration, which stays in
-	// the working directory, configures the queries too.
-	query := func(blocks string) string { return blocks }
+	// The query steps' configurations hold only list blocks: the provider
+	// block of the first step's configuration, which stays in the working
+	// directory, configures the queries too.
 	resource.ParallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
 		ProtoV6ProviderFactories: protoV6Providers,
@@ -549,39 +550,8 @@ func TestAccLinkList_query(t *testing.T) {
   slug        = "managed"`),
 			},
 			{
-				Query: true,
-				Config: query(fmt.Sprintf(`
-list "shortlink_link" "all" {
-  provider         = shortlink
-  include_resource = true
-}
-
-list "shortlink_link" "spring" {
-  provider = shortlink
-  config {
-    slug_prefix = "spring-"
-  }
-}
-
-list "shortlink_link" "promo" {
-  provider = shortlink
-  config {
-    domain_id = %q
-  }
-}
-
-list "shortlink_link" "shop" {
-  provider = shortlink
-  config {
-    destination_host = "shop.example.com"
-  }
-}
-
-list "shortlink_link" "first_two" {
-  provider = shortlink
-  limit    = 2
-}
-`, f.otherDomain)),
+				Query:  true,
+				Config: testConfig(t, "link_list_query.tf.tmpl", f.otherDomain),
 				QueryResultChecks: []querycheck.QueryResultCheck{
 					querycheck.ExpectLength("shortlink_link.all", len(f.all)+1),
 					querycheck.ExpectLength("shortlink_link.spring", len(f.spring)),
@@ -601,14 +571,14 @@ list "shortlink_link" "first_two" {
 			},
 			{
 				Query: true,
-				Config: query(`
+				Config: `
 list "shortlink_link" "bad" {
   provider = shortlink
   config {
     destination_host = "https://shop.example.com/sale"
   }
 }
-`),
+`,
 				ExpectError: regexp.MustCompile(`destination_host\s+"https://shop\.example\.com/sale"\s+is\s+a\s+URL;\s+write\s+only\s+its\s+host`),
 			},
 		},

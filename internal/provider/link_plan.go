@@ -104,7 +104,7 @@ func (r *linkResource) warnOfTakenSlug(ctx context.Context, diags *diag.Diagnost
 	if plan.Slug.IsNull() || plan.Slug.IsUnknown() || plan.DomainID.IsUnknown() || plan.Destination.IsUnknown() || plan.ExpiresAt.IsUnknown() {
 		return
 	}
-	listed, err := r.data.links.Current(ctx)
+	listed, err := r.data.listing.Current(ctx)
 	if err != nil {
 		return
 	}

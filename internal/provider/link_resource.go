@@ -174,7 +174,7 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 		addServiceError(&resp.Diagnostics, "create the link", err)
 		return
 	}
-	r.data.links.Put(*link)
+	r.data.listing.Put(*link)
 	tflog.Debug(ctx, "created link", map[string]any{"id": link.ID, "slug": link.Slug, "origin": int(from)})
 	if from == links.Leftover {
 		addLeftoverAdopted(&resp.Diagnostics, link)
@@ -213,7 +213,7 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 // with what this new link (which has no slug) declares. The check is best
 // effort and reads the shared listing: a failure only skips the warning.
 func (r *linkResource) warnOfLeftovers(ctx context.Context, in client.CreateLinkInput, created string, diags *diag.Diagnostics) {
-	listed, err := r.data.links.Current(ctx)
+	listed, err := r.data.listing.Current(ctx)
 	if err != nil {
 		tflog.Debug(ctx, "could not list the links to look for leftovers of interrupted runs", map[string]any{"error": err.Error()})
 		return
@@ -231,7 +231,7 @@ func (r *linkResource) changeDestination(ctx context.Context, id string, in clie
 		link, err = links.ByIDInFreshListing(ctx, r.data.client.ListLinks, id)
 	}
 	if err == nil {
-		r.data.links.Put(*link)
+		r.data.listing.Put(*link)
 	}
 	return link, err
 }
@@ -254,7 +254,7 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 			"The provider's base_url or api_key is not known until apply, so this plan uses the link as last recorded in the state.")
 		return
 	}
-	link, err := links.ByID(ctx, r.data.links, state.ID.ValueString())
+	link, err := links.ByID(ctx, r.data.listing, state.ID.ValueString())
 	if errors.Is(err, links.ErrNotListed) {
 		resp.Diagnostics.AddWarning("Link no longer exists",
 			fmt.Sprintf("The link %s (%s) is no longer on the service; it was probably deleted outside Terraform. It is removed from the state, and the next apply creates it again.",
@@ -346,7 +346,7 @@ func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 		addServiceError(&resp.Diagnostics, "delete the link "+state.ID.ValueString(), err)
 		return
 	}
-	r.data.links.Remove(state.ID.ValueString())
+	r.data.listing.Remove(state.ID.ValueString())
 }
 
 // ImportState takes a link ID, or <domain_id>/<slug>, or (Terraform 1.12
@@ -388,12 +388,12 @@ func (r *linkResource) importedLink(ctx context.Context, importID string) (*clie
 		if !validate.IsUUID(domainID) || slug == "" || strings.Contains(slug, "/") {
 			return nil, errImportID
 		}
-		return links.BySlug(ctx, r.data.links, domainID, slug)
+		return links.BySlug(ctx, r.data.listing, domainID, slug)
 	}
 	if !validate.IsUUID(importID) {
 		return nil, errImportID
 	}
-	link, err := links.ByID(ctx, r.data.links, importID)
+	link, err := links.ByID(ctx, r.data.listing, importID)
 	if errors.Is(err, links.ErrNotListed) {
 		return nil, fmt.Errorf("%w: no link with ID %s is on this account; list the account's links with data.shortlink_links", links.ErrNoSuchLink, importID)
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -29,23 +30,31 @@ resource "shortlink_link" "test" {
 `, e.fx.DomainID, attrs))
 }
 
+// springLink is a provider block with key, and shortlink_link.test to
+// destination with every other attribute set: slug spring, an expiry and
+// three UTM parameters (testdata/link_spring.tf.tmpl).
+func (e *testEnv) springLink(t *testing.T, key, destination string) string {
+	return e.providerBlock(key) + testConfig(t, "link_spring.tf.tmpl", e.fx.DomainID, destination)
+}
+
+// springUTM is the utm of springLink as the state holds it.
+func springUTM() knownvalue.Check {
+	return knownvalue.ObjectExact(map[string]knownvalue.Check{
+		"source": knownvalue.StringExact("newsletter"), "medium": knownvalue.StringExact("email"),
+		"campaign": knownvalue.StringExact("spring"), "term": knownvalue.Null(), "content": knownvalue.Null(),
+	})
+}
+
 func TestAccLink_createImportAndDestroy(t *testing.T) {
 	e := newTestEnv(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
+	config := e.springLink(t, e.fx.APIKey, "https://example.com/sale")
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Providers,
 		CheckDestroy:             e.checkNoLinks,
 		Steps: []resource.TestStep{
 			{
-				Config: e.linkConfig(`
-  destination = "https://example.com/sale"
-  slug        = "spring"
-  expires_at  = "2027-03-31T23:59:59Z"
-  utm = {
-    source   = "newsletter"
-    medium   = "email"
-    campaign = "spring"
-  }`),
+				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionCreate)},
 				},
@@ -55,10 +64,7 @@ func TestAccLink_createImportAndDestroy(t *testing.T) {
 					statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("qr_code_url"), knownvalue.StringExact("https://go.example.test/qr/spring.png")),
 					statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact("2027-03-31T23:59:59Z")),
 					statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("created_at"), knownvalue.NotNull()),
-					statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("utm"), knownvalue.ObjectExact(map[string]knownvalue.Check{
-						"source": knownvalue.StringExact("newsletter"), "medium": knownvalue.StringExact("email"),
-						"campaign": knownvalue.StringExact("spring"), "term": knownvalue.Null(), "content": knownvalue.Null(),
-					})),
+					statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("utm"), springUTM()),
 					sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
 				},
 				Check: func(*terraform.State) error {
@@ -84,15 +90,7 @@ func TestAccLink_createImportAndDestroy(t *testing.T) {
 			},
 			{
 				// After both imports, the configuration still plans nothing.
-				Config: e.linkConfig(`
-  destination = "https://example.com/sale"
-  slug        = "spring"
-  expires_at  = "2027-03-31T23:59:59Z"
-  utm = {
-    source   = "newsletter"
-    medium   = "email"
-    campaign = "spring"
-  }`),
+				Config:   config,
 				PlanOnly: true,
 			},
 		},
@@ -370,21 +368,7 @@ func (e *testEnv) onlyLinkOrNone() any {
 func TestAccLink_providerConfiguredOnlyAtApply(t *testing.T) {
 	e := newTestEnv(t)
 	cfg := func(url string) string {
-		return fmt.Sprintf(`
-resource "terraform_data" "endpoint" {
-  input = %q
-}
-
-provider "shortlink" {
-  base_url = terraform_data.endpoint.output
-  api_key  = %q
-}
-
-resource "shortlink_link" "test" {
-  domain_id   = %q
-  destination = "https://example.com/late"
-}
-`, url, e.fx.APIKey, e.fx.DomainID)
+		return testConfig(t, "link_provider_configured_only_at_apply.tf.tmpl", url, e.fx.APIKey, e.fx.DomainID)
 	}
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	resource.ParallelTest(t, resource.TestCase{
@@ -499,4 +483,177 @@ resource "shortlink_link" "test" {
 			},
 		}},
 	})
+}
+
+// TestAccValidation_badInputAtPlanTime: every rule on the resource's input
+// answers at plan time, on the attribute it concerns, before any request.
+// The messages are the ones documented in the troubleshooting table.
+func TestAccValidation_badInputAtPlanTime(t *testing.T) {
+	e := newTestEnv(t)
+	cases := []struct {
+		attrs string
+		want  *regexp.Regexp
+	}{
+		{`domain_id = "marketing"` + "\n" + `destination = "https://example.com/a"`, expectErr(`domain_id "marketing" is not a UUID`)},
+		{`destination = "ftp://example.com/a"`, expectErr(`destination "ftp://example.com/a" must start with http:// or https://`)},
+		{`destination = "/sale"`, expectErr(`destination "/sale" must start with http://`)},
+		{`destination = "https:///sale"`, expectErr(`has no host`)},
+		{`destination = "https://example.com/` + strings.Repeat("a", 2100) + `"`, expectErr(`at most 2048 are allowed`)},
+		{`destination = "https://example.com/a"` + "\n" + `slug = "a/b"`, expectErr(`slug "a/b" contains '/'`)},
+		{`destination = "https://example.com/a"` + "\n" + `slug = "spring sale"`, expectErr(`contains ' '`)},
+		{`destination = "https://example.com/a"` + "\n" + `slug = "` + strings.Repeat("s", 65) + `"`, expectErr(`must be 1 to 64 characters long`)},
+		{`destination = "https://example.com/a"` + "\n" + `expires_at = "next friday"`, expectErr(`Invalid RFC3339 String Value`, `expires_at`, `next friday`)},
+		{`destination = "https://example.com/a"` + "\n" + `utm = {}`, expectErr(`Empty utm`, `set at least one`)},
+		{`destination = "https://example.com/a"` + "\n" + `utm = { source = "" }`, expectErr(`utm.source`, `length must be at least 1`)},
+		{`destination = "https://example.com/a"` + "\n" + `timeouts = { create = "ten minutes" }`, expectErr(`Invalid Attribute Value Time Duration`, `"ten minutes" must be a string containing a sequence of decimal numbers`)},
+	}
+	steps := make([]resource.TestStep, 0, len(cases))
+	for _, c := range cases {
+		attrs := c.attrs
+		if !strings.Contains(attrs, "domain_id") {
+			attrs = fmt.Sprintf("domain_id = %q\n", e.fx.DomainID) + attrs
+		}
+		steps = append(steps, resource.TestStep{
+			Config:      e.config("resource \"shortlink_link\" \"test\" {\n" + attrs + "\n}\n"),
+			PlanOnly:    true,
+			ExpectError: c.want,
+		})
+	}
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: protoV6Providers, Steps: steps})
+	if n := e.srv.TotalRequests(); n != 0 {
+		t.Fatalf("bad input reached the service: %d requests", n)
+	}
+}
+
+func TestAccLink_deleteOfAlreadyGoneLinkSucceeds(t *testing.T) {
+	e := newTestEnv(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		// The DELETE was answered 404 (the fault), so the link is still
+		// stored, and destroy must have succeeded all the same.
+		CheckDestroy: func(*terraform.State) error {
+			if n := e.srv.Count("DELETE", "/api/links/{id}", 404); n != 1 {
+				return fmt.Errorf("DELETE answered 404 %d times, want 1", n)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{{
+			Config: e.config(linkBody(e.fx.DomainID, "https://example.com/a")),
+			Check: func(*terraform.State) error {
+				e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: 404, Method: "DELETE"})
+				return nil
+			},
+		}},
+	})
+}
+
+// TestAccLinkImport_mistakenIDs: an import ID that names no link on the
+// account, or is of neither form, is an error at import that says which.
+func TestAccLinkImport_mistakenIDs(t *testing.T) {
+	e := newTestEnv(t)
+	config := e.config(linkBody(e.fx.DomainID, "https://example.com/a"))
+	for name, tc := range map[string]struct {
+		id   string
+		want []string
+	}{
+		"unknown ID":        {"0b7c1f2e-0000-4000-8000-000000000000", []string{"no link with ID", "0b7c1f2e-0000-4000-8000-000000000000", "is on this account"}},
+		"unknown slug":      {e.fx.DomainID + "/nope", []string{"no link with slug", `"nope"`, e.fx.DomainID}},
+		"neither form":      {"spring", []string{`The import ID "spring" is neither a link ID`, "<domain_id>/<slug>"}},
+		"domain not a UUID": {"my-domain/spring", []string{`"my-domain/spring" is neither`}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: protoV6Providers,
+				Steps: []resource.TestStep{{
+					Config:        config,
+					ResourceName:  "shortlink_link.test",
+					ImportState:   true,
+					ImportStateId: tc.id,
+					ExpectError:   expectErr(append([]string{"Could not import the link"}, tc.want...)...),
+				}},
+			})
+		})
+	}
+}
+
+// TestAccResilience_sixtyLinksThroughFaults applies 60 links while a fifth of
+// all requests fail (500, 502, 503, delays, connections closed after the
+// service committed the change) and 429 bursts come and go: the apply
+// succeeds, the service holds exactly 60 links, the next plan is empty and
+// destroy leaves nothing. It is Create's exactly-once promise under load:
+// a create whose answer was lost is looked for and adopted, never sent
+// blindly again.
+func TestAccResilience_sixtyLinksThroughFaults(t *testing.T) {
+	e := newTestEnv(t, func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(20 * time.Millisecond) })
+	faults := emulator.FaultPlan{Rate: 0.2, Seed: 20261121}
+	// Scripted first, so that every hard case happens whatever the draw:
+	// creates committed but unanswered, creates refused before commit,
+	// and a burst of 429s.
+	for range 4 {
+		faults.Script = append(faults.Script, emulator.Fault{Kind: emulator.FaultCloseAfterCommit, Method: http.MethodPost})
+	}
+	faults.Script = append(faults.Script,
+		emulator.Fault{Kind: emulator.FaultStatus, Status: 503, Method: http.MethodPost},
+		emulator.Fault{Kind: emulator.FaultStatus, Status: 500, Method: http.MethodPost},
+		emulator.Fault{Kind: emulator.FaultCloseAfterCommit, Method: http.MethodPatch},
+		emulator.Fault{Kind: emulator.FaultStatus, Status: 502, Method: http.MethodGet},
+	)
+	for range 6 {
+		faults.Script = append(faults.Script, emulator.Fault{Kind: emulator.FaultStatus, Status: 429, RetryAfter: 1})
+	}
+	config := e.config(testConfig(t, "link_sixty_through_faults.tf.tmpl", e.fx.DomainID))
+	config = replaceMaxRetries(config, 12)
+
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { e.srv.SetFaults(faults) },
+				Config:    config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("shortlink_link.tagged[7]", tfjsonpath.New("utm").AtMapKey("campaign"), knownvalue.StringExact("c7")),
+				},
+				Check: func(*terraform.State) error { return e.checkLinkCount(60) },
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: func(*terraform.State) error { return e.checkLinkCount(60) },
+			},
+		},
+	})
+	if n := e.srv.Count(http.MethodPost, "/api/links", 0); n < 4 {
+		t.Errorf("only %d creates were closed after commit; the test did not exercise adoption", n)
+	}
+	t.Logf("requests: %d in all, %d answered 429, %d closed, %d answered 5xx",
+		e.srv.TotalRequests(), e.srv.CountStatus(429), e.srv.CountStatus(0),
+		e.srv.CountStatus(500)+e.srv.CountStatus(502)+e.srv.CountStatus(503))
+}
+
+// checkLinkCount checks that the service holds exactly want links, both
+// twins of testdata/link_sixty_through_faults.tf.tmpl among them.
+func (e *testEnv) checkLinkCount(want int) error {
+	links := e.srv.Links(e.fx.AccountID)
+	if len(links) != want {
+		return fmt.Errorf("the service holds %d links, want exactly %d", len(links), want)
+	}
+	twins := 0
+	for _, l := range links {
+		if l.Destination == "https://example.com/twins" {
+			twins++
+		}
+	}
+	if twins != 2 {
+		return fmt.Errorf("the service holds %d links to the twins' destination, want 2", twins)
+	}
+	return nil
+}
+
+// replaceMaxRetries raises the provider's retries for tests that inject
+// many faults.
+func replaceMaxRetries(config string, n int) string {
+	return replaceOnce(config, "max_retries = 2", fmt.Sprintf("max_retries = %d", n))
 }

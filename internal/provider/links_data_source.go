@@ -96,7 +96,7 @@ func (d *linksDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	links, err := d.data.links.Links(ctx)
+	links, err := d.data.listing.Links(ctx)
 	if err != nil {
 		addServiceError(&resp.Diagnostics, "list the links", err)
 		return

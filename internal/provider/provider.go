@@ -170,7 +170,7 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 	}
 	data := &providerData{
 		client:  c,
-		links:   snapshot.New(c.ListLinks, lifetime),
+		listing: snapshot.New(c.ListLinks, lifetime),
 		creator: links.NewCreator(c, maxRetries, createRetryWait, durationSetting(cfg.AdoptionWindow, links.DefaultAdoptionWindow)),
 		stop:    p.stop,
 	}
@@ -218,12 +218,14 @@ func (p *shortlinkProvider) DataSources(context.Context) []func() datasource.Dat
 }
 
 // providerData is what Configure hands to resources and data sources: one
-// client, one snapshot of the links and one creator per provider instance,
-// so that rate limits, listings and the links held are shared by all
-// operations of a Terraform run.
+// client, one shared listing of the links and one creator per provider
+// instance, so that rate limits, listings and the links held are shared by
+// all operations of a Terraform run.
 type providerData struct {
-	client  *client.Client
-	links   *snapshot.Snapshot
+	client *client.Client
+	// listing is the account's links as last listed (not named links,
+	// which would shadow the package internal/links at every use).
+	listing *snapshot.Snapshot
 	creator *links.Creator
 	stop    *client.Stop
 }

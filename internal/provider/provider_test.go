@@ -5,10 +5,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
@@ -77,6 +80,51 @@ provider "shortlink" {
 // config is a provider block with the full key followed by body.
 func (e *testEnv) config(body string) string { return e.providerBlock(e.fx.APIKey) + body }
 
+// testConfig returns the configuration in testdata/name: a .tf file as it
+// stands, a .tf.tmpl file filled in by fmt.Sprintf with args. A
+// configuration of more than a few lines lives there, where it reads as
+// Terraform, rather than in a Go string. Most files hold no provider
+// block: the test puts one in front (e.config), as for the short ones.
+func testConfig(t testing.TB, name string, args ...any) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(name, ".tmpl") {
+		if len(args) > 0 {
+			t.Fatalf("testdata/%s is no template, yet it was given %d arguments", name, len(args))
+		}
+		return string(raw)
+	}
+	config := fmt.Sprintf(string(raw), args...)
+	if strings.Contains(config, "%!") {
+		t.Fatalf("testdata/%s does not fit its arguments %q:\n%s", name, args, config)
+	}
+	return config
+}
+
+// linkBody declares shortlink_link.test with only its required attributes.
+func linkBody(domainID, destination string) string {
+	return fmt.Sprintf(`
+resource "shortlink_link" "test" {
+  domain_id   = %q
+  destination = %q
+}
+`, domainID, destination)
+}
+
+// expectErr matches an error holding each phrase in order. Terraform wraps
+// diagnostics at about 80 columns, so a space in a phrase matches any run of
+// white space, line breaks included.
+func expectErr(phrases ...string) *regexp.Regexp {
+	quoted := make([]string, len(phrases))
+	for i, p := range phrases {
+		quoted[i] = strings.Join(strings.Fields(regexp.QuoteMeta(p)), `\s+`)
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(quoted, ".*"))
+}
+
 // checkNoLinks is a CheckDestroy: the account holds no link any more.
 func (e *testEnv) checkNoLinks(*terraform.State) error {
 	if links := e.srv.Links(e.fx.AccountID); len(links) != 0 {
@@ -97,4 +145,90 @@ func (e *testEnv) onlyLink(t *testing.T) emulator.Link {
 
 func replaceOnce(s, old, replacement string) string {
 	return strings.Replace(s, old, replacement, 1)
+}
+
+// The provider's settings: where they come from, and those refused before
+// any request.
+
+func TestAccProvider_missingSettings(t *testing.T) {
+	t.Setenv(EnvBaseURL, "")
+	t.Setenv(EnvAPIKey, "")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config:      `provider "shortlink" {}` + linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a"),
+			ExpectError: expectErr("Missing base_url", "SHORTLINK_BASE_URL"),
+		}, {
+			Config:      `provider "shortlink" {}` + linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a"),
+			ExpectError: expectErr("Missing api_key", "SHORTLINK_API_KEY"),
+		}},
+	})
+}
+
+func TestAccProvider_settingsFromEnvironment(t *testing.T) {
+	e := newTestEnv(t)
+	t.Setenv(EnvBaseURL, e.url)
+	t.Setenv(EnvAPIKey, e.fx.APIKey)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
+		Steps:                    []resource.TestStep{{Config: linkBody(e.fx.DomainID, "https://example.com/env")}},
+	})
+}
+
+func TestAccValidation_badProviderSettings(t *testing.T) {
+	body := linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{
+			{
+				Config:      "provider \"shortlink\" {\n base_url = \"https://api.example.com\"\n api_key = \"k\"\n max_retries = 500\n}\n" + body,
+				ExpectError: expectErr(`max_retries`, `must be between 0 and 100`),
+			},
+			{
+				Config:      "provider \"shortlink\" {\n base_url = \"https://api.example.com\"\n api_key = \"k\"\n max_rate_limit_percent = 0\n}\n" + body,
+				ExpectError: expectErr(`max_rate_limit_percent`, `must be between 1 and 100`),
+			},
+			{
+				Config:      "provider \"shortlink\" {\n base_url = \"api.example.com\"\n api_key = \"k\"\n}\n" + body,
+				ExpectError: expectErr(`Invalid base_url`, `must be an absolute URL`),
+			},
+		},
+	})
+}
+
+func TestAccSecurity_plainHTTPBaseURLRejected(t *testing.T) {
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config: `
+provider "shortlink" {
+  base_url = "http://api.example.com"
+  api_key  = "sl_test_whatever"
+}
+` + linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a"),
+			ExpectError: expectErr("Invalid base_url", "uses plain http", "Use https"),
+		}},
+	})
+}
+
+func TestAccSecurity_tlsCertificatesAreVerified(t *testing.T) {
+	e := newTestEnv(t)
+	tlsServer := httptest.NewTLSServer(e.srv) // a certificate no system root signed
+	t.Cleanup(tlsServer.Close)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+provider "shortlink" {
+  base_url = %q
+  api_key  = %q
+}
+`, tlsServer.URL, e.fx.APIKey) + linkBody(e.fx.DomainID, "https://example.com/a"),
+			ExpectError: expectErr("certificate"),
+		}},
+	})
+	if n := len(e.srv.Links(e.fx.AccountID)); n != 0 {
+		t.Fatalf("%d links were created over an unverified connection", n)
+	}
 }

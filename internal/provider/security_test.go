@@ -1,10 +1,19 @@
+// The API key stays secret across everything the provider writes: the
+// trace log (Terraform's and the provider's own request logging, with
+// retries and an error on the way) and the state, through create, change,
+// a refused change, import and refresh. The test stands alone because it
+// is about no one file: the key passes through provider.go (Configure),
+// the client's request and logging (internal/client) and every operation
+// of link_resource.go, and it must be absent from the output of all of
+// them together. The provider's other safeguards, https only and verified
+// certificates, are tested with its settings in provider_test.go.
+
 package provider
 
 import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,18 +39,7 @@ func TestAccSecurity_apiKeyNeverLoggedOrStored(t *testing.T) {
 	key := e.fx.APIKey
 	t.Setenv(EnvAPIKey, key)
 	cfg := func(dest string) string {
-		return fmt.Sprintf(`
-provider "shortlink" {
-  base_url = %q
-}
-
-resource "shortlink_link" "test" {
-  domain_id   = %q
-  destination = %q
-  slug        = "secret-keeper"
-  utm         = { source = "trace" }
-}
-`, e.url, e.fx.DomainID, dest)
+		return testConfig(t, "security_api_key_from_environment.tf.tmpl", e.url, e.fx.DomainID, dest)
 	}
 	keyNotInState := func(s *terraform.State) error {
 		b, err := json.Marshal(s)
@@ -91,41 +89,5 @@ resource "shortlink_link" "test" {
 	}
 	if strings.Contains(log, key[len(key)-12:]) {
 		t.Fatal("a part of the API key appears in the trace log")
-	}
-}
-
-func TestAccSecurity_plainHTTPBaseURLRejected(t *testing.T) {
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		Steps: []resource.TestStep{{
-			Config: `
-provider "shortlink" {
-  base_url = "http://api.example.com"
-  api_key  = "sl_test_whatever"
-}
-` + linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a"),
-			ExpectError: expectErr("Invalid base_url", "uses plain http", "Use https"),
-		}},
-	})
-}
-
-func TestAccSecurity_tlsCertificatesAreVerified(t *testing.T) {
-	e := newTestEnv(t)
-	tlsServer := httptest.NewTLSServer(e.srv) // a certificate no system root signed
-	t.Cleanup(tlsServer.Close)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf(`
-provider "shortlink" {
-  base_url = %q
-  api_key  = %q
-}
-`, tlsServer.URL, e.fx.APIKey) + linkBody(e.fx.DomainID, "https://example.com/a"),
-			ExpectError: expectErr("certificate"),
-		}},
-	})
-	if n := len(e.srv.Links(e.fx.AccountID)); n != 0 {
-		t.Fatalf("%d links were created over an unverified connection", n)
 	}
 }

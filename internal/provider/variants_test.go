@@ -1,3 +1,16 @@
+// The provider must work against every reasonable shape of the real service
+// (DESIGN.md, "read tolerantly"; EMULATOR.md, "What the provider reads
+// beyond the contract", points here). TestAccVariants runs the whole life
+// of a link against the emulator switched to each of those shapes: create
+// with slug, utm and expires_at; import by ID; a plan that proves nothing
+// changed; an in-place change of destination; drift made outside
+// Terraform; destroy. It stands alone, rather than in
+// link_resource_test.go, because its subject is the service's shape, not
+// one file: each subtest crosses the client's tolerant reader
+// (internal/client, whose tolerant_test.go tests it without Terraform),
+// the model (link_model.go) and every operation of the resource
+// (link_resource.go, whose own tests mostly use the canonical shape).
+
 package provider
 
 import (
@@ -18,13 +31,6 @@ import (
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
-
-// The provider must work against every reasonable shape of the real service
-// (DESIGN.md, "read tolerantly"). Each subtest runs the whole
-// life of a link against the emulator switched to one of those shapes:
-// create with slug, utm and expires_at; import by ID; a plan that proves
-// nothing changed; an in-place change of destination; drift made outside
-// Terraform; destroy.
 
 // variantSeeded is how many links every variant's account holds besides the
 // managed one. With variantPageSize links per page the managed link, created
@@ -57,18 +63,28 @@ type variant struct {
 	wrap func(http.Handler) http.Handler
 }
 
-func variants() []variant {
-	withPaging := func(mode string) func(*emulator.Settings) {
-		return func(s *emulator.Settings) { s.Variants.Paging, s.Variants.PageSize = mode, variantPageSize }
-	}
-	expectStatus := func(method, pattern string, status int) func(*testing.T, *testEnv) {
-		return func(t *testing.T, e *testEnv) {
-			t.Helper()
-			if n := e.srv.Count(method, pattern, status); n == 0 {
-				t.Errorf("the service never answered %s %s with %d: the variant was not in force (counts %v)", method, pattern, status, e.srv.Counts())
-			}
+// withPaging switches the service to paging mode, variantPageSize links a
+// page.
+func withPaging(mode string) func(*emulator.Settings) {
+	return func(s *emulator.Settings) { s.Variants.Paging, s.Variants.PageSize = mode, variantPageSize }
+}
+
+// expectStatus is a variant's after: the service answered method pattern
+// with status at least once.
+func expectStatus(method, pattern string, status int) func(*testing.T, *testEnv) {
+	return func(t *testing.T, e *testEnv) {
+		t.Helper()
+		if n := e.srv.Count(method, pattern, status); n == 0 {
+			t.Errorf("the service never answered %s %s with %d: the variant was not in force (counts %v)", method, pattern, status, e.srv.Counts())
 		}
 	}
+}
+
+// variants is the table of shapes, one entry a shape, each run by
+// TestAccVariants. It is long because the emulator has that many switches
+// (EMULATOR.md lists them); most entries are one switch, and an entry that
+// needs more says why in its comment.
+func variants() []variant {
 	vs := []variant{
 		{name: "canonical"},
 		{name: "objectEnvelope=data", change: func(s *emulator.Settings) { s.Variants.ObjectEnvelope = "data" }},
@@ -216,8 +232,60 @@ func testVariantExpiryPrecision(t *testing.T, timeFormat string) {
 	})
 }
 
+// testVariantLifecycle runs the life of one link (the steps the top of this
+// file lists) against the service switched to v, then checks that nothing
+// recreated the link and that the variant was in force. The steps are
+// built by variantLifecycle's methods, one a kind of step, rather than in
+// one long closure; they are methods because they share what spans steps:
+// the comparisons proving that ID and short URL never change, and the ID
+// recorded after create.
 func testVariantLifecycle(t *testing.T, v variant) {
-	changes := []func(*emulator.Settings){}
+	lc := newVariantLifecycle(t, v)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             lc.e.checkOnlySeeded(lc.seeded),
+		Steps: []resource.TestStep{
+			lc.apply(v.dest1, v.svc1, plancheck.ResourceActionCreate),
+			lc.importByID(),
+			// The configuration plans nothing after create, refresh and import.
+			{Config: lc.config(v.dest1), PlanOnly: true},
+			lc.apply(v.dest2, v.svc2, plancheck.ResourceActionUpdate),
+			lc.repairDrift(v.dest2, v.svc2),
+		},
+	})
+	if n := lc.e.srv.Count("POST", "/api/links"); n != 1 {
+		t.Errorf("POST requests: %d, want 1 (nothing may recreate the link)", n)
+	}
+	if v.after != nil {
+		v.after(t, lc.e)
+	}
+}
+
+// variantLifecycle is what the steps of one variant's lifecycle share.
+type variantLifecycle struct {
+	t      *testing.T
+	v      variant
+	e      *testEnv
+	key    string          // the provider's key: the links:write key only for writeKey variants
+	seeded []emulator.Link // the account's links besides the managed one
+	// sameID and sameShortURL collect the managed link's ID and short URL
+	// at every step that applies: none may replace the link.
+	sameID, sameShortURL valueComparison
+	// linkID is the managed link's ID, recorded by the first check of the
+	// service.
+	linkID string
+}
+
+// valueComparison is what statecheck.CompareValue returns, whose type is
+// not exported.
+type valueComparison interface {
+	AddStateValue(resourceAddress string, attributePath tfjsonpath.Path) statecheck.StateCheck
+}
+
+// newVariantLifecycle starts the emulator switched to v, behind v.wrap if
+// set, and seeds the links among which the managed one must be found.
+func newVariantLifecycle(t *testing.T, v variant) *variantLifecycle {
+	var changes []func(*emulator.Settings)
 	if v.change != nil {
 		changes = append(changes, v.change)
 	}
@@ -235,129 +303,103 @@ func testVariantLifecycle(t *testing.T, v variant) {
 	if v.writeKey {
 		key = e.fx.WriteKey
 	}
-	config := func(dest string) string {
-		return e.providerBlock(key) + fmt.Sprintf(`
-resource "shortlink_link" "test" {
-  domain_id   = %q
-  destination = %q
-  slug        = "spring"
-  expires_at  = "2027-03-31T23:59:59Z"
-  utm = {
-    source   = "newsletter"
-    medium   = "email"
-    campaign = "spring"
-  }
+	return &variantLifecycle{
+		t: t, v: v, e: e, key: key, seeded: seeded,
+		sameID:       statecheck.CompareValue(compare.ValuesSame()),
+		sameShortURL: statecheck.CompareValue(compare.ValuesSame()),
+	}
 }
-`, e.fx.DomainID, dest)
+
+// config is the managed link with destination dest (springLink).
+func (lc *variantLifecycle) config(dest string) string {
+	return lc.e.springLink(lc.t, lc.key, dest)
+}
+
+// apply is a step that applies the link with destination dest, planned as
+// action, then checks the state and that the service stores svc.
+func (lc *variantLifecycle) apply(dest, svc string, action plancheck.ResourceActionType) resource.TestStep {
+	return resource.TestStep{
+		Config: lc.config(dest),
+		ConfigPlanChecks: resource.ConfigPlanChecks{
+			PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, action)},
+		},
+		ConfigStateChecks: lc.stateChecks(dest),
+		Check:             lc.serviceHolds(svc),
 	}
-	utm := knownvalue.ObjectExact(map[string]knownvalue.Check{
-		"source": knownvalue.StringExact("newsletter"), "medium": knownvalue.StringExact("email"),
-		"campaign": knownvalue.StringExact("spring"), "term": knownvalue.Null(), "content": knownvalue.Null(),
-	})
-	sameID := statecheck.CompareValue(compare.ValuesSame())
-	sameShortURL := statecheck.CompareValue(compare.ValuesSame())
-	// linkID is the managed link's ID, recorded after create.
-	var linkID string
-	stateChecks := func(dest string) []statecheck.StateCheck {
-		return []statecheck.StateCheck{
-			sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
-			sameShortURL.AddStateValue(linkAddr, tfjsonpath.New("short_url")),
-			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}$`))),
-			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("destination"), knownvalue.StringExact(dest)),
-			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("slug"), knownvalue.StringExact("spring")),
-			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("short_url"), knownvalue.StringExact("https://go.example.test/spring")),
-			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("qr_code_url"), knownvalue.StringExact("https://go.example.test/qr/spring.png")),
-			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact("2027-03-31T23:59:59Z")),
-			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("created_at"), knownvalue.NotNull()),
-			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("utm"), utm),
+}
+
+// repairDrift is apply after someone else changed the link's destination:
+// the plan changes it back in place.
+func (lc *variantLifecycle) repairDrift(dest, svc string) resource.TestStep {
+	step := lc.apply(dest, svc, plancheck.ResourceActionUpdate)
+	step.PreConfig = func() {
+		if err := lc.e.srv.ChangeLinkOutOfBand(lc.linkID, "https://example.com/theirs"); err != nil {
+			lc.t.Fatal(err)
 		}
 	}
-	// serviceHolds checks the link as the service stores it.
-	serviceHolds := func(dest string) resource.TestCheckFunc {
-		return func(s *terraform.State) error {
-			l, err := e.managedLink(seeded)
-			if err != nil {
-				return err
-			}
-			linkID = l.ID
-			if got := s.RootModule().Resources[linkAddr].Primary.ID; got != l.ID {
-				return fmt.Errorf("state ID %q, service ID %q", got, l.ID)
-			}
-			if l.Destination != dest {
-				return fmt.Errorf("the service holds destination %q, want %q", l.Destination, dest)
-			}
-			if l.UTM == nil || *l.UTM != (emulator.UTM{Source: "newsletter", Medium: "email", Campaign: "spring"}) {
-				return fmt.Errorf("the service holds UTM %+v", l.UTM)
-			}
-			if l.ExpiresAt == nil || l.ExpiresAt.UTC().Format("2006-01-02T15:04:05.000Z") != "2027-03-31T23:59:59.000Z" {
-				return fmt.Errorf("the service holds expiry %v", l.ExpiresAt)
-			}
-			return nil
-		}
+	return step
+}
+
+// importByID imports the link by its ID; the import must equal the state
+// but for what the variant's answers cannot carry (importIgnore), which
+// importCheck then checks means the same.
+func (lc *variantLifecycle) importByID() resource.TestStep {
+	step := resource.TestStep{
+		ResourceName:            linkAddr,
+		ImportState:             true,
+		ImportStateVerify:       true,
+		ImportStateVerifyIgnore: append([]string{"timeouts"}, lc.v.importIgnore...),
 	}
-	importIgnore := append([]string{"timeouts"}, v.importIgnore...)
-	var importCheck resource.ImportStateCheckFunc
-	if v.importCheck != nil {
-		importCheck = func(states []*terraform.InstanceState) error {
+	if check := lc.v.importCheck; check != nil {
+		step.ImportStateCheck = func(states []*terraform.InstanceState) error {
 			if len(states) != 1 {
 				return fmt.Errorf("import produced %d instances, want 1", len(states))
 			}
-			return v.importCheck(states[0].Attributes)
+			return check(states[0].Attributes)
 		}
 	}
+	return step
+}
 
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkOnlySeeded(seeded),
-		Steps: []resource.TestStep{
-			{
-				Config: config(v.dest1),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionCreate)},
-				},
-				ConfigStateChecks: stateChecks(v.dest1),
-				Check:             serviceHolds(v.svc1),
-			},
-			{
-				ResourceName:            linkAddr,
-				ImportState:             true,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: importIgnore,
-				ImportStateCheck:        importCheck,
-			},
-			{
-				// The configuration plans nothing after create, refresh and import.
-				Config:   config(v.dest1),
-				PlanOnly: true,
-			},
-			{
-				Config: config(v.dest2),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionUpdate)},
-				},
-				ConfigStateChecks: stateChecks(v.dest2),
-				Check:             serviceHolds(v.svc2),
-			},
-			{
-				PreConfig: func() {
-					if err := e.srv.ChangeLinkOutOfBand(linkID, "https://example.com/theirs"); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: config(v.dest2),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionUpdate)},
-				},
-				ConfigStateChecks: stateChecks(v.dest2),
-				Check:             serviceHolds(v.svc2),
-			},
-		},
-	})
-	if n := e.srv.Count("POST", "/api/links"); n != 1 {
-		t.Errorf("POST requests: %d, want 1 (nothing may recreate the link)", n)
+// stateChecks checks every attribute of the managed link in the state,
+// with destination dest.
+func (lc *variantLifecycle) stateChecks(dest string) []statecheck.StateCheck {
+	return []statecheck.StateCheck{
+		lc.sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
+		lc.sameShortURL.AddStateValue(linkAddr, tfjsonpath.New("short_url")),
+		statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}$`))),
+		statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("destination"), knownvalue.StringExact(dest)),
+		statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("slug"), knownvalue.StringExact("spring")),
+		statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("short_url"), knownvalue.StringExact("https://go.example.test/spring")),
+		statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("qr_code_url"), knownvalue.StringExact("https://go.example.test/qr/spring.png")),
+		statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact("2027-03-31T23:59:59Z")),
+		statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("created_at"), knownvalue.NotNull()),
+		statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("utm"), springUTM()),
 	}
-	if v.after != nil {
-		v.after(t, e)
+}
+
+// serviceHolds checks the managed link as the service stores it, with
+// destination dest, and records its ID.
+func (lc *variantLifecycle) serviceHolds(dest string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		l, err := lc.e.managedLink(lc.seeded)
+		if err != nil {
+			return err
+		}
+		lc.linkID = l.ID
+		if got := s.RootModule().Resources[linkAddr].Primary.ID; got != l.ID {
+			return fmt.Errorf("state ID %q, service ID %q", got, l.ID)
+		}
+		if l.Destination != dest {
+			return fmt.Errorf("the service holds destination %q, want %q", l.Destination, dest)
+		}
+		if l.UTM == nil || *l.UTM != (emulator.UTM{Source: "newsletter", Medium: "email", Campaign: "spring"}) {
+			return fmt.Errorf("the service holds UTM %+v", l.UTM)
+		}
+		if l.ExpiresAt == nil || l.ExpiresAt.UTC().Format("2006-01-02T15:04:05.000Z") != "2027-03-31T23:59:59.000Z" {
+			return fmt.Errorf("the service holds expiry %v", l.ExpiresAt)
+		}
+		return nil
 	}
 }
 
