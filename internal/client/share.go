@@ -2,6 +2,7 @@ package client
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -54,12 +55,12 @@ func (c *windowCap) turn()    { c.taken = 0 }
 // round trip, so each gets an equal part of the window, and the answers
 // show how far the count fell between two of our requests: ours and one of
 // each other client's (the round). A client whose next turn would fall
-// past the end of the allowance (what is left is less than a round) waits
-// for the next window instead of sending a request to be refused, and
-// those before it in the round take the rest. A client that turned to the
-// window late and is behind the others' average catches up with a second
-// request in a round that has room for it; one that took more than the
-// average lets the others go first in the next window.
+// past the end of the allowance (what is left is less than a round), or
+// past an equal part of the window, waits for the next window instead of
+// sending a request to be refused, and those before it in the round take
+// the rest. Clients keep count of how far ahead of the others they are
+// over the windows they share; one that is ahead lets the others go first
+// in the next window.
 //
 // The first window is a client's apprenticeship: one request at a time
 // until a few answers (or learningTime) have shown whether anybody else is
@@ -88,8 +89,14 @@ type keyShare struct {
 	// -1 before one.
 	last int
 	// fall is how far the count fell between two of our requests in a
-	// row, ours included: one request of each client in the round.
-	fall int
+	// row, ours included: one request of each client in the round. It is
+	// the median of the last three rounds seen (falls), across windows:
+	// clients that send at the same moment reach the service in any
+	// order, so one round may count a client twice and the next not at
+	// all; the median ignores one such round and follows a client that
+	// stops within two.
+	fall  int
+	falls []int
 	// limit is the allowance per window, as the answers said.
 	limit int
 	// rtt is how long the answer to our latest request took.
@@ -97,12 +104,21 @@ type keyShare struct {
 	// window is how long the service's windows last, as far as its resets
 	// tell; 0 while unknown.
 	window time.Duration
-	// yield is whether we took more of the last window than the others
-	// did on average: this window, the others go first, by one round
-	// trip. The client that turns to a window first takes the request an
-	// equal split leaves over; yielding passes it round, so that clients
-	// that started with equal work end it in about the same window.
-	yield bool
+	// ahead is how many more requests than the other clients on average
+	// we have had counted in the windows we shared so far (negative:
+	// fewer).
+	ahead float64
+	// yield is how long after the window turns our first request of it
+	// waits: the further we are ahead, the longer, up to half a round
+	// trip; nothing while we are not ahead. The client that turns to a
+	// window first takes the request an equal split leaves over; yielding
+	// passes it on to the client furthest behind, so that clients that
+	// started with equal work end it in the same window, and in that last
+	// window the client with the most left goes first and takes the
+	// request that would otherwise be left over. Up to half a round trip
+	// keeps the rounds in order: the yielding clients' requests fall
+	// between the others'.
+	yield time.Duration
 }
 
 // learningAnswers is how many answers showing no other client a client
@@ -133,7 +149,13 @@ func (k *keyShare) turn() {
 			k.unseen++
 		}
 		k.shared = k.unseen < aloneAfter && (k.shared || k.othersSeen)
-		k.yield = k.shared && k.lead() >= 1
+		if k.shared || k.othersSeen {
+			k.ahead += k.windowLead()
+		}
+		k.yield = 0
+		if k.shared && k.ahead >= behindBy {
+			k.yield = k.rtt / 2
+		}
 	}
 	k.sent, k.answered, k.refused, k.othersSeen, k.last = 0, 0, 0, false, -1
 }
@@ -152,10 +174,12 @@ func (k *keyShare) pacing(elapsed time.Duration) bool {
 // while taking turns: one, unless a round trip is so long that one at a
 // time could not send our part of a window within it (slow writes).
 func (k *keyShare) turnsInFlight() int {
-	if k.window <= 0 || k.rtt <= 0 || k.limit <= 0 {
+	if k.windows == 0 || k.window <= 0 || k.rtt <= 0 || k.limit <= 0 {
+		// In the first window the round is not known yet, and the first
+		// round trips of a process that is starting are its slowest.
 		return 1
 	}
-	part := float64(k.limit) / float64(max(k.fall, 1))
+	part := float64(k.limit) / float64(max(k.round(), 1))
 	return max(int(math.Ceil(part*float64(k.rtt)/float64(k.window))), 1)
 }
 
@@ -169,20 +193,21 @@ func (k *keyShare) allows(elapsed time.Duration) bool {
 	switch {
 	case k.last < 0:
 		// The first of a window has no round before it.
-		return inflight == 0 && (!k.yield || elapsed >= k.rtt)
-	case inflight < k.turnsInFlight() && k.last >= k.fall*(inflight+1):
+		return inflight == 0 && elapsed >= k.yield
+	case !k.hasShareLeft():
+		return false
+	case inflight < k.turnsInFlight() && k.last >= k.round()*(inflight+1):
 		// Our turn in the next round comes after one request of every
 		// other client: it is within the allowance if that many are left
 		// (for each of ours already on its way, a round more).
 		return true
-	case inflight == 1:
-		// A client that turned to the window late has missed rounds: it
-		// catches up with a second request while it is behind the
-		// others' average, if the round has room for one more.
-		return k.behind() && k.last >= k.fall+1
 	}
 	return false
 }
+
+// behindBy is how far a client must be ahead of the others, over the
+// windows shared, to let them go first.
+const behindBy = 0.5
 
 // wakeAfter is when after the window turned a request held back by
 // allows may go without news from an answer; 0 if none.
@@ -190,28 +215,27 @@ func (k *keyShare) wakeAfter() time.Duration {
 	switch {
 	case k.windows == 0 && !k.othersSeen && k.answered < learningAnswers:
 		return learningTime
-	case (k.shared || k.othersSeen) && k.yield && k.last < 0:
-		return k.rtt
+	case (k.shared || k.othersSeen) && k.yield > 0 && k.last < 0:
+		return k.yield
 	}
 	return 0
 }
 
-// lead is how many more requests of this window we have taken than the
-// other clients on average (negative: fewer), as far as our latest answer
-// showed.
-func (k *keyShare) lead() float64 {
+// windowLead is how many more requests of the window that ends we had
+// counted than the other clients on average (negative: fewer), as far as
+// our latest answer showed. A client that stopped because its next turn
+// would overrun the allowance counts the rest of the window as the
+// others'.
+func (k *keyShare) windowLead() float64 {
 	if k.fall < 2 || k.limit <= 0 || k.last < 0 {
 		return 0
 	}
 	counted := k.answered - k.refused
 	others := k.limit - k.last - counted
+	if k.last < k.fall {
+		others = k.limit - counted
+	}
 	return float64(counted) - float64(others)/float64(k.fall-1)
-}
-
-// behind is whether, with the request on its way, we would still have
-// taken fewer than the other clients on average.
-func (k *keyShare) behind() bool {
-	return k.fall >= 2 && k.lead()+1 <= -1
 }
 
 // send records a request sent in this window.
@@ -225,6 +249,13 @@ func (k *keyShare) observe(limit, remaining int, refused bool, rtt time.Duration
 	if refused {
 		k.refused++
 		k.last = 0
+		if limit > 0 && k.sent-k.refused < limit {
+			// Refused before we had sent the allowance: others took it.
+			// (A run that starts while others use the key meets a full
+			// window first; taken for alone, it would send its next
+			// window at once, and most of it would be refused.)
+			k.othersSeen = true
+		}
 		return
 	}
 	if limit <= 0 || remaining < 0 || remaining >= limit {
@@ -236,17 +267,80 @@ func (k *keyShare) observe(limit, remaining int, refused bool, rtt time.Duration
 		// request of ours may overtake another on the way, so its own
 		// place in the count proves nothing.)
 		k.othersSeen = true
+		if len(k.falls) == 0 {
+			// No round seen yet: every request the service counted
+			// before this answer may belong to a client of its own,
+			// each of which will take a turn before our next.
+			k.fall = max(k.fall, limit-remaining)
+		}
 	}
 	if k.last >= 0 && remaining < k.last && k.sent == k.answered {
 		// Answers in order (one at a time): the fall between them is a
 		// round.
-		k.fall = k.last - remaining
+		k.seeRound(k.last - remaining)
 	}
 	if k.last < 0 || remaining < k.last {
 		k.last = remaining
 	}
 }
 
+// seeRound takes in the fall of one round (see fall).
+func (k *keyShare) seeRound(fall int) {
+	k.falls = append(k.falls, fall)
+	if len(k.falls) > roundsRemembered {
+		k.falls = k.falls[1:]
+	}
+	sorted := slices.Clone(k.falls)
+	slices.Sort(sorted)
+	k.fall = sorted[(len(sorted)-1)/2]
+}
+
+// roundsRemembered is how many rounds the fall is the median of.
+const roundsRemembered = 3
+
 // lost records a request that got no answer (a transport error): it may
 // or may not have been counted, and the next may go.
 func (k *keyShare) lost() { k.answered++ }
+
+// round is how many requests the service counts between two of ours: the
+// fall, or, when more than that, the window's count so far per request of
+// ours. A client that turns to each window after the others sees only
+// itself between two of its own requests (a fall of one) while the others
+// took their turns before it.
+func (k *keyShare) round() int {
+	counted := k.answered - k.refused
+	if k.last < 0 || counted < 1 || k.limit <= 0 {
+		return k.fall
+	}
+	// Rounded down: a client that turned to the window a little after
+	// the others has one of theirs more in the count, not another client.
+	perOurs := (k.limit - k.last) / counted
+	if perOurs == 1 && counted >= 3 {
+		// Nobody else has been counted in this window for three of our
+		// round trips: the others have stopped (finished their work)
+		// since the rounds we remember. (Two would not say so: the
+		// others may be yielding to us.)
+		return 1
+	}
+	if len(k.falls) < 2 {
+		// One round seen at most: requests sent at the same moment reach
+		// the service in any order, and a single round may count a
+		// client twice; the count per request of ours is steadier.
+		return perOurs
+	}
+	return max(k.fall, perOurs)
+}
+
+// hasShareLeft is whether one more request keeps us within an equal part
+// of the window, rounded up: with five clients and ten requests a window,
+// two each. Rounds of five clients reach the service in any order, so the
+// count of the round alone would let two of them take the same last
+// request.
+func (k *keyShare) hasShareLeft() bool {
+	n := k.round()
+	if n < 2 || k.limit <= 0 {
+		return true
+	}
+	share := (k.limit + n - 1) / n
+	return k.sent-k.refused < share
+}

@@ -175,31 +175,86 @@ func TestKeyShareGoesBackToWholeWindowsWhenOthersLeave(t *testing.T) {
 	}
 }
 
-func TestKeyShareLateClientCatchesUpAndLeaderYields(t *testing.T) {
+// A client that turns to each window after the others sees only itself
+// between two of its requests (a fall of one), yet the window's count per
+// request of ours shows the others: it keeps to a round of them and to an
+// equal part of the window.
+func TestKeyShareLateClientCountsTheOthers(t *testing.T) {
 	k := newKeyShare()
-	w := &fakeWindow{limit: 20}
-	sendAndAnswer(k, w, learningAnswers)
-	w = startWindow(k, 20)
-	// We turned late: the two others have had three rounds already.
-	w.count += 6
+	k.shared, k.windows = true, 1
+	k.seeRound(1)
+	k.seeRound(1)
+	w := startWindow(k, 10)
+	w.count += 8 // four others, two each, before our first
 	k.send()
-	w.answer(k) // counted seventh: 13 left
-	w.count += 2
-	k.send()
-	w.answer(k) // counted tenth: fall 3, 10 left
-	// We have 2, the others 4 each: with one more on its way we would
-	// still be behind, and the round (3) has room for a second of ours.
-	k.send()
-	if !k.allows(time.Second) {
-		t.Error("behind the others, a catch-up request is held back")
+	w.answer(k) // counted ninth: 1 left
+	if got := k.round(); got != 9 {
+		t.Errorf("round = %d, want 9 (the window's count per request of ours)", got)
 	}
-	k.send()
 	if k.allows(time.Second) {
-		t.Error("a third request goes while two are on their way")
+		t.Error("a late client sends a second request into a window the others have filled")
 	}
-	// A leader lets the others go first in the next window.
+	// Five clients of ten a window: two each, whatever is left.
 	k = newKeyShare()
-	w = &fakeWindow{limit: 10}
+	k.shared, k.windows, k.limit = true, 1, 10
+	for range 3 {
+		k.seeRound(5)
+	}
+	w = startWindow(k, 10)
+	sent := 0
+	for k.allows(time.Second) && sent < 10 {
+		k.send()
+		w.answer(k)
+		sent++
+		// Only two of the four others come between ours (the rest are
+		// late): after two of ours 6 are left, more than a round of
+		// five, yet two is our part.
+		w.count = min(w.count+2, w.limit)
+	}
+	if sent != 2 {
+		t.Errorf("%d of ours went, want 2 (an equal part of the window among five)", sent)
+	}
+}
+
+// A client that is the only one counted in a window, after rounds with
+// others, has the window to itself: the others have finished. It takes the
+// last request rather than leave it to them.
+func TestKeyShareTakesTheRestWhenTheOthersHaveStopped(t *testing.T) {
+	k := newKeyShare()
+	k.shared, k.windows = true, 1
+	for range 3 {
+		k.seeRound(3)
+	}
+	w := startWindow(k, 10)
+	if n := sendAndAnswer(k, w, 10); n != 10 {
+		t.Errorf("alone in the window after rounds of three, %d of 10 went", n)
+	}
+}
+
+// Clients sending at the same moment reach the service in any order: one
+// round may count a client twice. The round is the median of the last
+// three, so one such round changes nothing, and two follow a client that
+// left.
+func TestKeyShareRoundIgnoresOneDisorderedRound(t *testing.T) {
+	k := newKeyShare()
+	for _, fall := range []int{3, 3, 5} {
+		k.seeRound(fall)
+	}
+	if k.fall != 3 {
+		t.Errorf("fall = %d after rounds 3, 3, 5; want 3", k.fall)
+	}
+	k.seeRound(2)
+	k.seeRound(2)
+	if k.fall != 2 {
+		t.Errorf("fall = %d after a client left (rounds 5, 2, 2); want 2", k.fall)
+	}
+}
+
+// A leader lets the others go first in the next window, by half a round
+// trip; a client behind the others over the windows shared goes at once.
+func TestKeyShareLeaderYields(t *testing.T) {
+	k := newKeyShare()
+	w := &fakeWindow{limit: 10}
 	sendAndAnswer(k, w, learningAnswers)
 	w = startWindow(k, 10)
 	for range 4 {
@@ -208,14 +263,27 @@ func TestKeyShareLateClientCatchesUpAndLeaderYields(t *testing.T) {
 		w.count += 2
 	}
 	startWindow(k, 10) // we took 4, the others 3 each
-	if !k.yield {
-		t.Fatal("ahead of the others, the client does not yield")
+	if k.yield != k.rtt/2 {
+		t.Fatalf("ahead of the others, the client yields %v, want half a round trip (%v)", k.yield, k.rtt/2)
 	}
 	if k.allows(0) {
 		t.Error("yielding, the first request of the window goes at once")
 	}
-	if !k.allows(k.rtt) {
-		t.Error("yielding, the first request is still held after a round trip")
+	if !k.allows(k.rtt / 2) {
+		t.Error("yielding, the first request is still held after half a round trip")
+	}
+	// The next window we take 2 and the others 4 each: behind over the two
+	// windows, we go first.
+	w = &fakeWindow{limit: 10}
+	w.count = 3
+	k.send()
+	w.answer(k) // counted fourth
+	w.count = 9
+	k.send()
+	w.answer(k) // counted last
+	startWindow(k, 10)
+	if k.ahead >= 0 || k.yield != 0 {
+		t.Errorf("behind the others over two windows (ahead %.2f), the client yields %v", k.ahead, k.yield)
 	}
 }
 
@@ -261,5 +329,24 @@ func TestKeyShareSlowRoundTripsAllowMoreInFlight(t *testing.T) {
 	k.rtt = 100 * time.Millisecond
 	if got := k.turnsInFlight(); got != 1 {
 		t.Errorf("turnsInFlight = %d with quick round trips, want 1", got)
+	}
+}
+
+// A run that starts while others use the key meets a full window: its
+// first answers are refusals. They prove others are there (we had not sent
+// the allowance), so it takes turns rather than send its next window at
+// once.
+func TestKeyShareRefusalsBeforeOurAllowanceShowOthers(t *testing.T) {
+	k := newKeyShare()
+	w := &fakeWindow{limit: 10, count: 10}
+	k.send()
+	w.answer(k)
+	if !k.othersSeen {
+		t.Fatal("refused with none of ours counted, the client does not see others")
+	}
+	startWindow(k, 10)
+	k.send()
+	if k.allows(learningTime) {
+		t.Error("after a window of refusals, a second request goes while the first is out")
 	}
 }

@@ -18,7 +18,7 @@ import (
 // back for longer than that between the throttle and the wire: a budget
 // refused at the start of a window it turned to doubles its margin, up to
 // MaxThrottleMargin, and lets it shrink back by an eighth a window.
-const ThrottleMargin = 150 * time.Millisecond
+const ThrottleMargin = 20 * time.Millisecond
 
 // MaxThrottleMargin bounds the margin a budget learns.
 const MaxThrottleMargin = time.Second
@@ -158,7 +158,9 @@ func (b *budget) acquire(ctx context.Context) (ticket, error) {
 			b.inflight++
 			b.mu.Unlock()
 			return ticket{sentAt: now}, nil
-		case b.remaining > 0 && b.ceiling.allows(b.limit) && (b.pace.allows(now.Sub(b.windowStart)) || b.resetAt.IsZero() && b.inflight == 0):
+		case b.remaining > 0 && b.ceiling.allows(b.limit) && (b.pace.allows(now.Sub(b.windowStart)) || b.inflight == 0 && b.wakeAtLocked(now).IsZero()):
+			// (Held back by the pacing with no answer to come and no
+			// time to wake at, a request would wait for ever: it goes.)
 			b.remaining--
 			return b.sendLocked(now, false), nil
 		case b.remaining < 0 && !b.probing:

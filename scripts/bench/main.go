@@ -224,9 +224,10 @@ func startEmulator(settings emulator.Settings) (*emulatorServer, error) {
 		}
 		// BENCH_WRITE_LOG=1: each write's arrival, status and remaining
 		// count on stderr, to see how runs sharing a key took turns.
+		arrived := time.Now()
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, r)
-		fmt.Fprintf(os.Stderr, "write %s %d remaining=%s\n", time.Now().Format("15:04:05.000"), rec.Code, rec.Header().Get("X-RateLimit-Remaining"))
+		fmt.Fprintf(os.Stderr, "write %s %s %d remaining=%s\n", arrived.Format("15:04:05.000"), r.RemoteAddr, rec.Code, rec.Header().Get("X-RateLimit-Remaining"))
 		for k, v := range rec.Header() {
 			w.Header()[k] = v
 		}
