@@ -104,6 +104,15 @@ type keyShare struct {
 	// window is how long the service's windows last, as far as its resets
 	// tell; 0 while unknown.
 	window time.Duration
+	// queued is how many of our requests wait for the budget, the one
+	// asking included (the budget keeps count; 0 when none does).
+	queued int
+	// answeredAt is when, after the window turned, the answer to our
+	// latest request came.
+	answeredAt time.Duration
+	// tailTried is whether we sent a request of this window that the
+	// round did not allow (see tailTry).
+	tailTried bool
 	// ahead is how many more requests than the other clients on average
 	// we have had counted in the windows we shared so far (negative:
 	// fewer).
@@ -158,6 +167,7 @@ func (k *keyShare) turn() {
 		}
 	}
 	k.sent, k.answered, k.refused, k.othersSeen, k.last = 0, 0, 0, false, -1
+	k.tailTried = false
 }
 
 // pacing is whether requests take turns: shared, or in the first window
@@ -194,6 +204,8 @@ func (k *keyShare) allows(elapsed time.Duration) bool {
 	case k.last < 0:
 		// The first of a window has no round before it.
 		return inflight == 0 && elapsed >= k.yield
+	case k.tailTry(elapsed):
+		return true
 	case !k.hasShareLeft():
 		return false
 	case inflight < k.turnsInFlight() && k.last >= k.round()*(inflight+1):
@@ -217,9 +229,35 @@ func (k *keyShare) wakeAfter() time.Duration {
 		return learningTime
 	case (k.shared || k.othersSeen) && k.yield > 0 && k.last < 0:
 		return k.yield
+	case k.tailWaiting():
+		return k.answeredAt + tailPause(k.rtt)
 	}
 	return 0
 }
+
+// tailTry is whether to send a request that the round does not allow,
+// once in a window: when the others had their turns (tailPause after our
+// latest answer) and what we have waiting fits in what was left. The round
+// keeps the rest of a window for the others' next turns; when the others
+// have finished their work, nobody takes it, and a run whose last few
+// requests would fit needs a whole window more. Only a client that is not
+// ahead of the others tries: the one furthest behind is the one with the
+// most work left. A run in the middle of its
+// work has more waiting than a window's rest and never tries; near its end
+// the try is answered 429 at worst, when the others did take the rest.
+func (k *keyShare) tailTry(elapsed time.Duration) bool {
+	return k.tailWaiting() && k.ahead <= 0 && k.queued >= 1 && k.queued <= k.last && elapsed >= k.answeredAt+tailPause(k.rtt)
+}
+
+// tailWaiting is whether a tail try may come in this window.
+func (k *keyShare) tailWaiting() bool {
+	return !k.tailTried && k.shared && k.rtt > 0 && k.sent == k.answered && k.last >= 1 && k.last < k.round()
+}
+
+// tailPause is how long after our latest answer the others have had their
+// turns: every client sends its next request when its answer is in, so
+// within about a round trip of ours.
+func tailPause(rtt time.Duration) time.Duration { return rtt * 3 / 2 }
 
 // windowLead is how many more requests of the window that ends we had
 // counted than the other clients on average (negative: fewer), as far as
@@ -239,7 +277,12 @@ func (k *keyShare) windowLead() float64 {
 }
 
 // send records a request sent in this window.
-func (k *keyShare) send() { k.sent++ }
+func (k *keyShare) send() {
+	if k.tailWaiting() {
+		k.tailTried = true
+	}
+	k.sent++
+}
 
 // observe learns from the answer to a request sent in this window;
 // remaining is -1 when the answer did not say.

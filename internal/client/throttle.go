@@ -140,6 +140,14 @@ func (e *throttleWaitError) Unwrap() []error { return []error{ErrNotSent, e.err}
 // While the budget is unknown, one request at a time is let through to
 // learn it.
 func (b *budget) acquire(ctx context.Context) (ticket, error) {
+	b.mu.Lock()
+	b.pace.queued++
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		b.pace.queued--
+		b.mu.Unlock()
+	}()
 	logged := false
 	for {
 		b.mu.Lock()
@@ -299,6 +307,7 @@ func (b *budget) learnLocked(tk ticket, rl RateLimit, refused bool, now time.Tim
 			b.ceiling.refused()
 		}
 		b.pace.observe(b.limit, rl.Remaining, refused, now.Sub(tk.sentAt))
+		b.pace.answeredAt = now.Sub(b.windowStart)
 	}
 	if rl.Reset >= 0 && !b.refused {
 		if est := tk.sentAt.Add(rl.Reset + b.margin); b.resetAt.IsZero() || est.Before(b.resetAt) {
