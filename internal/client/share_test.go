@@ -350,3 +350,50 @@ func TestKeyShareRefusalsBeforeOurAllowanceShowOthers(t *testing.T) {
 		t.Error("after a window of refusals, a second request goes while the first is out")
 	}
 }
+
+// The round keeps the rest of a window for the others' next turns. When
+// they have finished their work nobody takes it: a run whose last few
+// requests fit in it tries once, after the others had their turns; a run
+// in the middle of its work (more waiting than the rest) does not.
+func TestKeyShareTailTry(t *testing.T) {
+	setUp := func(queued int) (*keyShare, *fakeWindow) {
+		k := newKeyShare()
+		k.shared, k.windows = true, 1
+		for range 3 {
+			k.seeRound(3)
+		}
+		w := startWindow(k, 10)
+		w.count = 1 // another run went first
+		for k.allows(0) {
+			k.send()
+			w.answer(k)
+			w.count = min(w.count+2, w.limit)
+		}
+		// Ours were counted at 2, 5, 8: 2 left after the last, and the
+		// round (3) keeps them for the others' next turns; one of them
+		// had work for one more.
+		k.answeredAt, k.queued = 0, queued
+		return k, w
+	}
+	k, _ := setUp(1)
+	if k.allows(tailPause(k.rtt) / 2) {
+		t.Error("the tail try goes before the others had their turns")
+	}
+	if !k.allows(tailPause(k.rtt)) {
+		t.Fatal("one request waiting, the rest of the window kept for the others: no tail try")
+	}
+	k.send()
+	k.observe(10, 0, false, k.rtt)
+	if k.allows(time.Second) {
+		t.Error("a second tail try in the same window")
+	}
+	k, _ = setUp(5)
+	if k.allows(time.Second) {
+		t.Error("five requests waiting, more than the rest of the window: a tail try")
+	}
+	k, _ = setUp(1)
+	k.ahead = 1
+	if k.allows(time.Second) {
+		t.Error("ahead of the others, a tail try")
+	}
+}
