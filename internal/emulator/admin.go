@@ -49,74 +49,89 @@ type adminHandler func(*http.Request) (any, error)
 
 func (s *Server) adminRoutes() map[string]adminHandler {
 	return map[string]adminHandler{
-		"GET /_emulator/settings": func(*http.Request) (any, error) { return s.Settings(), nil },
-		"PUT /_emulator/settings": func(r *http.Request) (any, error) {
-			var in Settings
-			if err := readAdmin(r, &in); err != nil {
-				return nil, err
-			}
-			return in, s.SetSettings(in)
-		},
-		"GET /_emulator/faults": func(*http.Request) (any, error) { return s.Faults(), nil },
-		"PUT /_emulator/faults": func(r *http.Request) (any, error) {
-			var in FaultPlan
-			if err := readAdmin(r, &in); err != nil {
-				return nil, err
-			}
-			s.SetFaults(in)
-			return s.Faults(), nil
-		},
-		"GET /_emulator/counters":    func(*http.Request) (any, error) { return s.counterRows(), nil },
-		"DELETE /_emulator/counters": func(*http.Request) (any, error) { s.ResetCounts(); return map[string]bool{"reset": true}, nil },
-		"POST /_emulator/fixtures": func(r *http.Request) (any, error) {
-			var in struct{ Name, Host string }
-			if err := readAdmin(r, &in); err != nil {
-				return nil, err
-			}
-			return s.SeedFixture(in.Name, in.Host)
-		},
-		"POST /_emulator/accounts/quota": func(r *http.Request) (any, error) {
-			var in struct {
-				AccountID string `json:"accountId"`
-				Quota     int    `json:"quota"`
-			}
-			if err := readAdmin(r, &in); err != nil {
-				return nil, err
-			}
-			return in, s.SetMonthlyQuota(in.AccountID, in.Quota)
-		},
-		"POST /_emulator/accounts/api": func(r *http.Request) (any, error) {
-			var in struct {
-				AccountID string `json:"accountId"`
-				Enabled   bool   `json:"enabled"`
-			}
-			if err := readAdmin(r, &in); err != nil {
-				return nil, err
-			}
-			return in, s.SetAPIEnabled(in.AccountID, in.Enabled)
-		},
-		"POST /_emulator/keys/revoke": func(r *http.Request) (any, error) {
-			var in struct{ Key string }
-			if err := readAdmin(r, &in); err != nil {
-				return nil, err
-			}
-			return map[string]bool{"revoked": true}, s.RevokeKey(in.Key)
-		},
-		"POST /_emulator/links/seed": func(r *http.Request) (any, error) {
-			var in struct {
-				DomainID string `json:"domainId"`
-				Prefix   string `json:"prefix"`
-				Count    int    `json:"count"`
-			}
-			if err := readAdmin(r, &in); err != nil {
-				return nil, err
-			}
-			links, err := s.SeedLinks(in.DomainID, in.Prefix, in.Count)
-			return map[string]int{"seeded": len(links)}, err
-		},
-		"GET /_emulator/links": func(*http.Request) (any, error) { return s.AllLinks(), nil },
+		"GET /_emulator/settings":        s.adminGetSettings,
+		"PUT /_emulator/settings":        adminBody(s.adminPutSettings),
+		"GET /_emulator/faults":          s.adminGetFaults,
+		"PUT /_emulator/faults":          adminBody(s.adminPutFaults),
+		"GET /_emulator/counters":        s.adminGetCounters,
+		"DELETE /_emulator/counters":     s.adminResetCounters,
+		"POST /_emulator/fixtures":       adminBody(s.adminSeedFixture),
+		"POST /_emulator/accounts/quota": adminBody(s.adminSetQuota),
+		"POST /_emulator/accounts/api":   adminBody(s.adminSetAPIEnabled),
+		"POST /_emulator/keys/revoke":    adminBody(s.adminRevokeKey),
+		"POST /_emulator/links/seed":     adminBody(s.adminSeedLinks),
+		"GET /_emulator/links":           s.adminAllLinks,
 	}
 }
+
+// adminBody is the handler that reads the request's JSON body (unknown
+// fields refused) into an In and hands it to handle.
+func adminBody[In any](handle func(In) (any, error)) adminHandler {
+	return func(r *http.Request) (any, error) {
+		var in In
+		if err := readAdmin(r, &in); err != nil {
+			return nil, err
+		}
+		return handle(in)
+	}
+}
+
+func (s *Server) adminGetSettings(*http.Request) (any, error) { return s.Settings(), nil }
+
+func (s *Server) adminPutSettings(in Settings) (any, error) { return in, s.SetSettings(in) }
+
+func (s *Server) adminGetFaults(*http.Request) (any, error) { return s.Faults(), nil }
+
+func (s *Server) adminPutFaults(in FaultPlan) (any, error) {
+	s.SetFaults(in)
+	return s.Faults(), nil
+}
+
+func (s *Server) adminGetCounters(*http.Request) (any, error) { return s.counterRows(), nil }
+
+func (s *Server) adminResetCounters(*http.Request) (any, error) {
+	s.ResetCounts()
+	return map[string]bool{"reset": true}, nil
+}
+
+func (s *Server) adminSeedFixture(in struct{ Name, Host string }) (any, error) {
+	return s.SeedFixture(in.Name, in.Host)
+}
+
+type adminQuota struct {
+	AccountID string `json:"accountId"`
+	Quota     int    `json:"quota"`
+}
+
+func (s *Server) adminSetQuota(in adminQuota) (any, error) {
+	return in, s.SetMonthlyQuota(in.AccountID, in.Quota)
+}
+
+type adminAPIEnabled struct {
+	AccountID string `json:"accountId"`
+	Enabled   bool   `json:"enabled"`
+}
+
+func (s *Server) adminSetAPIEnabled(in adminAPIEnabled) (any, error) {
+	return in, s.SetAPIEnabled(in.AccountID, in.Enabled)
+}
+
+func (s *Server) adminRevokeKey(in struct{ Key string }) (any, error) {
+	return map[string]bool{"revoked": true}, s.RevokeKey(in.Key)
+}
+
+type adminSeed struct {
+	DomainID string `json:"domainId"`
+	Prefix   string `json:"prefix"`
+	Count    int    `json:"count"`
+}
+
+func (s *Server) adminSeedLinks(in adminSeed) (any, error) {
+	links, err := s.SeedLinks(in.DomainID, in.Prefix, in.Count)
+	return map[string]int{"seeded": len(links)}, err
+}
+
+func (s *Server) adminAllLinks(*http.Request) (any, error) { return s.AllLinks(), nil }
 
 func readAdmin(r *http.Request, dst any) error {
 	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -26,15 +25,13 @@ type analyticsExportDataSource struct {
 }
 
 type analyticsExportModel struct {
-	LinkID      types.String      `tfsdk:"link_id"`
-	Since       timetypes.RFC3339 `tfsdk:"since"`
-	Until       timetypes.RFC3339 `tfsdk:"until"`
-	IncludeCSV  types.Bool        `tfsdk:"include_csv"`
-	IncludeRows types.Bool        `tfsdk:"include_rows"`
-	CSV         types.String      `tfsdk:"csv"`
-	Columns     types.List        `tfsdk:"columns"`
-	Rows        types.List        `tfsdk:"rows"`
-	RowCount    types.Int64       `tfsdk:"row_count"`
+	exportFilterModel
+	IncludeCSV  types.Bool   `tfsdk:"include_csv"`
+	IncludeRows types.Bool   `tfsdk:"include_rows"`
+	CSV         types.String `tfsdk:"csv"`
+	Columns     types.List   `tfsdk:"columns"`
+	Rows        types.List   `tfsdk:"rows"`
+	RowCount    types.Int64  `tfsdk:"row_count"`
 }
 
 var exportRowType = types.MapType{ElemType: types.StringType}
@@ -85,16 +82,8 @@ func (d *analyticsExportDataSource) Configure(_ context.Context, req datasource.
 
 func (d *analyticsExportDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg analyticsExportModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if !configured(d.data, &resp.Diagnostics) {
-		return
-	}
-	q, diags := exportQuery(cfg.LinkID, cfg.Since, cfg.Until)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	q, ok := readExportConfig(ctx, d.data, req.Config, &cfg, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	kept := &exportCollector{keepCSV: trueUnlessFalse(cfg.IncludeCSV), keepRows: trueUnlessFalse(cfg.IncludeRows)}

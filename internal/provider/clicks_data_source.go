@@ -27,9 +27,7 @@ type clicksDataSource struct {
 }
 
 type clicksModel struct {
-	LinkID            types.String      `tfsdk:"link_id"`
-	Since             timetypes.RFC3339 `tfsdk:"since"`
-	Until             timetypes.RFC3339 `tfsdk:"until"`
+	exportFilterModel
 	Total             types.Int64       `tfsdk:"total"`
 	ByLink            types.Map         `tfsdk:"by_link"`
 	ByDay             types.Map         `tfsdk:"by_day"`
@@ -103,16 +101,8 @@ func (d *clicksDataSource) Configure(_ context.Context, req datasource.Configure
 
 func (d *clicksDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg clicksModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if !configured(d.data, &resp.Diagnostics) {
-		return
-	}
-	q, diags := exportQuery(cfg.LinkID, cfg.Since, cfg.Until)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	q, ok := readExportConfig(ctx, d.data, req.Config, &cfg, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	summary, err := d.data.client.SummarizeClicks(ctx, q)

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
@@ -40,22 +42,51 @@ func exportFilterAttributes() map[string]schema.Attribute {
 	}
 }
 
-// exportQuery is the query of the filter attributes, as validated at plan
-// time.
-func exportQuery(linkID types.String, since, until timetypes.RFC3339) (client.ExportQuery, diag.Diagnostics) {
+// exportFilterModel holds the filter attributes, embedded in the model of
+// every data source that reads the export.
+type exportFilterModel struct {
+	LinkID types.String      `tfsdk:"link_id"`
+	Since  timetypes.RFC3339 `tfsdk:"since"`
+	Until  timetypes.RFC3339 `tfsdk:"until"`
+}
+
+// query is the query of the filter attributes, as validated at plan time.
+func (f exportFilterModel) query() (client.ExportQuery, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	q := client.ExportQuery{LinkID: linkID.ValueString()}
-	if !since.IsNull() {
-		t, d := since.ValueRFC3339Time()
+	q := client.ExportQuery{LinkID: f.LinkID.ValueString()}
+	if !f.Since.IsNull() {
+		t, d := f.Since.ValueRFC3339Time()
 		diags.Append(d...)
 		q.Since = t
 	}
-	if !until.IsNull() {
-		t, d := until.ValueRFC3339Time()
+	if !f.Until.IsNull() {
+		t, d := f.Until.ValueRFC3339Time()
 		diags.Append(d...)
 		q.Until = t
 	}
 	return q, diags
+}
+
+// exportFiltered is a model that embeds exportFilterModel.
+type exportFiltered interface {
+	query() (client.ExportQuery, diag.Diagnostics)
+}
+
+// readExportConfig is the first step of reading a data source that reads
+// the export: it reads the configuration into cfg (a pointer to its model)
+// and returns the query of its filter attributes. ok is false when that
+// failed or the provider is not configured; diags then says why.
+func readExportConfig(ctx context.Context, data *providerData, config tfsdk.Config, cfg exportFiltered, diags *diag.Diagnostics) (q client.ExportQuery, ok bool) {
+	diags.Append(config.Get(ctx, cfg)...)
+	if diags.HasError() {
+		return client.ExportQuery{}, false
+	}
+	if !configured(data, diags) {
+		return client.ExportQuery{}, false
+	}
+	q, d := cfg.query()
+	diags.Append(d...)
+	return q, !diags.HasError()
 }
 
 // addExportError reports a reading of the export that failed.

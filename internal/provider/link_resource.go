@@ -151,10 +151,37 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 	ctx, cancel := r.data.operation(ctx, timeout)
 	defer cancel()
 
-	utm, diags := utmFromObject(ctx, plan.UTM)
+	in, utm, diags := createLinkInput(ctx, plan)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	link, from, err := r.createLink(ctx, in)
+	if err != nil {
+		addServiceError(&resp.Diagnostics, "create the link", err)
+		return
+	}
+	if from == links.Leftover {
+		addLeftoverAdopted(&resp.Diagnostics, link)
+	}
+	created, ok := recordCreatedLink(ctx, plan, link, resp)
+	if !ok {
+		return
+	}
+	if in.Slug == "" && from == links.Made {
+		r.warnOfLeftovers(ctx, in, link.ID, &resp.Diagnostics)
+	}
+	if utm != nil {
+		r.applyCreatedUTM(ctx, created, plan.UTM, link, client.ChangeDestinationInput{Destination: in.Destination, UTM: utm}, resp)
+	}
+}
+
+// createLinkInput is what Create sends for plan, and the UTM parameters
+// it sets in a second step (nil: none).
+func createLinkInput(ctx context.Context, plan linkResourceModel) (client.CreateLinkInput, *client.UTM, diag.Diagnostics) {
+	utm, diags := utmFromObject(ctx, plan.UTM)
+	if diags.HasError() {
+		return client.CreateLinkInput{}, nil, diags
 	}
 	in := client.CreateLinkInput{
 		Destination: plan.Destination.ValueString(),
@@ -162,44 +189,45 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 		Slug:        plan.Slug.ValueString(),
 	}
 	if !plan.ExpiresAt.IsNull() {
-		t, diags := plan.ExpiresAt.ValueRFC3339Time()
-		resp.Diagnostics.Append(diags...)
-		if resp.Diagnostics.HasError() {
-			return
+		t, d := plan.ExpiresAt.ValueRFC3339Time()
+		diags.Append(d...)
+		if diags.HasError() {
+			return client.CreateLinkInput{}, nil, diags
 		}
 		in.ExpiresAt = &t
 	}
+	return in, utm, diags
+}
+
+// createLink creates the link exactly once, through the links package
+// (which may adopt the leftover of an interrupted run), and puts it in the
+// shared listing.
+func (r *linkResource) createLink(ctx context.Context, in client.CreateLinkInput) (*client.Link, links.Origin, error) {
 	link, from, err := r.data.creator.Create(ctx, in)
 	if err != nil {
-		addServiceError(&resp.Diagnostics, "create the link", err)
-		return
+		return nil, from, err
 	}
 	r.data.listing.Put(*link)
 	tflog.Debug(ctx, "created link", map[string]any{"id": link.ID, "slug": link.Slug, "origin": int(from)})
-	if from == links.Leftover {
-		addLeftoverAdopted(&resp.Diagnostics, link)
-	}
+	return link, from, nil
+}
 
-	// Write the link to state before anything else can fail, so that a
-	// failed UTM step leaves a tracked (tainted) link, never an orphan.
-	created := plan
-	configuredUTM := plan.UTM
+// recordCreatedLink writes the new link to state, without its utm, before
+// anything else can fail, so that a failed UTM step leaves a tracked
+// (tainted) link, never an orphan. ok is false when that failed.
+func recordCreatedLink(ctx context.Context, plan linkResourceModel, link *client.Link, resp *resource.CreateResponse) (created linkResourceModel, ok bool) {
+	created = plan
 	created.UTM = types.ObjectNull(utmAttrTypes)
 	created.applyLink(link)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &created)...)
 	setIdentity(ctx, resp.Identity, created.ID, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if in.Slug == "" && from == links.Made {
-		r.warnOfLeftovers(ctx, in, link.ID, &resp.Diagnostics)
-	}
-	if utm == nil {
-		return
-	}
+	return created, !resp.Diagnostics.HasError()
+}
 
-	// The service takes utm only on change of destination.
-	changed, err := r.changeDestination(ctx, link.ID, client.ChangeDestinationInput{Destination: in.Destination, UTM: utm})
+// applyCreatedUTM sets the configured utm on the link just created and
+// recorded: the service takes utm only on change of destination.
+func (r *linkResource) applyCreatedUTM(ctx context.Context, created linkResourceModel, configuredUTM types.Object, link *client.Link, in client.ChangeDestinationInput, resp *resource.CreateResponse) {
+	changed, err := r.changeDestination(ctx, link.ID, in)
 	if err != nil {
 		addUTMStepError(&resp.Diagnostics, link, err)
 		return
