@@ -2,7 +2,6 @@ package client
 
 import (
 	"math"
-	"slices"
 	"time"
 )
 
@@ -90,11 +89,12 @@ type keyShare struct {
 	last int
 	// fall is how far the count fell between two of our requests in a
 	// row, ours included: one request of each client in the round. It is
-	// the median of the last three rounds seen (falls), across windows:
-	// clients that send at the same moment reach the service in any
-	// order, so one round may count a client twice and the next not at
-	// all; the median ignores one such round and follows a client that
-	// stops within two.
+	// the mean of the last six rounds seen (falls) at the start of a
+	// window shared with others, rounded: clients that send at the same
+	// moment reach the service in any order, so one round may count a
+	// client twice and the next not at all; with five clients a median of
+	// a few rounds was often one short, and the run that counted one
+	// client fewer took a request that was refused.
 	fall  int
 	falls []int
 	// limit is the allowance per window, as the answers said.
@@ -111,8 +111,12 @@ type keyShare struct {
 	// latest request came.
 	answeredAt time.Duration
 	// tailTried is whether we sent a request of this window that the
-	// round did not allow (see tailTry).
+	// round did not allow (see tailTry) and it was refused or is on its
+	// way; one that was counted shows nobody took the rest, and another
+	// may follow.
 	tailTried bool
+	// tailOut is whether our request on its way is a tail try.
+	tailOut bool
 	// ahead is how many more requests than the other clients on average
 	// we have had counted in the windows we shared so far (negative:
 	// fewer).
@@ -167,7 +171,7 @@ func (k *keyShare) turn() {
 		}
 	}
 	k.sent, k.answered, k.refused, k.othersSeen, k.last = 0, 0, 0, false, -1
-	k.tailTried = false
+	k.tailTried, k.tailOut = false, false
 }
 
 // pacing is whether requests take turns: shared, or in the first window
@@ -246,7 +250,7 @@ func (k *keyShare) wakeAfter() time.Duration {
 // work has more waiting than a window's rest and never tries; near its end
 // the try is answered 429 at worst, when the others did take the rest.
 func (k *keyShare) tailTry(elapsed time.Duration) bool {
-	return k.tailWaiting() && k.ahead <= 0 && k.queued >= 1 && k.queued <= k.last && elapsed >= k.answeredAt+tailPause(k.rtt)
+	return k.tailWaiting() && k.ahead < 0 && k.queued >= 1 && k.queued <= k.last && elapsed >= k.answeredAt+tailPause(k.rtt)
 }
 
 // tailWaiting is whether a tail try may come in this window.
@@ -279,7 +283,7 @@ func (k *keyShare) windowLead() float64 {
 // send records a request sent in this window.
 func (k *keyShare) send() {
 	if k.tailWaiting() {
-		k.tailTried = true
+		k.tailTried, k.tailOut = true, true
 	}
 	k.sent++
 }
@@ -289,6 +293,10 @@ func (k *keyShare) send() {
 func (k *keyShare) observe(limit, remaining int, refused bool, rtt time.Duration) {
 	k.answered++
 	k.rtt = rtt
+	if k.tailOut {
+		k.tailOut = false
+		k.tailTried = refused
+	}
 	if refused {
 		k.refused++
 		k.last = 0
@@ -317,9 +325,11 @@ func (k *keyShare) observe(limit, remaining int, refused bool, rtt time.Duration
 			k.fall = max(k.fall, limit-remaining)
 		}
 	}
-	if k.last >= 0 && remaining < k.last && k.sent == k.answered {
+	if (k.shared || k.othersSeen) && k.last >= 0 && remaining < k.last && k.sent == k.answered && k.answered <= earlyRounds+1 {
 		// Answers in order (one at a time): the fall between them is a
-		// round.
+		// round. Only the first rounds of a window count: later, clients
+		// that have taken their part no longer send, and the rounds
+		// shrink while the clients on the key are as many as before.
 		k.seeRound(k.last - remaining)
 	}
 	if k.last < 0 || remaining < k.last {
@@ -333,13 +343,19 @@ func (k *keyShare) seeRound(fall int) {
 	if len(k.falls) > roundsRemembered {
 		k.falls = k.falls[1:]
 	}
-	sorted := slices.Clone(k.falls)
-	slices.Sort(sorted)
-	k.fall = sorted[(len(sorted)-1)/2]
+	sum := 0
+	for _, f := range k.falls {
+		sum += f
+	}
+	k.fall = int(math.Round(float64(sum) / float64(len(k.falls))))
 }
 
-// roundsRemembered is how many rounds the fall is the median of.
-const roundsRemembered = 3
+// earlyRounds is how many rounds at the start of a window tell how many
+// clients share the key.
+const earlyRounds = 2
+
+// roundsRemembered is how many rounds the fall is the mean of.
+const roundsRemembered = 6
 
 // lost records a request that got no answer (a transport error): it may
 // or may not have been counted, and the next may go.
