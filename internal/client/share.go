@@ -122,15 +122,13 @@ type keyShare struct {
 	// fewer).
 	ahead float64
 	// yield is how long after the window turns our first request of it
-	// waits: the further we are ahead, the longer, up to half a round
-	// trip; nothing while we are not ahead. The client that turns to a
-	// window first takes the request an equal split leaves over; yielding
-	// passes it on to the client furthest behind, so that clients that
-	// started with equal work end it in the same window, and in that last
-	// window the client with the most left goes first and takes the
-	// request that would otherwise be left over. Up to half a round trip
-	// keeps the rounds in order: the yielding clients' requests fall
-	// between the others'.
+	// waits: half a round trip while we are yieldAhead or more ahead of
+	// the others, nothing otherwise. The client that turns to a window
+	// first takes the request an equal split leaves over; yielding passes
+	// it on to those behind, so that clients that started with equal work
+	// end it close together, and in the last window the client with the
+	// most left goes first. Half a round trip keeps the rounds in order:
+	// the yielding clients' requests fall between the others'.
 	yield time.Duration
 }
 
@@ -166,7 +164,7 @@ func (k *keyShare) turn() {
 			k.ahead += k.windowLead()
 		}
 		k.yield = 0
-		if k.shared && k.ahead >= behindBy {
+		if k.shared && k.ahead >= yieldAhead {
 			k.yield = k.rtt / 2
 		}
 	}
@@ -221,9 +219,9 @@ func (k *keyShare) allows(elapsed time.Duration) bool {
 	return false
 }
 
-// behindBy is how far a client must be ahead of the others, over the
+// yieldAhead is how far a client must be ahead of the others, over the
 // windows shared, to let them go first.
-const behindBy = 0.5
+const yieldAhead = 0.5
 
 // wakeAfter is when after the window turned a request held back by
 // allows may go without news from an answer; 0 if none.

@@ -140,17 +140,15 @@ func (e *throttleWaitError) Unwrap() []error { return []error{ErrNotSent, e.err}
 // While the budget is unknown, one request at a time is let through to
 // learn it.
 func (b *budget) acquire(ctx context.Context) (ticket, error) {
-	b.mu.Lock()
-	b.pace.queued++
-	b.mu.Unlock()
-	defer func() {
-		b.mu.Lock()
-		b.pace.queued--
-		b.mu.Unlock()
-	}()
-	logged := false
+	logged, queued := false, false
 	for {
 		b.mu.Lock()
+		if !queued {
+			// Counted while it waits (see keyShare.queued): it leaves the
+			// queue in sendLocked, or below when it gives up.
+			b.pace.queued++
+			queued = true
+		}
 		now := b.now()
 		if !b.resetAt.IsZero() && !now.Before(b.resetAt) {
 			b.turnWindowLocked(now)
@@ -164,6 +162,7 @@ func (b *budget) acquire(ctx context.Context) (ticket, error) {
 		switch {
 		case b.unmetered:
 			b.inflight++
+			b.pace.queued--
 			b.mu.Unlock()
 			return ticket{sentAt: now}, nil
 		case b.remaining > 0 && b.ceiling.allows(b.limit) && (b.pace.allows(now.Sub(b.windowStart)) || b.inflight == 0 && b.wakeAtLocked(now).IsZero()):
@@ -184,6 +183,9 @@ func (b *budget) acquire(ctx context.Context) (ticket, error) {
 			logged = true
 		}
 		if err := waitFor(ctx, changed, wakeAt, now); err != nil {
+			b.mu.Lock()
+			b.pace.queued--
+			b.mu.Unlock()
 			return ticket{}, &throttleWaitError{err: err}
 		}
 	}
@@ -209,6 +211,7 @@ func (b *budget) sendLocked(now time.Time, probe bool) ticket {
 	b.inflight++
 	b.ceiling.send()
 	b.pace.send()
+	b.pace.queued--
 	b.mu.Unlock()
 	return ticket{sentAt: now, probe: probe, metered: true}
 }

@@ -1079,3 +1079,19 @@ func TestThrottleBudgetForMethod(t *testing.T) {
 		}
 	}
 }
+
+// The budget counts the requests waiting for it (keyShare.queued, which
+// the tail try compares with a window's rest): a request leaves the count
+// when it is sent and when it gives up waiting.
+func TestBudgetCountsWaitingRequests(t *testing.T) {
+	clk := testclock.New()
+	b := learnt(t, clk, 2, "30")
+	mustAcquire(t, b)
+	mustWait(t, b) // gives up after a while
+	b.mu.Lock()
+	queued := b.pace.queued
+	b.mu.Unlock()
+	if queued != 0 {
+		t.Errorf("queued = %d after one request sent and one given up, want 0", queued)
+	}
+}
