@@ -49,22 +49,30 @@ func (c *windowCap) turn()    { c.taken = 0 }
 // requests explain, the difference is what the others took.
 //
 // Alone, the whole allowance is ours and is sent at once, which is the
-// fastest a single run can go. Shared, requests go one at a time, each
-// when the answer to the last is in: every client takes one turn per
-// round trip, so each gets an equal part of the window, and the answers
-// show how far the count fell between two of our requests: ours and one of
-// each other client's (the round). A client whose next turn would fall
-// past the end of the allowance (what is left is less than a round), or
-// past an equal part of the window, waits for the next window instead of
-// sending a request to be refused, and those before it in the round take
-// the rest. Clients keep count of how far ahead of the others they are
-// over the windows they share; one that is ahead lets the others go first
-// in the next window.
+// fastest a single run can go. Shared, requests go one at a time in
+// rounds spread over the window: every client takes one turn per round,
+// so each gets an equal part of the window, and the answers show how far
+// the count fell between two of our requests: ours and one of each other
+// client's (the round). The first request of a window goes when it turns;
+// its answer gives our place in the count (rank), and every later round
+// keeps that order: our request of round j goes j spacings after the
+// turn plus rank offsets (see slot). Runs whose windows turn at slightly
+// different moments (a run that started later, one that waited out a
+// Retry-After in whole seconds) keep to their places instead of racing,
+// so the fall between our first two requests of a window counts every
+// client once, and the decisions below rest on this window's count of the
+// clients rather than on older windows'. A client whose next turn would
+// fall past the end of the allowance (what is left is less than a round),
+// or past an equal part of the window, waits for the next window instead
+// of sending a request to be refused, and those before it in the round
+// take the rest.
 //
 // The first window is a client's apprenticeship: one request at a time
 // until a few answers (or learningTime) have shown whether anybody else is
 // there. With round trips too long for one request at a time to send our
-// part of a window, as many turns go at once as a round trip needs. A window
+// part of a window, rounds cannot be spread: as many turns go at once as
+// a round trip needs, each as soon as it may, and a client that is ahead
+// of the others over the windows they shared lets them go first. A window
 // in which the service counted nobody else's request before ours does not
 // prove that we are alone (ours may simply have been first), so a client
 // goes back to whole windows only after aloneAfter of them.
@@ -84,17 +92,24 @@ type keyShare struct {
 	// othersSeen is whether an answer of this window showed requests of
 	// other clients.
 	othersSeen bool
+	// roundSeen is whether this window showed a round (see forgetStaleRound).
+	roundSeen bool
+	// rank is our place in the window's count at our first answer of it
+	// (1: first); 0 before that answer. Our later rounds of the window
+	// keep this place (see slot).
+	rank int
 	// last is the remaining the answer to our latest request reported;
 	// -1 before one.
 	last int
 	// fall is how far the count fell between two of our requests in a
-	// row, ours included: one request of each client in the round. It is
-	// the mean of the last six rounds seen (falls) at the start of a
-	// window shared with others, rounded: clients that send at the same
-	// moment reach the service in any order, so one round may count a
-	// client twice and the next not at all; with five clients a median of
-	// a few rounds was often one short, and the run that counted one
-	// client fewer took a request that was refused.
+	// row, ours included: one request of each client in the round. With
+	// rounds spread over the window (see slot) it is the latest round
+	// seen at the start of a window: every client keeps its place, so the
+	// round counts each client once, and the clients that finished their
+	// work are no longer counted in the next window. Otherwise it is the
+	// mean of the last six rounds seen (falls), rounded: clients that send
+	// at the same moment reach the service in any order, so one round may
+	// count a client twice and the next not at all.
 	fall  int
 	falls []int
 	// limit is the allowance per window, as the answers said.
@@ -122,13 +137,18 @@ type keyShare struct {
 	// fewer).
 	ahead float64
 	// yield is how long after the window turns our first request of it
-	// waits: half a round trip while we are yieldAhead or more ahead of
-	// the others, nothing otherwise. The client that turns to a window
-	// first takes the request an equal split leaves over; yielding passes
-	// it on to those behind, so that clients that started with equal work
-	// end it close together, and in the last window the client with the
-	// most left goes first. Half a round trip keeps the rounds in order:
-	// the yielding clients' requests fall between the others'.
+	// waits while we are yieldAhead or more ahead of the others; nothing
+	// otherwise. The client that turns to a window first takes the
+	// request an equal split leaves over; yielding passes it on to those
+	// behind, so that clients that started with equal work end it close
+	// together, and in the last window the client with the most left goes
+	// first. When rounds cannot be spread (round trips too long for the
+	// window) the yield is half a round trip, which keeps the rounds in
+	// order: the yielding clients' requests fall between the others'.
+	// With rounds spread it is half a spacing, and only for a client that
+	// was first in the count of the last window and when an equal split
+	// leaves requests over (ten requests and five clients leave none: a
+	// yield would only delay the window's start).
 	yield time.Duration
 }
 
@@ -163,13 +183,32 @@ func (k *keyShare) turn() {
 		if k.shared || k.othersSeen {
 			k.ahead += k.windowLead()
 		}
+		k.forgetStaleRound()
 		k.yield = 0
-		if k.shared && k.ahead >= yieldAhead {
-			k.yield = k.rtt / 2
+		if sp, _ := k.spacing(); k.shared && k.ahead >= yieldAhead {
+			if sp == 0 {
+				k.yield = k.rtt / 2
+			} else if k.rank == 1 && k.fall > 1 && k.limit%k.fall != 0 {
+				k.yield = sp / 2
+			}
 		}
 	}
-	k.sent, k.answered, k.refused, k.othersSeen, k.last = 0, 0, 0, false, -1
-	k.tailTried, k.tailOut = false, false
+	k.sent, k.answered, k.refused, k.othersSeen, k.last, k.rank = 0, 0, 0, false, -1, 0
+	k.tailTried, k.tailOut, k.roundSeen = false, false, false
+}
+
+// forgetStaleRound lowers a round that the window ending could not
+// confirm. With rounds spread, a client measures the round only by
+// sending a second request, and it sends one only if the round leaves
+// room for it: a round counted one too many (a disordered window) kept
+// the last client of every round from its second request, and so from
+// ever counting again, leaving a request of every window unused. The
+// round is lowered by one a window, never below our place in the count
+// (so many clients at least were counted before ours, ours included).
+func (k *keyShare) forgetStaleRound() {
+	if sp, _ := k.spacing(); sp > 0 && !k.roundSeen && k.rank > 0 && k.fall > k.rank {
+		k.fall--
+	}
 }
 
 // pacing is whether requests take turns: shared, or in the first window
@@ -210,6 +249,8 @@ func (k *keyShare) allows(elapsed time.Duration) bool {
 		return true
 	case !k.hasShareLeft():
 		return false
+	case elapsed < k.slot():
+		return false
 	case inflight < k.turnsInFlight() && k.last >= k.round()*(inflight+1):
 		// Our turn in the next round comes after one request of every
 		// other client: it is within the allowance if that many are left
@@ -233,8 +274,52 @@ func (k *keyShare) wakeAfter() time.Duration {
 		return k.yield
 	case k.tailWaiting():
 		return k.answeredAt + tailPause(k.rtt)
+	case k.slot() > 0:
+		return k.slot()
 	}
 	return 0
+}
+
+// slot is how long after the window turned our next request may go while
+// taking turns (0: at once). Rounds are spread over the window, and within
+// a round each client goes at a moment set by its place in the first
+// round, so that every round keeps the order of the first: clients whose
+// windows turn a little apart (up to about half a spacing) stay in order
+// instead of overtaking each other from one round to the next. The
+// window's time is plentiful when it is shared (five runs send ten
+// requests in a window of two seconds): spreading them costs nothing the
+// window does not already make us wait, except in a run's last window,
+// which ends with its last round rather than its first.
+func (k *keyShare) slot() time.Duration {
+	spacing, offset := k.spacing()
+	if spacing <= 0 || k.rank <= 0 {
+		return 0
+	}
+	// From the turn as this client took it: a client that yielded sent
+	// its first request of the window later, and its place was counted
+	// there.
+	return k.yield + time.Duration(k.sent)*spacing + time.Duration(k.rank)*offset
+}
+
+// spacing is the time between two rounds, and offset the time between
+// two places in a round; 0 when rounds cannot be spread (unknown window,
+// round trips too long). It depends on the window and its allowance
+// alone, so that every client on the key spaces its rounds alike (a
+// spacing from each client's own count of the others let a client that
+// counted one fewer go first in every round, and so count one fewer
+// again): room for the rounds of two clients (half the allowance each),
+// and one more for the clients whose windows turn late. With ten requests
+// a window of two seconds, a third of a second.
+func (k *keyShare) spacing() (spacing, offset time.Duration) {
+	if !k.shared || k.window <= 0 || k.limit <= 0 || k.rtt <= 0 {
+		return 0, 0
+	}
+	rounds := (k.limit + 1) / 2
+	spacing = k.window / time.Duration(rounds+1)
+	if spacing < 2*k.rtt {
+		return 0, 0
+	}
+	return spacing, spacing / time.Duration(4*rounds)
 }
 
 // tailTry is whether to send a request that the round does not allow,
@@ -330,6 +415,9 @@ func (k *keyShare) observe(limit, remaining int, refused bool, rtt time.Duration
 		// shrink while the clients on the key are as many as before.
 		k.seeRound(k.last - remaining)
 	}
+	if k.rank == 0 {
+		k.rank = limit - remaining
+	}
 	if k.last < 0 || remaining < k.last {
 		k.last = remaining
 	}
@@ -340,6 +428,11 @@ func (k *keyShare) seeRound(fall int) {
 	k.falls = append(k.falls, fall)
 	if len(k.falls) > roundsRemembered {
 		k.falls = k.falls[1:]
+	}
+	if sp, _ := k.spacing(); sp > 0 {
+		// Rounds in order: the latest is this window's count of clients.
+		k.fall, k.roundSeen = fall, true
+		return
 	}
 	sum := 0
 	for _, f := range k.falls {

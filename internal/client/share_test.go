@@ -401,3 +401,124 @@ func TestKeyShareTailTry(t *testing.T) {
 		t.Error("level with the others, a tail try (the one behind has more left)")
 	}
 }
+
+// sharedKey is a keyShare that has shared windows of 2 s and 10 requests
+// with four other clients, at round trips of 100 ms.
+func sharedKey() *keyShare {
+	k := newKeyShare()
+	k.shared, k.windows = true, 1
+	k.window, k.limit, k.rtt = 2*time.Second, 10, 100*time.Millisecond
+	k.seeRound(5)
+	k.seeRound(5)
+	return k
+}
+
+// Rounds are spread over the window, and each client keeps in every round
+// the place its first request had in the count. Ten requests a window
+// make room for five rounds (two clients), a sixth of the window apart;
+// the client counted third goes three offsets into the second round.
+func TestKeyShareRoundsKeepTheFirstRoundsOrder(t *testing.T) {
+	k := sharedKey()
+	w := startWindow(k, 10)
+	if !k.allows(0) {
+		t.Fatal("the first request of a shared window waits")
+	}
+	k.send()
+	w.count += 2 // two other clients were counted before ours
+	w.answer(k)
+	if k.rank != 3 {
+		t.Fatalf("rank = %d, want 3", k.rank)
+	}
+	spacing, offset := k.spacing()
+	if spacing != 2*time.Second/6 || offset != spacing/20 {
+		t.Fatalf("spacing, offset = %v, %v; want a sixth of the window and a twentieth of that", spacing, offset)
+	}
+	slot := spacing + 3*offset
+	if k.allows(slot - time.Millisecond) {
+		t.Errorf("the second request goes before its slot (%v)", slot)
+	}
+	if got := k.wakeAfter(); got != slot {
+		t.Errorf("wakeAfter = %v, want the slot %v", got, slot)
+	}
+	if !k.allows(slot) {
+		t.Errorf("the second request is held back at its slot (%v)", slot)
+	}
+}
+
+// Round trips too long for the rounds to be spread over the window (slow
+// writes): requests go as soon as the round allows.
+func TestKeyShareSlowRoundTripsAreNotSpread(t *testing.T) {
+	k := sharedKey()
+	k.rtt = time.Second
+	if spacing, _ := k.spacing(); spacing != 0 {
+		t.Errorf("spacing = %v with round trips of half the window; want none", spacing)
+	}
+	startWindow(k, 10)
+	k.send()
+	k.observe(10, 9, false, time.Second)
+	if k.slot() != 0 || !k.allows(0) {
+		t.Error("with rounds not spread, the next request waits for a slot")
+	}
+}
+
+// With rounds in order, a round counts each client once: the latest is
+// this window's count of clients, and clients that finished their work
+// stop being counted at once instead of over several windows.
+func TestKeyShareSpreadRoundsFollowClientsLeaving(t *testing.T) {
+	k := sharedKey()
+	k.seeRound(3)
+	if k.fall != 3 {
+		t.Errorf("fall = %d after rounds 5, 5, 3 spread over the window; want 3", k.fall)
+	}
+}
+
+// A round counted one too many keeps the last client of every round from
+// its second request, and so from counting again: a window without a
+// round lowers it by one, never below our place in the count.
+func TestKeyShareForgetsARoundNoWindowConfirms(t *testing.T) {
+	k := sharedKey()
+	k.seeRound(6) // a disordered window counted one client twice
+	for window, want := range []int{6, 5, 5} {
+		w := startWindow(k, 10)
+		if k.fall != want {
+			t.Fatalf("window %d: fall = %d, want %d", window, k.fall, want)
+		}
+		k.send()
+		w.count += 4 // counted fifth: last of five clients
+		w.answer(k)
+		if k.fall == 6 && k.allows(time.Second) {
+			t.Fatal("with a round of six and five left, a second request goes")
+		}
+	}
+}
+
+// With rounds spread, only the client counted first in the last window
+// yields, by half a spacing, and only when an equal split leaves requests
+// over; its later rounds keep the place it was counted at.
+func TestKeyShareSpreadRoundsYieldOnlyForRequestsLeftOver(t *testing.T) {
+	for _, c := range []struct {
+		clients   int
+		wantYield bool
+	}{{5, false}, {3, true}} {
+		k := sharedKey()
+		k.seeRound(c.clients)
+		k.seeRound(c.clients)
+		k.ahead, k.rank, k.sent, k.answered = 1, 1, 1, 1 // counted first in the last window
+		startWindow(k, 10)
+		spacing, _ := k.spacing()
+		if got := k.yield > 0; got != c.wantYield {
+			t.Errorf("%d clients on 10 requests: yield %v, want a yield: %v", c.clients, k.yield, c.wantYield)
+		}
+		if c.wantYield && k.yield != spacing/2 {
+			t.Errorf("%d clients: yield %v, want half a spacing (%v)", c.clients, k.yield, spacing/2)
+		}
+		// Counted last of the first round, the client keeps that place
+		// from the moment it sent, not from the turn.
+		k.send()
+		k.observe(10, 10-c.clients, false, 100*time.Millisecond)
+		spacing, offset := k.spacing()
+		if want := k.yield + spacing + time.Duration(c.clients)*offset; k.slot() != want {
+			t.Errorf("%d clients: second request at %v, want %v", c.clients, k.slot(), want)
+		}
+	}
+}

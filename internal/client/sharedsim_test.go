@@ -81,6 +81,7 @@ func TestSharedSim(t *testing.T) {
 	start := time.Now()
 	var wg sync.WaitGroup
 	ends := make([]string, clients)
+	stagger := time.Duration(envInt("SIM_STAGGER_MS", 0)) * time.Millisecond
 	for ci := range clients {
 		c, err := New(Config{BaseURL: ts.URL, APIKey: fx.APIKey, MaxRetries: new(8),
 			HTTPClient: &http.Client{Transport: tagTransport{next: http.DefaultTransport.(*http.Transport).Clone(), tag: fmt.Sprint(ci)}}})
@@ -92,11 +93,19 @@ func TestSharedSim(t *testing.T) {
 			work <- i
 		}
 		close(work)
+		// Terraform processes started together reach their first create
+		// at different times; SIM_STAGGER_MS spreads the clients' starts
+		// evenly over that long.
+		var delay time.Duration
+		if clients > 1 {
+			delay = stagger * time.Duration(ci) / time.Duration(clients-1)
+		}
 		var cwg sync.WaitGroup
 		for range par {
 			cwg.Add(1)
 			go func() {
 				defer cwg.Done()
+				time.Sleep(delay)
 				for i := range work {
 					if _, err := c.CreateLink(context.Background(), CreateLinkInput{DomainID: fx.DomainID, Destination: fmt.Sprintf("https://example.com/%d/%d", ci, i)}); err != nil {
 						t.Errorf("client %d: %v", ci, err)

@@ -177,6 +177,10 @@ type harness struct {
 	o   options
 	dir string
 	cli *clitest.CLI
+	// sharedRows counts the shared-key rows run, so that a row repeated
+	// (-shared-runs 5,5) starts in fresh directories, with no state of
+	// links on an earlier emulator to refresh first.
+	sharedRows int
 }
 
 func newHarness(o options) (*harness, error) {

@@ -62,8 +62,9 @@ func (h *harness) sharedRow(writers, readLinks int) (string, error) {
 	}
 	defer es.close()
 	var runs []func() error
+	h.sharedRows++
 	for i := range writers {
-		w, err := h.workdir(fmt.Sprintf("shared-%d-%d-%d", writers, readLinks, i), es, map[string]string{"main.tf": sharedConfig(i)})
+		w, err := h.workdir(fmt.Sprintf("shared-%d-%d-%d-%d", h.sharedRows, writers, readLinks, i), es, map[string]string{"main.tf": sharedConfig(i)})
 		if err != nil {
 			return "", err
 		}
