@@ -2,6 +2,7 @@ package client
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -114,8 +115,10 @@ type keyShare struct {
 	falls []int
 	// limit is the allowance per window, as the answers said.
 	limit int
-	// rtt is how long the answer to our latest request took.
-	rtt time.Duration
+	// rtt is how long the answer to our latest request took, and rtts
+	// the latest rttsRemembered of them.
+	rtt  time.Duration
+	rtts []time.Duration
 	// window is how long the service's windows last, as far as its resets
 	// tell; 0 while unknown.
 	window time.Duration
@@ -273,7 +276,7 @@ func (k *keyShare) wakeAfter() time.Duration {
 	case (k.shared || k.othersSeen) && k.yield > 0 && k.last < 0:
 		return k.yield
 	case k.tailWaiting():
-		return k.answeredAt + tailPause(k.rtt)
+		return k.tailAt()
 	case k.slot() > 0:
 		return k.slot()
 	}
@@ -292,7 +295,9 @@ func (k *keyShare) wakeAfter() time.Duration {
 // which ends with its last round rather than its first.
 func (k *keyShare) slot() time.Duration {
 	spacing, offset := k.spacing()
-	if spacing <= 0 || k.rank <= 0 {
+	if spacing <= 0 || k.rank <= 0 || k.othersStopped() {
+		// (With the others stopped there is no round to keep in order:
+		// the rest of the window is ours as fast as answers come.)
 		return 0
 	}
 	// From the turn as this client took it: a client that yielded sent
@@ -307,24 +312,43 @@ func (k *keyShare) slot() time.Duration {
 // alone, so that every client on the key spaces its rounds alike (a
 // spacing from each client's own count of the others let a client that
 // counted one fewer go first in every round, and so count one fewer
-// again): room for the rounds of two clients (half the allowance each),
-// and one more for the clients whose windows turn late. With ten requests
-// a window of two seconds, a third of a second.
+// again): the rounds of two clients (half the allowance each) fill three
+// quarters of the window, leaving the rest for clients whose windows turn
+// late. With ten requests a window of two seconds, 300 ms. (A third of a
+// second, which divides the second, put the fourth round exactly on the
+// window's one-second mark: a client's whole-second resets never told it
+// that its window had turned earlier than it thought, so clients that
+// turned late stayed late. A request 900 ms after the turn, answered
+// with a reset of one second, tells a client more than 100 ms late.)
 func (k *keyShare) spacing() (spacing, offset time.Duration) {
 	if !k.shared || k.window <= 0 || k.limit <= 0 || k.rtt <= 0 {
 		return 0, 0
 	}
 	rounds := (k.limit + 1) / 2
-	spacing = k.window / time.Duration(rounds+1)
-	if spacing < 2*k.rtt {
+	spacing = k.window * 3 / time.Duration(4*rounds)
+	if spacing < 2*k.steadyRTT() {
 		return 0, 0
 	}
 	return spacing, spacing / time.Duration(4*rounds)
 }
 
+// steadyRTT is the shortest of our latest round trips: writes that are
+// slow (a fraud filter taking seconds) are slow every time, while a busy
+// machine delays one answer now and then. Rounds spread by one and paced
+// by the next would lose their order.
+func (k *keyShare) steadyRTT() time.Duration {
+	if len(k.rtts) == 0 {
+		return k.rtt
+	}
+	return slices.Min(k.rtts)
+}
+
+// rttsRemembered is how many round trips steadyRTT is the shortest of.
+const rttsRemembered = 4
+
 // tailTry is whether to send a request that the round does not allow,
-// once in a window: when the others had their turns (tailPause after our
-// latest answer) and what we have waiting fits in what was left. The round
+// once in a window: when the others had their turns (tailAt) and what we
+// have waiting fits in what was left. The round
 // keeps the rest of a window for the others' next turns; when the others
 // have finished their work, nobody takes it, and a run whose last few
 // requests would fit needs a whole window more. Only a client that is not
@@ -333,7 +357,17 @@ func (k *keyShare) spacing() (spacing, offset time.Duration) {
 // work has more waiting than a window's rest and never tries; near its end
 // the try is answered 429 at worst, when the others did take the rest.
 func (k *keyShare) tailTry(elapsed time.Duration) bool {
-	return k.tailWaiting() && k.ahead < 0 && k.queued >= 1 && k.queued <= k.last && elapsed >= k.answeredAt+tailPause(k.rtt)
+	return k.tailWaiting() && k.ahead < 0 && k.queued >= 1 && k.queued <= k.last && elapsed >= k.tailAt()
+}
+
+// tailAt is when after the window turned the others have had their turns
+// since our latest answer, so that a tail try takes only what they left:
+// tailPause after that answer, or with rounds spread, when our turn of the
+// next round would have come (the others go at their places in the round,
+// up to a spacing later than ours; a try sooner took the turn of a client
+// that still had work, and was refused in its place).
+func (k *keyShare) tailAt() time.Duration {
+	return max(k.answeredAt+tailPause(k.rtt), k.slot())
 }
 
 // tailWaiting is whether a tail try may come in this window.
@@ -376,6 +410,10 @@ func (k *keyShare) send() {
 func (k *keyShare) observe(limit, remaining int, refused bool, rtt time.Duration) {
 	k.answered++
 	k.rtt = rtt
+	k.rtts = append(k.rtts, rtt)
+	if len(k.rtts) > rttsRemembered {
+		k.rtts = k.rtts[1:]
+	}
 	if k.tailOut {
 		k.tailOut = false
 		k.tailTried = refused
@@ -462,16 +500,12 @@ func (k *keyShare) round() int {
 	if k.last < 0 || counted < 1 || k.limit <= 0 {
 		return k.fall
 	}
+	if k.othersStopped() {
+		return 1
+	}
 	// Rounded down: a client that turned to the window a little after
 	// the others has one of theirs more in the count, not another client.
 	perOurs := (k.limit - k.last) / counted
-	if perOurs == 1 && counted >= 3 {
-		// Nobody else has been counted in this window for three of our
-		// round trips: the others have stopped (finished their work)
-		// since the rounds we remember. (Two would not say so: the
-		// others may be yielding to us.)
-		return 1
-	}
 	if len(k.falls) < 2 {
 		// One round seen at most: requests sent at the same moment reach
 		// the service in any order, and a single round may count a
@@ -479,6 +513,17 @@ func (k *keyShare) round() int {
 		return perOurs
 	}
 	return max(k.fall, perOurs)
+}
+
+// othersStopped is whether, since our first answer of the window, the
+// count fell by our own requests alone for two of our round trips: the
+// others have stopped (finished their work) since the rounds we remember.
+// (One round trip would not say so: the others may be yielding to us.)
+// The window's count per request of ours would not tell: rounded down, it
+// is one for a client that goes first in rounds of two.
+func (k *keyShare) othersStopped() bool {
+	counted := k.answered - k.refused
+	return counted >= 3 && k.rank > 0 && k.last >= 0 && k.limit-k.last-k.rank == counted-1
 }
 
 // hasShareLeft is whether one more request keeps us within an equal part

@@ -231,6 +231,29 @@ func TestKeyShareTakesTheRestWhenTheOthersHaveStopped(t *testing.T) {
 	}
 }
 
+// Two clients taking turns, ours first in every round: after five rounds
+// the count has fallen by nine for our five requests, under two per
+// request of ours once rounded down. That is not a sign that the other
+// client stopped: we take our five and leave it the rest.
+func TestKeyShareFirstOfTwoTakesItsHalfOnly(t *testing.T) {
+	k := newKeyShare()
+	k.shared, k.windows = true, 1
+	for range 3 {
+		k.seeRound(2)
+	}
+	w := startWindow(k, 10)
+	ours := 0
+	for k.allows(time.Second) {
+		k.send()
+		w.answer(k)
+		ours++
+		w.count = min(w.count+1, w.limit) // the other client's turn
+	}
+	if ours != 5 {
+		t.Errorf("first of two in every round, %d of 10 went, want 5", ours)
+	}
+}
+
 // Clients sending at the same moment reach the service in any order: one
 // round may count a client twice and the next not at all. The round is
 // the mean of the last six, so such rounds change nothing, and a client
@@ -415,8 +438,9 @@ func sharedKey() *keyShare {
 
 // Rounds are spread over the window, and each client keeps in every round
 // the place its first request had in the count. Ten requests a window
-// make room for five rounds (two clients), a sixth of the window apart;
-// the client counted third goes three offsets into the second round.
+// make room for five rounds (two clients) in three quarters of the window,
+// 300 ms apart; the client counted third goes three offsets into the
+// second round.
 func TestKeyShareRoundsKeepTheFirstRoundsOrder(t *testing.T) {
 	k := sharedKey()
 	w := startWindow(k, 10)
@@ -430,8 +454,8 @@ func TestKeyShareRoundsKeepTheFirstRoundsOrder(t *testing.T) {
 		t.Fatalf("rank = %d, want 3", k.rank)
 	}
 	spacing, offset := k.spacing()
-	if spacing != 2*time.Second/6 || offset != spacing/20 {
-		t.Fatalf("spacing, offset = %v, %v; want a sixth of the window and a twentieth of that", spacing, offset)
+	if spacing != 300*time.Millisecond || offset != spacing/20 {
+		t.Fatalf("spacing, offset = %v, %v; want 300ms (five rounds in three quarters of the window) and a twentieth of that", spacing, offset)
 	}
 	slot := spacing + 3*offset
 	if k.allows(slot - time.Millisecond) {
@@ -520,5 +544,37 @@ func TestKeyShareSpreadRoundsYieldOnlyForRequestsLeftOver(t *testing.T) {
 		if want := k.yield + spacing + time.Duration(c.clients)*offset; k.slot() != want {
 			t.Errorf("%d clients: second request at %v, want %v", c.clients, k.slot(), want)
 		}
+	}
+}
+
+// With rounds spread, the others' turns of a round come up to a spacing
+// after ours: a tail try waits for our own turn of the next round, so that
+// it takes only what clients still working have left.
+func TestKeyShareSpreadTailTryWaitsForTheNextRound(t *testing.T) {
+	k := sharedKey()
+	k.seeRound(3)
+	k.seeRound(3)
+	w := startWindow(k, 10)
+	w.count = 1 // another run went first
+	for k.allows(k.slot()) {
+		k.send()
+		w.answer(k)
+		w.count = min(w.count+2, w.limit)
+	}
+	// Ours were counted at 2, 5, 8: 2 left, less than a round of three.
+	spacing, _ := k.spacing()
+	k.answeredAt, k.queued, k.ahead = 2*spacing+k.rtt, 1, -0.5
+	if k.allows(k.answeredAt + tailPause(k.rtt)) {
+		t.Errorf("the tail try goes %v after our answer, before the others' turns of the next round", tailPause(k.rtt))
+	}
+	next := k.slot()
+	if next <= k.answeredAt+tailPause(k.rtt) {
+		t.Fatalf("slot %v is not after the tail pause: the test shows nothing", next)
+	}
+	if got := k.wakeAfter(); got != next {
+		t.Errorf("wakeAfter = %v, want our turn of the next round %v", got, next)
+	}
+	if !k.allows(next) {
+		t.Errorf("no tail try at our turn of the next round (%v)", next)
 	}
 }

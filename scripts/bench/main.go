@@ -39,10 +39,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -197,6 +199,9 @@ func newHarness(o options) (*harness, error) {
 }
 
 // emulatorServer serves an emulator and notes when write requests arrive.
+// slugRun finds the run a shared-key create belongs to (its slug's prefix).
+var slugRun = regexp.MustCompile(`"slug":\s*"(run\d+)-`)
+
 type emulatorServer struct {
 	srv        *emulator.Server
 	fx         emulator.Fixture
@@ -228,10 +233,18 @@ func startEmulator(settings emulator.Settings) (*emulatorServer, error) {
 		}
 		// BENCH_WRITE_LOG=1: each write's arrival, status and remaining
 		// count on stderr, to see how runs sharing a key took turns.
+		// The writer is named by its slugs' prefix (run0-…, see
+		// sharedConfig), not by its connection: a run opens several.
 		arrived := time.Now()
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		writer := r.RemoteAddr
+		if m := slugRun.FindSubmatch(body); m != nil {
+			writer = string(m[1])
+		}
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, r)
-		fmt.Fprintf(os.Stderr, "write %s %s %d remaining=%s\n", arrived.Format("15:04:05.000"), r.RemoteAddr, rec.Code, rec.Header().Get("X-RateLimit-Remaining"))
+		fmt.Fprintf(os.Stderr, "write %s %s %d remaining=%s\n", arrived.Format("15:04:05.000"), writer, rec.Code, rec.Header().Get("X-RateLimit-Remaining"))
 		for k, v := range rec.Header() {
 			w.Header()[k] = v
 		}
