@@ -578,3 +578,47 @@ func TestKeyShareSpreadTailTryWaitsForTheNextRound(t *testing.T) {
 		t.Errorf("no tail try at our turn of the next round (%v)", next)
 	}
 }
+
+// When only our requests have been counted since our first answer, for
+// two round trips, the others have finished: the rest of the window goes
+// as fast as answers come, not a spacing apart.
+func TestKeyShareSpreadRoundsEndWhenTheOthersStop(t *testing.T) {
+	k := sharedKey()
+	w := startWindow(k, 10)
+	w.count = 4 // the others' last requests, before our first
+	for range 3 {
+		if !k.allows(k.slot()) {
+			t.Fatal("a request is held back at its slot")
+		}
+		k.send()
+		w.answer(k)
+	}
+	if !k.othersStopped() {
+		t.Fatal("three of ours in a row counted alone: the others are not seen to have stopped")
+	}
+	if got := k.slot(); got != 0 {
+		t.Errorf("slot = %v with the others stopped, want 0 (no spacing)", got)
+	}
+	if !k.allows(0) {
+		t.Error("with the others stopped, a request waits")
+	}
+}
+
+// A busy machine delays one answer now and then: the rounds stay spread,
+// or one client would pace its requests while the others spread theirs.
+// Writes that are slow every time are not spread.
+func TestKeyShareOneSlowAnswerKeepsRoundsSpread(t *testing.T) {
+	k := sharedKey()
+	for _, rtt := range []time.Duration{100, 100, 100, 400} {
+		k.observe(10, 5, false, rtt*time.Millisecond)
+	}
+	if sp, _ := k.spacing(); sp == 0 {
+		t.Error("one answer of 400 ms among answers of 100 ms stops the spreading")
+	}
+	for range rttsRemembered {
+		k.observe(10, 5, false, 400*time.Millisecond)
+	}
+	if sp, _ := k.spacing(); sp != 0 {
+		t.Errorf("every answer 400 ms (more than half the spacing): rounds still spread %v apart", sp)
+	}
+}
