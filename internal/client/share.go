@@ -69,8 +69,7 @@ func (c *windowCap) turn()    { c.taken = 0 }
 // take the rest.
 //
 // The first window is a client's apprenticeship: one request at a time
-// until a few answers (or learningTime) have shown whether anybody else is
-// there. With round trips too long for one request at a time to send our
+// for learningTime, to see whether anybody else is there. With round trips too long for one request at a time to send our
 // part of a window, rounds cannot be spread: as many turns go at once as
 // a round trip needs, each as soon as it may, and a client that is ahead
 // of the others over the windows they shared lets them go first. A window
@@ -123,8 +122,14 @@ type keyShare struct {
 	// tell; 0 while unknown.
 	window time.Duration
 	// queued is how many of our requests wait for the budget, the one
-	// asking included (the budget keeps count; 0 when none does).
+	// asking included (the budget keeps count with join; 0 when none
+	// does).
 	queued int
+	// joined is whether a request ever joined the queue, and
+	// answersSinceJoin how many answers came since the latest did (see
+	// draining).
+	joined           bool
+	answersSinceJoin int
 	// answeredAt is when, after the window turned, the answer to our
 	// latest request came.
 	answeredAt time.Duration
@@ -155,14 +160,16 @@ type keyShare struct {
 	yield time.Duration
 }
 
-// learningAnswers is how many answers showing no other client a client
-// waits for in its first window before it takes the rest at once; it
-// waits no longer than learningTime, so that slow writes (a fraud filter
-// that takes seconds) do not hold a lone run back.
-const (
-	learningAnswers = 3
-	learningTime    = 500 * time.Millisecond
-)
+// learningTime is how long a client sends one request at a time in its
+// first window before, having seen no other client, it takes the rest at
+// once. It does not end sooner when answers come fast: runs started
+// together by one pipeline reach the service a few hundred milliseconds
+// apart (each Terraform process plans first), and a run that ended its
+// apprenticeship after three quick answers took the window before the
+// others' first requests came. It does not wait for answers either, so
+// that slow writes (a fraud filter that takes seconds) do not hold a lone
+// run back.
+const learningTime = 500 * time.Millisecond
 
 // aloneAfter is how many windows in a row without a sign of another client
 // make a client take whole windows again.
@@ -219,7 +226,7 @@ func (k *keyShare) forgetStaleRound() {
 // since the window turned, or since the first request).
 func (k *keyShare) pacing(elapsed time.Duration) bool {
 	if k.windows == 0 && !k.othersSeen {
-		return k.answered < learningAnswers && elapsed < learningTime
+		return elapsed < learningTime
 	}
 	return k.shared || k.othersSeen
 }
@@ -248,10 +255,12 @@ func (k *keyShare) allows(elapsed time.Duration) bool {
 	case k.last < 0:
 		// The first of a window has no round before it.
 		return inflight == 0 && elapsed >= k.yield
-	case k.tailTry(elapsed):
+	case k.finishes(inflight), k.tailTry(elapsed):
 		return true
 	case !k.hasShareLeft():
 		return false
+	case inflight == 0 && k.last >= 1 && k.othersSpent():
+		return true
 	case elapsed < k.slot():
 		return false
 	case inflight < k.turnsInFlight() && k.last >= k.round()*(inflight+1):
@@ -271,7 +280,7 @@ const yieldAhead = 0.5
 // allows may go without news from an answer; 0 if none.
 func (k *keyShare) wakeAfter() time.Duration {
 	switch {
-	case k.windows == 0 && !k.othersSeen && k.answered < learningAnswers:
+	case k.windows == 0 && !k.othersSeen:
 		return learningTime
 	case (k.shared || k.othersSeen) && k.yield > 0 && k.last < 0:
 		return k.yield
@@ -357,7 +366,8 @@ const rttsRemembered = 4
 // work has more waiting than a window's rest and never tries; near its end
 // the try is answered 429 at worst, when the others did take the rest.
 func (k *keyShare) tailTry(elapsed time.Duration) bool {
-	return k.tailWaiting() && k.ahead < 0 && k.queued >= 1 && k.queued <= k.last && elapsed >= k.tailAt()
+	return k.tailWaiting() && k.ahead < 0 && k.queued >= 1 && k.queued <= k.last &&
+		elapsed >= k.tailAt() && k.refusalLag(elapsed) <= k.window/10
 }
 
 // tailAt is when after the window turned the others have had their turns
@@ -366,8 +376,31 @@ func (k *keyShare) tailTry(elapsed time.Duration) bool {
 // next round would have come (the others go at their places in the round,
 // up to a spacing later than ours; a try sooner took the turn of a client
 // that still had work, and was refused in its place).
+// It is put off, if need be, to a moment when a refusal costs little (see
+// refusalLag).
 func (k *keyShare) tailAt() time.Duration {
-	return max(k.answeredAt+tailPause(k.rtt), k.slot())
+	at := max(k.answeredAt+tailPause(k.rtt), k.slot())
+	if lag := k.refusalLag(at); lag > k.window/10 {
+		// A moment later the window's rest is a whole number of seconds.
+		at += time.Second - lag
+	}
+	return at
+}
+
+// refusalLag is how long after the window turns a client refused at
+// elapsed would wait: the service's Retry-After is the rest of the window
+// in whole seconds, rounded up, and it is honoured. Refused 50 ms before
+// the turn, a client waits 950 ms past it, and every later window of the
+// run turns that late for it (its turns then fall among the others' and
+// take the rest of their rounds); refused with 1.1 s left, 0.9 s, it waits
+// 100 ms. 0 while the window's length is unknown.
+func (k *keyShare) refusalLag(elapsed time.Duration) time.Duration {
+	left := k.window - elapsed
+	if k.window <= 0 || left <= 0 {
+		return 0
+	}
+	whole := (left + time.Second - 1) / time.Second * time.Second
+	return whole - left
 }
 
 // tailWaiting is whether a tail try may come in this window.
@@ -409,6 +442,7 @@ func (k *keyShare) send() {
 // remaining is -1 when the answer did not say.
 func (k *keyShare) observe(limit, remaining int, refused bool, rtt time.Duration) {
 	k.answered++
+	k.answersSinceJoin++
 	k.rtt = rtt
 	k.rtts = append(k.rtts, rtt)
 	if len(k.rtts) > rttsRemembered {
@@ -446,11 +480,16 @@ func (k *keyShare) observe(limit, remaining int, refused bool, rtt time.Duration
 			k.fall = max(k.fall, limit-remaining)
 		}
 	}
-	if (k.shared || k.othersSeen) && k.last >= 0 && remaining < k.last && k.sent == k.answered && k.answered <= earlyRounds+1 {
+	if (k.shared || k.othersSeen) && k.last >= 0 && remaining < k.last && k.sent == k.answered && (k.answered <= earlyRounds+1 || len(k.falls) == 0) {
 		// Answers in order (one at a time): the fall between them is a
 		// round. Only the first rounds of a window count: later, clients
 		// that have taken their part no longer send, and the rounds
 		// shrink while the clients on the key are as many as before.
+		// Until a first round is seen, though, any: in a run's first
+		// window the others may start a few rounds after it, and a
+		// client that counted no round took the count per request of
+		// its own, which counted its rounds alone, for the number of
+		// clients.
 		k.seeRound(k.last - remaining)
 	}
 	if k.rank == 0 {
@@ -488,7 +527,10 @@ const roundsRemembered = 6
 
 // lost records a request that got no answer (a transport error): it may
 // or may not have been counted, and the next may go.
-func (k *keyShare) lost() { k.answered++ }
+func (k *keyShare) lost() {
+	k.answered++
+	k.answersSinceJoin++
+}
 
 // round is how many requests the service counts between two of ours: the
 // fall, or, when more than that, the window's count so far per request of
@@ -506,12 +548,15 @@ func (k *keyShare) round() int {
 	// Rounded down: a client that turned to the window a little after
 	// the others has one of theirs more in the count, not another client.
 	perOurs := (k.limit - k.last) / counted
-	if len(k.falls) < 2 {
-		// One round seen at most: requests sent at the same moment reach
-		// the service in any order, and a single round may count a
-		// client twice; the count per request of ours is steadier.
+	if len(k.falls) == 0 {
 		return perOurs
 	}
+	// With one round seen, the count per request of ours alone would
+	// undercount the clients that started a little after us (the window
+	// counted only ours at first); a single round may count a client
+	// twice, which only holds us back. Held back, a request waits for the
+	// next window; sent and refused, its Retry-After (whole seconds) sets
+	// our turns late for the windows that follow, out of the others' order.
 	return max(k.fall, perOurs)
 }
 
@@ -532,10 +577,61 @@ func (k *keyShare) othersStopped() bool {
 // count of the round alone would let two of them take the same last
 // request.
 func (k *keyShare) hasShareLeft() bool {
+	return k.sent-k.refused < k.share()
+}
+
+// share is an equal part of the window, rounded up (the whole allowance
+// while we are alone or the allowance is unknown: no bound).
+func (k *keyShare) share() int {
 	n := k.round()
 	if n < 2 || k.limit <= 0 {
-		return true
+		return math.MaxInt
 	}
-	share := (k.limit + n - 1) / n
-	return k.sent-k.refused < share
+	return (k.limit + n - 1) / n
+}
+
+// othersSpent is whether the other clients of the round have had their
+// shares of the window (see hasShareLeft), so that the rest of it is ours:
+// a client that started a little after the others had one turn fewer, and
+// the last request of the window, left for the others' next turns, would
+// go unused.
+func (k *keyShare) othersSpent() bool {
+	n := k.round()
+	if n < 2 || k.limit <= 0 || k.last < 0 {
+		return false
+	}
+	others := k.limit - k.last - (k.answered - k.refused)
+	return others >= (n-1)*k.share()
+}
+
+// join counts a request that starts waiting for the budget.
+func (k *keyShare) join() {
+	k.queued++
+	k.joined = true
+	k.answersSinceJoin = 0
+}
+
+// draining is whether the work waiting is the last of the run: two of our
+// answers have come since a request last joined the queue. In the middle
+// of a run, Terraform starts an operation for each one that ends, so an
+// answer is followed by a new request before the next answer; at the end
+// nothing follows. (One answer would not say so: the request that follows
+// it joins a moment later.)
+func (k *keyShare) draining() bool {
+	return k.joined && k.answersSinceJoin >= 2
+}
+
+// finishes is whether everything we have waiting may go at once: it is
+// the last of the run, and it fits both in what the count left at our
+// latest answer and in an equal part of the window among the clients of
+// the latest round. (The round, not the count per request of ours: the
+// others' last requests come at once too, and a client counted after them
+// would see in that count more clients than there are.) Spread over the rounds, a run's last window would
+// end with its last round (a second after the turn, with ten requests a
+// window of two seconds); every run on the key ends its work in such a
+// window when they started together.
+func (k *keyShare) finishes(inflight int) bool {
+	share := (k.limit + k.fall - 1) / max(k.fall, 1)
+	return k.shared && k.draining() && k.queued >= 1 && inflight+k.queued <= k.last &&
+		k.sent-k.refused+k.queued <= share
 }

@@ -75,20 +75,21 @@ func startWindow(k *keyShare, limit int) *fakeWindow {
 func TestKeyShareAloneTakesWholeWindows(t *testing.T) {
 	k := newKeyShare()
 	w := &fakeWindow{limit: 10}
-	// The first window: one at a time until learningAnswers answers have
-	// shown nobody else, then the rest at once.
-	for range learningAnswers {
-		if !k.allows(0) {
+	// The first window: one at a time for learningTime, however fast
+	// the answers come, then the rest at once.
+	for i := range 5 {
+		elapsed := time.Duration(i) * learningTime / 5
+		if !k.allows(elapsed) {
 			t.Fatal("the first request of the first window is held back")
 		}
 		k.send()
-		if k.allows(0) {
+		if k.allows(elapsed) {
 			t.Fatal("a second request goes before the first is answered, in the first window")
 		}
 		w.answer(k)
 	}
 	for range 5 {
-		if !k.allows(0) {
+		if !k.allows(learningTime) {
 			t.Fatal("alone after learning, a request is held back")
 		}
 		k.send() // all on their way at once
@@ -105,7 +106,7 @@ func TestKeyShareAloneTakesWholeWindows(t *testing.T) {
 func TestKeyShareTakesTurnsWhenOthersAppearMidWindow(t *testing.T) {
 	k := newKeyShare()
 	w := &fakeWindow{limit: 10}
-	sendAndAnswer(k, w, learningAnswers)
+	sendAndAnswer(k, w, 3)
 	w = startWindow(k, 10)
 	// Alone: two go at once; before they are answered, another client
 	// takes three.
@@ -129,7 +130,7 @@ func TestKeyShareTakesTurnsWhenOthersAppearMidWindow(t *testing.T) {
 func TestKeyShareStopsWhereTheRoundWouldOverrun(t *testing.T) {
 	k := newKeyShare()
 	w := &fakeWindow{limit: 10}
-	sendAndAnswer(k, w, learningAnswers)
+	sendAndAnswer(k, w, 3)
 	w = startWindow(k, 10)
 	w.count += 2 // two others went first
 	// Rounds: ours, then one of each of the two others.
@@ -151,7 +152,7 @@ func TestKeyShareStopsWhereTheRoundWouldOverrun(t *testing.T) {
 func TestKeyShareGoesBackToWholeWindowsWhenOthersLeave(t *testing.T) {
 	k := newKeyShare()
 	w := &fakeWindow{limit: 10}
-	sendAndAnswer(k, w, learningAnswers)
+	sendAndAnswer(k, w, 3)
 	w = startWindow(k, 10)
 	w.count += 5
 	sendAndAnswer(k, w, 2)
@@ -279,7 +280,7 @@ func TestKeyShareRoundIgnoresDisorderedRounds(t *testing.T) {
 func TestKeyShareLeaderYields(t *testing.T) {
 	k := newKeyShare()
 	w := &fakeWindow{limit: 10}
-	sendAndAnswer(k, w, learningAnswers)
+	sendAndAnswer(k, w, 3)
 	w = startWindow(k, 10)
 	for range 4 {
 		k.send()
@@ -549,7 +550,8 @@ func TestKeyShareSpreadRoundsYieldOnlyForRequestsLeftOver(t *testing.T) {
 
 // With rounds spread, the others' turns of a round come up to a spacing
 // after ours: a tail try waits for our own turn of the next round, so that
-// it takes only what clients still working have left.
+// it takes only what clients still working have left, and then for a
+// moment when a refusal would not hold us long past the turn.
 func TestKeyShareSpreadTailTryWaitsForTheNextRound(t *testing.T) {
 	k := sharedKey()
 	k.seeRound(3)
@@ -571,11 +573,40 @@ func TestKeyShareSpreadTailTryWaitsForTheNextRound(t *testing.T) {
 	if next <= k.answeredAt+tailPause(k.rtt) {
 		t.Fatalf("slot %v is not after the tail pause: the test shows nothing", next)
 	}
-	if got := k.wakeAfter(); got != next {
-		t.Errorf("wakeAfter = %v, want our turn of the next round %v", got, next)
+	// Refused at our turn of the next round (930 ms), we would wait out a
+	// Retry-After of one second, to 930 ms past the turn; at the window's
+	// one-second mark the Retry-After ends with the window.
+	if k.allows(next) {
+		t.Errorf("a tail try at %v, where a refusal would hold us %v past the turn", next, k.refusalLag(next))
 	}
-	if !k.allows(next) {
-		t.Errorf("no tail try at our turn of the next round (%v)", next)
+	if got := k.wakeAfter(); got != time.Second {
+		t.Errorf("wakeAfter = %v, want the window's one-second mark after our turn of the next round", got)
+	}
+	if !k.allows(time.Second) {
+		t.Error("no tail try at the window's one-second mark")
+	}
+	if k.allows(1500 * time.Millisecond) {
+		t.Errorf("a tail try at 1.5 s, where a refusal would hold us %v past the turn", k.refusalLag(1500*time.Millisecond))
+	}
+}
+
+func TestKeyShareRefusalLag(t *testing.T) {
+	k := sharedKey() // windows of 2 s
+	for _, c := range []struct{ elapsed, want time.Duration }{
+		{0, 0},
+		{100 * time.Millisecond, 100 * time.Millisecond},
+		{930 * time.Millisecond, 930 * time.Millisecond},
+		{time.Second, 0},
+		{1950 * time.Millisecond, 950 * time.Millisecond},
+		{3 * time.Second, 0}, // past the window: nothing to wait for
+	} {
+		if got := k.refusalLag(c.elapsed); got != c.want {
+			t.Errorf("refusalLag(%v) = %v, want %v", c.elapsed, got, c.want)
+		}
+	}
+	k.window = 0
+	if got := k.refusalLag(time.Second); got != 0 {
+		t.Errorf("window unknown: refusalLag = %v, want 0", got)
 	}
 }
 
@@ -620,5 +651,93 @@ func TestKeyShareOneSlowAnswerKeepsRoundsSpread(t *testing.T) {
 	}
 	if sp, _ := k.spacing(); sp != 0 {
 		t.Errorf("every answer 400 ms (more than half the spacing): rounds still spread %v apart", sp)
+	}
+}
+
+// Two clients, ours started a round late: the other has had its five (an
+// equal part of the window), ours four, and one is left. Nobody else will
+// take it: it is ours, though a round would keep it for the other.
+func TestKeyShareTakesTheRestWhenTheOthersHaveHadTheirShares(t *testing.T) {
+	k := sharedKey()
+	k.seeRound(2)
+	k.seeRound(2)
+	w := startWindow(k, 10)
+	w.count = 1 // the other's first request, a round before ours
+	ours := 0
+	for k.allows(k.slot()) {
+		k.send()
+		w.answer(k)
+		ours++
+		if w.count < 9 {
+			w.count++ // the other's turn, up to its five
+		}
+	}
+	if ours != 5 || w.count != 10 {
+		t.Errorf("%d of ours went and the window counted %d, want 5 and all 10", ours, w.count)
+	}
+}
+
+// In its first window a run was alone for three requests, then another
+// started: the rounds it sees from then on (two) count the clients, not
+// the window's count per request of ours (one, rounded down), which would
+// let it take the other's part.
+func TestKeyShareCountsALateStartersRounds(t *testing.T) {
+	k := newKeyShare()
+	w := &fakeWindow{limit: 10}
+	for range 3 {
+		k.send()
+		w.answer(k)
+	}
+	ours := 3
+	for k.allows(learningTime) && w.count < w.limit {
+		k.send()
+		w.answer(k)
+		ours++
+		w.count = min(w.count+1, w.limit) // the other run, one per round
+	}
+	if k.round() != 2 || ours > 6 {
+		t.Errorf("round = %d and %d of ours went, want 2 and at most 6 (three alone and three of the rounds of two)", k.round(), ours)
+	}
+}
+
+// The last requests of a run go at once when they fit in the window's
+// rest and in an equal part of it, instead of a round apart: no request
+// joined the queue for two answers, so no more will come.
+func TestKeyShareLastRequestsGoAtOnce(t *testing.T) {
+	setUp := func(queued int) *keyShare {
+		k := sharedKey()
+		k.seeRound(3)
+		k.seeRound(3)
+		for range queued + 2 {
+			k.join()
+		}
+		w := startWindow(k, 10)
+		for range 2 {
+			if !k.allows(k.slot()) {
+				t.Fatal("a request is held back at its slot")
+			}
+			k.send()
+			k.queued--
+			w.answer(k)
+			w.count += 2 // the two other runs
+		}
+		return k
+	}
+	k := setUp(2)
+	early := k.slot() - 200*time.Millisecond
+	for range 2 {
+		if !k.allows(early) {
+			t.Fatalf("the run's last two requests (four of a part of four, six left) wait for their rounds")
+		}
+		k.send()
+		k.queued--
+	}
+	if k := setUp(3); k.allows(early) {
+		t.Error("three last requests, one more than our part of the window: they go at once")
+	}
+	k = setUp(1)
+	k.join() // Terraform started another operation: two wait, not the end
+	if k.allows(early) {
+		t.Error("a request joined the queue since our latest answer, yet the rest goes at once")
 	}
 }

@@ -146,7 +146,7 @@ func (b *budget) acquire(ctx context.Context) (ticket, error) {
 		if !queued {
 			// Counted while it waits (see keyShare.queued): it leaves the
 			// queue in sendLocked, or below when it gives up.
-			b.pace.queued++
+			b.pace.join()
 			queued = true
 		}
 		now := b.now()

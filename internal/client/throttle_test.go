@@ -615,7 +615,7 @@ func TestBudgetProbeLetsOneRequestThrough(t *testing.T) {
 
 	// Waiters are released by the probe's answer, not before, and in the
 	// first window one at a time (see keyShare): each answer releases the
-	// next until learningAnswers answers have shown nobody else.
+	// next until learningTime has passed without a sign of anybody else.
 	tickets := make(chan ticket, 3)
 	for range 3 {
 		go func() {
