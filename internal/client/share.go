@@ -66,7 +66,7 @@ func (c *windowCap) turn()    { c.taken = 0 }
 // fall past the end of the allowance (what is left is less than a round),
 // or past an equal part of the window, waits for the next window instead
 // of sending a request to be refused, and those before it in the round
-// take the rest.
+// take the rest. A run's last requests go at once (see finishes).
 //
 // The first window is a client's apprenticeship: one request at a time
 // for learningTime, to see whether anybody else is there. With round trips too long for one request at a time to send our
