@@ -66,6 +66,17 @@ func sendAndAnswer(k *keyShare, w *fakeWindow, n int) int {
 	return sent
 }
 
+// sharedAfterRounds is a keyShare that has shared a window with others,
+// in three rounds of n clients.
+func sharedAfterRounds(n int) *keyShare {
+	k := newKeyShare()
+	k.shared, k.windows = true, 1
+	for range 3 {
+		k.seeRound(n)
+	}
+	return k
+}
+
 // startWindow turns k and the service to a new window.
 func startWindow(k *keyShare, limit int) *fakeWindow {
 	k.turn()
@@ -221,11 +232,7 @@ func TestKeyShareLateClientCountsTheOthers(t *testing.T) {
 // others, has the window to itself: the others have finished. It takes the
 // last request rather than leave it to them.
 func TestKeyShareTakesTheRestWhenTheOthersHaveStopped(t *testing.T) {
-	k := newKeyShare()
-	k.shared, k.windows = true, 1
-	for range 3 {
-		k.seeRound(3)
-	}
+	k := sharedAfterRounds(3)
 	w := startWindow(k, 10)
 	if n := sendAndAnswer(k, w, 10); n != 10 {
 		t.Errorf("alone in the window after rounds of three, %d of 10 went", n)
@@ -237,11 +244,7 @@ func TestKeyShareTakesTheRestWhenTheOthersHaveStopped(t *testing.T) {
 // request of ours once rounded down. That is not a sign that the other
 // client stopped: we take our five and leave it the rest.
 func TestKeyShareFirstOfTwoTakesItsHalfOnly(t *testing.T) {
-	k := newKeyShare()
-	k.shared, k.windows = true, 1
-	for range 3 {
-		k.seeRound(2)
-	}
+	k := sharedAfterRounds(2)
 	w := startWindow(k, 10)
 	ours := 0
 	for k.allows(time.Second) {
@@ -384,11 +387,7 @@ func TestKeyShareRefusalsBeforeOurAllowanceShowOthers(t *testing.T) {
 // that is not behind the others.
 func TestKeyShareTailTry(t *testing.T) {
 	setUp := func(queued int) (*keyShare, *fakeWindow) {
-		k := newKeyShare()
-		k.shared, k.windows = true, 1
-		for range 3 {
-			k.seeRound(3)
-		}
+		k := sharedAfterRounds(3)
 		w := startWindow(k, 10)
 		w.count = 1 // another run went first
 		for k.allows(0) {
