@@ -69,10 +69,11 @@ func (c *windowCap) turn()    { c.taken = 0 }
 // take the rest. A run's last requests go at once (see finishes).
 //
 // The first window is a client's apprenticeship: one request at a time
-// for learningTime, to see whether anybody else is there. With round trips too long for one request at a time to send our
-// part of a window, rounds cannot be spread: as many turns go at once as
-// a round trip needs, each as soon as it may, and a client that is ahead
-// of the others over the windows they shared lets them go first. A window
+// for learningTime, to see whether anybody else is there. With round trips
+// too long for one request at a time to send our part of a window, rounds
+// cannot be spread: as many turns go at once as a round trip needs, each
+// as soon as it may, and a client that is ahead of the others over the
+// windows they shared lets them go first. A window
 // in which the service counted nobody else's request before ours does not
 // prove that we are alone (ours may simply have been first), so a client
 // goes back to whole windows only after aloneAfter of them.
@@ -357,14 +358,15 @@ const rttsRemembered = 4
 
 // tailTry is whether to send a request that the round does not allow,
 // once in a window: when the others had their turns (tailAt) and what we
-// have waiting fits in what was left. The round
-// keeps the rest of a window for the others' next turns; when the others
-// have finished their work, nobody takes it, and a run whose last few
-// requests would fit needs a whole window more. Only a client that is not
-// ahead of the others tries: the one furthest behind is the one with the
-// most work left. A run in the middle of its
-// work has more waiting than a window's rest and never tries; near its end
-// the try is answered 429 at worst, when the others did take the rest.
+// have waiting fits in what was left. The round keeps the rest of a window
+// for the others' next turns; when the others have finished their work,
+// nobody takes it, and a run whose last few requests would fit needs a
+// whole window more. Only a client that is not ahead of the others tries:
+// the one furthest behind is the one with the most work left. A run in the
+// middle of its work has more waiting than a window's rest and never
+// tries; near its end the try is answered 429 at worst, when the others
+// did take the rest, and only where that refusal's Retry-After ends near
+// the turn (see refusalLag).
 func (k *keyShare) tailTry(elapsed time.Duration) bool {
 	return k.tailWaiting() && k.ahead < 0 && k.queued >= 1 && k.queued <= k.last &&
 		elapsed >= k.tailAt() && k.refusalLag(elapsed) <= k.window/10
@@ -626,10 +628,10 @@ func (k *keyShare) draining() bool {
 // latest answer and in an equal part of the window among the clients of
 // the latest round. (The round, not the count per request of ours: the
 // others' last requests come at once too, and a client counted after them
-// would see in that count more clients than there are.) Spread over the rounds, a run's last window would
-// end with its last round (a second after the turn, with ten requests a
-// window of two seconds); every run on the key ends its work in such a
-// window when they started together.
+// would see in that count more clients than there are.) Spread over the
+// rounds, a run's last window would end with its last round (a second
+// after the turn, with ten requests a window of two seconds); every run on
+// the key ends its work in such a window when they started together.
 func (k *keyShare) finishes(inflight int) bool {
 	share := (k.limit + k.fall - 1) / max(k.fall, 1)
 	return k.shared && k.draining() && k.queued >= 1 && inflight+k.queued <= k.last &&
