@@ -313,7 +313,14 @@ func (b *budget) learnLocked(tk ticket, rl RateLimit, refused bool, now time.Tim
 		b.pace.answeredAt = now.Sub(b.windowStart)
 	}
 	if rl.Reset >= 0 && !b.refused {
-		if est := tk.sentAt.Add(rl.Reset + b.margin); b.resetAt.IsZero() || est.Before(b.resetAt) {
+		// The request reached the service some time after we sent it:
+		// the margin, or as much longer as this round trip took beyond
+		// the shortest of the latest (a busy machine that held it back
+		// before the wire delays its answer as much). A reset counted
+		// from the send alone turned us to the next window early, and
+		// its first request was refused in the old one.
+		late := max(now.Sub(tk.sentAt)-b.pace.steadyRTT(), 0)
+		if est := tk.sentAt.Add(rl.Reset + max(b.margin, late)); b.resetAt.IsZero() || est.Before(b.resetAt) {
 			b.resetAt = est
 		}
 	}

@@ -1095,3 +1095,32 @@ func TestBudgetCountsWaitingRequests(t *testing.T) {
 		t.Errorf("queued = %d after one request sent and one given up, want 0", queued)
 	}
 }
+
+// A request a busy machine held back before the wire reached the service
+// later than we sent it; its answer came as much later than our usual
+// round trip. Its reset counts from its arrival, so the window's turn is
+// reckoned from the send plus that delay: from the send alone, we would
+// turn to the next window early and see its first request refused.
+func TestBudgetResetOfADelayedRequestCountsTheDelay(t *testing.T) {
+	clk := testclock.New()
+	b := learnt(t, clk, 100, "3")
+	for i := range 4 {
+		tk := mustAcquire(t, b)
+		clk.Advance(100 * time.Millisecond)
+		b.observe(tk, metered(100, 98-i, "3"))
+	}
+	sent := clk.Now()
+	tk := mustAcquire(t, b)
+	clk.Advance(500 * time.Millisecond) // 400 ms more than usual
+	b.observe(tk, metered(100, 90, "1"))
+	b.mu.Lock()
+	resetAt := b.resetAt
+	b.mu.Unlock()
+	if want := sent.Add(400*time.Millisecond + time.Second); resetAt.Before(want) {
+		t.Errorf("window turns %v after the delayed request was sent, want at least %v (its delay and its reset)",
+			resetAt.Sub(sent), want.Sub(sent))
+	}
+	if want := sent.Add(500*time.Millisecond + time.Second); resetAt.After(want) {
+		t.Errorf("window turns %v after the delayed request was sent, want no later than its answer plus its reset", resetAt.Sub(sent))
+	}
+}
