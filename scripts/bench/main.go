@@ -198,10 +198,11 @@ func newHarness(o options) (*harness, error) {
 	return &harness{o: o, dir: dir, cli: cli}, nil
 }
 
-// emulatorServer serves an emulator and notes when write requests arrive.
-// slugRun finds the run a shared-key create belongs to (its slug's prefix).
+// slugRun finds the run a shared-key create belongs to (its slug's prefix,
+// see sharedConfig).
 var slugRun = regexp.MustCompile(`"slug":\s*"(run\d+)-`)
 
+// emulatorServer serves an emulator and notes when write requests arrive.
 type emulatorServer struct {
 	srv        *emulator.Server
 	fx         emulator.Fixture
