@@ -223,8 +223,8 @@ func (k *keyShare) forgetStaleRound() {
 }
 
 // pacing is whether requests take turns: shared, or in the first window
-// until a few answers have shown no other client (elapsed is the time
-// since the window turned, or since the first request).
+// for learningTime unless another client showed (elapsed is the time since
+// the window turned, or since the first request).
 func (k *keyShare) pacing(elapsed time.Duration) bool {
 	if k.windows == 0 && !k.othersSeen {
 		return elapsed < learningTime
@@ -369,7 +369,7 @@ const rttsRemembered = 4
 // the turn (see refusalLag).
 func (k *keyShare) tailTry(elapsed time.Duration) bool {
 	return k.tailWaiting() && k.ahead < 0 && k.queued >= 1 && k.queued <= k.last &&
-		elapsed >= k.tailAt() && k.refusalLag(elapsed) <= k.window/10
+		elapsed >= k.tailAt() && k.refusalLag(elapsed) <= k.cheapRefusalLag()
 }
 
 // tailAt is when after the window turned the others have had their turns
@@ -382,12 +382,16 @@ func (k *keyShare) tailTry(elapsed time.Duration) bool {
 // refusalLag).
 func (k *keyShare) tailAt() time.Duration {
 	at := max(k.answeredAt+tailPause(k.rtt), k.slot())
-	if lag := k.refusalLag(at); lag > k.window/10 {
+	if lag := k.refusalLag(at); lag > k.cheapRefusalLag() {
 		// A moment later the window's rest is a whole number of seconds.
 		at += time.Second - lag
 	}
 	return at
 }
+
+// cheapRefusalLag is the longest refusalLag a tail try may risk: a tenth
+// of the window.
+func (k *keyShare) cheapRefusalLag() time.Duration { return k.window / 10 }
 
 // refusalLag is how long after the window turns a client refused at
 // elapsed would wait: the service's Retry-After is the rest of the window
@@ -424,7 +428,7 @@ func (k *keyShare) windowLead() float64 {
 	if k.fall < 2 || k.limit <= 0 || k.last < 0 {
 		return 0
 	}
-	counted := k.answered - k.refused
+	counted := k.counted()
 	others := k.limit - k.last - counted
 	if k.last < k.fall {
 		others = k.limit - counted
@@ -540,7 +544,7 @@ func (k *keyShare) lost() {
 // itself between two of its own requests (a fall of one) while the others
 // took their turns before it.
 func (k *keyShare) round() int {
-	counted := k.answered - k.refused
+	counted := k.counted()
 	if k.last < 0 || counted < 1 || k.limit <= 0 {
 		return k.fall
 	}
@@ -569,7 +573,7 @@ func (k *keyShare) round() int {
 // The window's count per request of ours would not tell: rounded down, it
 // is one for a client that goes first in rounds of two.
 func (k *keyShare) othersStopped() bool {
-	counted := k.answered - k.refused
+	counted := k.counted()
 	return counted >= 3 && k.rank > 0 && k.last >= 0 && k.limit-k.last-k.rank == counted-1
 }
 
@@ -584,13 +588,21 @@ func (k *keyShare) hasShareLeft() bool {
 
 // share is an equal part of the window, rounded up (the whole allowance
 // while we are alone or the allowance is unknown: no bound).
-func (k *keyShare) share() int {
-	n := k.round()
+func (k *keyShare) share() int { return k.equalPart(k.round()) }
+
+// equalPart is the window's allowance split among n clients, rounded up;
+// no bound (math.MaxInt) for fewer than two clients or an unknown
+// allowance.
+func (k *keyShare) equalPart(n int) int {
 	if n < 2 || k.limit <= 0 {
 		return math.MaxInt
 	}
 	return (k.limit + n - 1) / n
 }
+
+// counted is how many of our requests of this window the service counted
+// (answered and not refused).
+func (k *keyShare) counted() int { return k.answered - k.refused }
 
 // othersSpent is whether the other clients of the round have had their
 // shares of the window (see hasShareLeft), so that the rest of it is ours:
@@ -602,7 +614,7 @@ func (k *keyShare) othersSpent() bool {
 	if n < 2 || k.limit <= 0 || k.last < 0 {
 		return false
 	}
-	others := k.limit - k.last - (k.answered - k.refused)
+	others := k.limit - k.last - k.counted()
 	return others >= (n-1)*k.share()
 }
 
@@ -633,7 +645,6 @@ func (k *keyShare) draining() bool {
 // after the turn, with ten requests a window of two seconds); every run on
 // the key ends its work in such a window when they started together.
 func (k *keyShare) finishes(inflight int) bool {
-	share := (k.limit + k.fall - 1) / max(k.fall, 1)
 	return k.shared && k.draining() && k.queued >= 1 && inflight+k.queued <= k.last &&
-		k.sent-k.refused+k.queued <= share
+		k.sent-k.refused+k.queued <= k.equalPart(k.fall)
 }
