@@ -144,7 +144,13 @@ func parseTime(s string) (time.Time, error) {
 	for _, layout := range timeLayouts {
 		t, err := time.Parse(layout, s)
 		if err == nil {
-			return t.UTC(), nil
+			t = t.UTC()
+			if t.Year() < 0 || t.Year() > 9999 {
+				// "0000-01-01T00:30:00+01:00" is in the year -1 in UTC,
+				// which RFC 3339 cannot write: we could not send it back.
+				return time.Time{}, fmt.Errorf("%q is not an RFC 3339 timestamp: in UTC it falls outside the years 0000 to 9999", s)
+			}
+			return t, nil
 		}
 		if firstErr == nil {
 			firstErr = err

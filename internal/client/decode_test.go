@@ -292,7 +292,8 @@ func TestParseTime(t *testing.T) {
 			t.Errorf("parseTime(%q) = %v, %v; want %v in UTC", s, got, err, want)
 		}
 	}
-	for _, s := range []string{"2027-01-31", "yesterday", "1700000000", "2027-01-31T23:59:59"} {
+	for _, s := range []string{"2027-01-31", "yesterday", "1700000000", "2027-01-31T23:59:59",
+		"0000-01-01T00:30:00+01:00", "9999-12-31T23:30:00-01:00"} { // years -1 and 10000 in UTC
 		if _, err := parseTime(s); err == nil {
 			t.Errorf("parseTime(%q) succeeded, want an error", s)
 		}
