@@ -21,17 +21,19 @@ func TestOversizedBodies(t *testing.T) {
 			t.Fatalf("err %v", err)
 		}
 	})
-	t.Run("list beyond the limit", func(t *testing.T) {
+	t.Run("list item beyond the bound of one link", func(t *testing.T) {
 		s := &script{}
 		srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request) {
 			s.mu.Lock()
 			s.reqs = append(s.reqs, recorded{})
 			s.mu.Unlock()
-			serveSpaces(MaxJSONBodyBytes+1, "application/json")(w, r)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `[{"id":"l-1"},{"id":"l-2","destination":"https://example.com/`+strings.Repeat("a", MaxLinkRecordBytes)+`"}]`)
 		})
 		_, err := newTestClient(t, srv).ListLinks(context.Background())
-		if !errors.Is(err, ErrUnexpectedResponse) || !strings.Contains(err.Error(), "32 MiB") {
-			t.Fatalf("error = %v, want one naming the 32 MiB limit", err)
+		if !errors.Is(err, ErrUnexpectedResponse) || !strings.Contains(err.Error(), "item 1 of the list is larger than 64 KiB") ||
+			!strings.Contains(err.Error(), `begins "{\"id\":\"l-2\"`) {
+			t.Fatalf("error = %v, want one naming item 1, the 64 KiB bound and how it begins", err)
 		}
 		if s.count() != 1 {
 			t.Fatalf("%d requests, want 1: an oversized body is not fetched again", s.count())
@@ -90,7 +92,7 @@ func TestReadFailureMidBodyIsRetriedForGET(t *testing.T) {
 		_, _ = io.WriteString(w, `[{"id":"l-1"}]`)
 	})
 	links, err := newTestClient(t, srv).ListLinks(context.Background())
-	if err != nil || len(links) != 1 || calls.Load() != 2 {
+	if err != nil || links == nil || links.Len() != 1 || calls.Load() != 2 {
 		t.Fatalf("links %v, err %v, calls %d; want 1 link after 2 calls", links, err, calls.Load())
 	}
 }

@@ -37,13 +37,31 @@ var (
 // maxEnvelopeDepth bounds how deep envelopes are unwrapped ({"data":{"link":…}}).
 const maxEnvelopeDepth = 2
 
-// object is a JSON object whose fields are decoded on demand.
-type object map[string]json.RawMessage
+// object is a JSON object whose fields are decoded on demand: its fields
+// in the order of the text, each value as the text holds it (see
+// splitObject). A key written twice has its last value, as encoding/json
+// would give.
+type object []field
+
+type field struct {
+	key string
+	raw json.RawMessage
+}
+
+// get returns the value of key.
+func (o object) get(key string) (json.RawMessage, bool) {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i].key == key {
+			return o[i].raw, true
+		}
+	}
+	return nil, false
+}
 
 // lookup returns the first of keys that is present and not null.
 func (o object) lookup(keys ...string) (string, json.RawMessage, bool) {
 	for _, k := range keys {
-		if raw, ok := o[k]; ok && !isNull(raw) {
+		if raw, ok := o.get(k); ok && !isNull(raw) {
 			return k, raw, true
 		}
 	}
@@ -56,19 +74,34 @@ func (o object) str(keys ...string) (string, error) {
 	if !ok {
 		return "", nil
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, ok := stringValue(raw)
+	if !ok {
 		return "", typeError(k, raw, "a string")
 	}
 	return s, nil
 }
 
+// stringValue reads a JSON string. Most strings have no escapes and are
+// valid UTF-8: they are taken as they are, without encoding/json, which is
+// most of the time a list of a million links takes to read.
+func stringValue(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner), true
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
+}
+
 // loose is str for diagnostics: values of another type are skipped.
 func (o object) loose(keys ...string) string {
 	for _, k := range keys {
-		var s string
-		if json.Unmarshal(o[k], &s) == nil && s != "" {
-			return s
+		if raw, ok := o.get(k); ok {
+			if s, ok := stringValue(raw); ok && s != "" {
+				return s
+			}
 		}
 	}
 	return ""
@@ -76,15 +109,11 @@ func (o object) loose(keys ...string) string {
 
 // objectField returns the value of key when it is a JSON object.
 func (o object) objectField(key string) (object, bool) {
-	raw, ok := o[key]
+	raw, ok := o.get(key)
 	if !ok || kind(raw) != "an object" {
 		return nil, false
 	}
-	var inner object
-	if json.Unmarshal(raw, &inner) != nil {
-		return nil, false
-	}
-	return inner, true
+	return splitObject(raw), true
 }
 
 // token returns a string or an integer as a string: identifiers and
@@ -94,8 +123,7 @@ func (o object) token(keys ...string) (string, error) {
 	if !ok {
 		return "", nil
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if s, ok := stringValue(raw); ok {
 		return s, nil
 	}
 	var n json.Number
@@ -113,8 +141,8 @@ func (o object) time(keys ...string) (*time.Time, error) {
 	if !ok {
 		return nil, nil
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, ok := stringValue(raw)
+	if !ok {
 		return nil, typeError(k, raw, "an RFC 3339 timestamp string")
 	}
 	if strings.TrimSpace(s) == "" {
@@ -202,7 +230,22 @@ func decodeLink(body []byte) (*Link, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	o, err = unwrapLink(o, 0)
+	return linkOf(o)
+}
+
+// decodeValidLink is decodeLinkBody for a value a json.Decoder has read,
+// and so checked: a list's item.
+func decodeValidLink(value []byte) (*Link, error) {
+	if k := kind(value); k != "an object" {
+		return nil, fmt.Errorf("expected a JSON object, got %s", k)
+	}
+	l, _, err := linkOf(splitObject(value))
+	return l, err
+}
+
+// linkOf reads the link in a parsed object, and names the fields it lacks.
+func linkOf(o object) (*Link, []string, error) {
+	o, err := unwrapLink(o, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -289,22 +332,123 @@ func parseObject(body []byte) (object, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, errors.New("the body is empty")
 	}
-	var o object
-	if err := json.Unmarshal(body, &o); err != nil {
-		if json.Valid(body) {
-			return nil, fmt.Errorf("expected a JSON object, got %s", kind(body))
+	if !json.Valid(body) {
+		return nil, fmt.Errorf("the body is not valid JSON: %w", json.Unmarshal(body, new(json.RawMessage)))
+	}
+	if k := kind(body); k != "an object" {
+		return nil, fmt.Errorf("expected a JSON object, got %s", k)
+	}
+	return splitObject(body), nil
+}
+
+// splitObject splits the text of a valid JSON object into its fields, with
+// their values as they are written: a link's fields are read on demand,
+// and most of them are plain strings (see stringValue). The caller has
+// checked that the text is valid JSON (json.Valid, or a json.Decoder that
+// read it).
+func splitObject(text []byte) object {
+	o := make(object, 0, 16)
+	i := skipSpace(text, 0) + 1 // past '{'
+	for {
+		i = skipSpace(text, i)
+		switch text[i] {
+		case '}':
+			return o
+		case ',':
+			i = skipSpace(text, i+1)
 		}
-		return nil, fmt.Errorf("the body is not valid JSON: %w", err)
+		end := stringEnd(text, i)
+		key := text[i:end]
+		i = skipSpace(text, skipSpace(text, end)+1) // past ':'
+		valueEnd := valueEnd(text, i)
+		o = append(o, field{key: keyString(key), raw: text[i:valueEnd]})
+		i = valueEnd
 	}
-	if o == nil {
-		return nil, errors.New("expected a JSON object, got null")
+}
+
+// keyString reads a key as encoding/json would. The keys this file reads
+// are taken from knownKeys without making a string of their own.
+func keyString(raw []byte) string {
+	if len(raw) >= 2 {
+		if k, ok := knownKeys[string(raw[1:len(raw)-1])]; ok {
+			return k
+		}
 	}
-	return o, nil
+	k, _ := stringValue(raw)
+	return k
+}
+
+// knownKeys are the keys this file looks for.
+var knownKeys = func() map[string]string {
+	known := map[string]string{"utm": "utm"}
+	for _, keys := range [][]string{keysID, keysDestination, keysDomainID, keysSlug, keysShortURL, keysQRCode,
+		keysExpiresAt, keysCreatedAt, keysUpdatedAt, linkEnvelopes, listEnvelopes} {
+		for _, k := range keys {
+			known[k] = k
+		}
+	}
+	for _, p := range UTMParameters {
+		for _, k := range []string{p, "utm_" + p, "utm" + strings.ToUpper(p[:1]) + p[1:]} {
+			known[k] = k
+		}
+	}
+	return known
+}()
+
+func skipSpace(text []byte, i int) int {
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index after the string that starts at text[i].
+func stringEnd(text []byte, i int) int {
+	for i++; i < len(text); i++ {
+		switch text[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(text)
+}
+
+// valueEnd returns the index after the value that starts at text[i].
+func valueEnd(text []byte, i int) int {
+	switch text[i] {
+	case '"':
+		return stringEnd(text, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(text); i++ {
+			switch text[i] {
+			case '"':
+				i = stringEnd(text, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(text)
+	}
+	for i < len(text) {
+		switch text[i] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return i
+		}
+		i++
+	}
+	return i
 }
 
 // unwrapLink removes envelopes: an object with an "id" is the link itself.
 func unwrapLink(o object, depth int) (object, error) {
-	if _, ok := o["id"]; ok {
+	if _, ok := o.get("id"); ok {
 		return o, nil
 	}
 	if depth < maxEnvelopeDepth {
@@ -373,7 +517,7 @@ func readTimes(o object, l *Link) error {
 // known is false when the body says nothing about utm, so that the caller
 // keeps its configured value; an explicit null is known and empty.
 func readUTM(o object) (u *UTM, known bool, err error) {
-	if raw, ok := o["utm"]; ok {
+	if raw, ok := o.get("utm"); ok {
 		u, err := utmValue(raw)
 		return u, true, err
 	}
@@ -397,7 +541,7 @@ func readUTM(o object) (u *UTM, known bool, err error) {
 // presentKey is lookup that also reports keys present with a null value.
 func presentKey(o object, keys ...string) (string, json.RawMessage, bool) {
 	for _, k := range keys {
-		if raw, ok := o[k]; ok {
+		if raw, ok := o.get(k); ok {
 			return k, raw, true
 		}
 	}
@@ -410,15 +554,10 @@ func utmValue(raw json.RawMessage) (*UTM, error) {
 	case "null":
 		return nil, nil
 	case "a string":
-		var s string
-		_ = json.Unmarshal(raw, &s)
+		s, _ := stringValue(raw)
 		return utmFromQuery(s)
 	case "an object":
-		var o object
-		if err := json.Unmarshal(raw, &o); err != nil {
-			return nil, fmt.Errorf("field \"utm\": %w", err)
-		}
-		return utmFromObject(o)
+		return utmFromObject(splitObject(raw))
 	}
 	return nil, typeError("utm", raw, "an object")
 }
@@ -467,79 +606,22 @@ func nonEmpty(v UTM) *UTM {
 	return &v
 }
 
-// page is one page of the link list and where the next one is.
+// page is where the page after one of the link list is.
 type page struct {
-	links   []Link
 	nextURL string
 	cursor  string
 	// hasMore is false when the body said explicitly that this is the last page.
 	hasMore *bool
 }
 
-// pagingContainers are the sub-objects where some services put paging fields.
-var pagingContainers = []string{"meta", "pagination", "paging"}
-
-// decodeListBody reads a list: a bare array or one wrapped in
-// {"data":[…]}, {"links":[…]} or {"items":[…]}, with paging fields beside it.
-func decodeListBody(body []byte) (*page, error) {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		links, err := decodeLinkArray(trimmed)
-		return &page{links: links}, err
-	}
-	o, err := parseObject(body)
-	if err != nil {
-		return nil, err
-	}
-	items, err := listItems(o)
-	if err != nil {
-		return nil, err
-	}
-	links, err := decodeLinkArray(items)
-	if err != nil {
-		return nil, err
-	}
-	p := &page{links: links}
-	readPaging(o, p)
-	return p, nil
-}
-
-// listItems finds the array of links in a list envelope.
-func listItems(o object) (json.RawMessage, error) {
-	for _, env := range listEnvelopes {
-		raw, ok := o[env]
-		if !ok {
-			continue
-		}
-		switch kind(raw) {
-		case "an array":
-			return raw, nil
-		case "null":
-			return nil, nil
-		}
-		// "links" may also be a HAL-style object of paging links: skip it.
-	}
-	return nil, errors.New(`no list of links in the body: expected an array, or an object with a "data", "links" or "items" array`)
-}
-
-func decodeLinkArray(raw json.RawMessage) ([]Link, error) {
-	if raw == nil {
-		return nil, nil
-	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, fmt.Errorf("the list is not valid JSON: %w", err)
-	}
-	links := make([]Link, 0, len(items))
-	for i, item := range items {
-		l, err := decodeLinkBody(item)
-		if err != nil {
-			return nil, fmt.Errorf("item %d of the list: %w", i, err)
-		}
-		links = append(links, *l)
-	}
-	return links, nil
-}
+// The paging fields of a list answer, at its top level or in one of
+// pagingContainers.
+var (
+	keysNextURL      = []string{"next", "next_url", "nextUrl", "nextPage", "next_page_url"}
+	keysCursor       = []string{"nextCursor", "next_cursor", "cursor"}
+	keysHasMore      = []string{"hasMore", "has_more"}
+	pagingContainers = []string{"meta", "pagination", "paging"}
+)
 
 // readPaging reads the paging fields of a list object, at its top level or
 // in a meta/pagination/paging sub-object. Paging fields of an unexpected
@@ -548,13 +630,13 @@ func decodeLinkArray(raw json.RawMessage) ([]Link, error) {
 func readPaging(o object, p *page) {
 	for _, src := range pagingSources(o) {
 		if p.nextURL == "" {
-			p.nextURL = src.loose("next", "next_url", "nextUrl", "nextPage", "next_page_url")
+			p.nextURL = src.loose(keysNextURL...)
 		}
 		if p.cursor == "" {
-			p.cursor, _ = src.token("nextCursor", "next_cursor", "cursor")
+			p.cursor, _ = src.token(keysCursor...)
 		}
 		if p.hasMore == nil {
-			p.hasMore = boolField(src, "hasMore", "has_more")
+			p.hasMore = boolField(src, keysHasMore...)
 		}
 	}
 	// A "next" that is not a URL is a cursor under another name.
@@ -576,7 +658,7 @@ func pagingSources(o object) []object {
 func boolField(o object, keys ...string) *bool {
 	for _, k := range keys {
 		var b bool
-		if json.Unmarshal(o[k], &b) == nil {
+		if raw, ok := o.get(k); ok && json.Unmarshal(raw, &b) == nil {
 			return &b
 		}
 	}

@@ -2,7 +2,6 @@ package client
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
@@ -164,8 +163,8 @@ func redirectMessage(location string) string {
 // "error" that is a sentence rather than a code. isJSON is false when the
 // body is not a JSON object (an HTML page from a proxy, an empty body).
 func parseErrorBody(body []byte) (code, message string, isJSON bool) {
-	var o object
-	if err := json.Unmarshal(body, &o); err != nil || o == nil {
+	o, err := parseObject(body)
+	if err != nil {
 		return "", "", false
 	}
 	if inner, ok := o.objectField("error"); ok {

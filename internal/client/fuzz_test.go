@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 	"unicode/utf8"
 )
@@ -112,12 +113,19 @@ func FuzzDecodeListPage(f *testing.F) {
 		if target := linkHeaderNext(header.Values("Link")); target != "" && !strings.Contains(link, "<"+target+">") {
 			t.Fatalf("Link header %q: next %q is not one of its targets", link, target)
 		}
-		p, err := decodeListBody(body)
+		links, p, err := newListStream(bytes.NewReader(body)).decodeList()
+		links2, p2, err2 := newListStream(iotest.OneByteReader(bytes.NewReader(body))).decodeList()
+		if (err == nil) != (err2 == nil) || (err == nil && (!reflect.DeepEqual(linksOf(links), linksOf(links2)) || !reflect.DeepEqual(p, p2))) {
+			t.Fatalf("read whole and a byte at a time, the list differs: %v, %v", err, err2)
+		}
 		if err != nil {
 			return
 		}
-		for i := range p.links {
-			checkLink(t, &p.links[i])
+		for l := range links.All() {
+			checkLink(t, &l)
+		}
+		if want, ok := itemsOneByOne(body); ok && !reflect.DeepEqual(linksOf(links), want) {
+			t.Fatalf("the list's links\n%+v\ndiffer from its items read one by one\n%+v", linksOf(links), want)
 		}
 		next, err := c.nextPage(cur, p, header)
 		if err != nil || next == "" {
@@ -134,6 +142,31 @@ func FuzzDecodeListPage(f *testing.F) {
 			t.Fatalf("next page %q keeps a fragment", next)
 		}
 	})
+}
+
+// itemsOneByOne reads a bare array's items with the link decoder, each
+// link once, in its first place, as its last version: what the streamed
+// list must hold. ok is false for a body that is not such an array.
+func itemsOneByOne(body []byte) ([]Link, bool) {
+	var items []json.RawMessage
+	if json.Unmarshal(body, &items) != nil || items == nil {
+		return nil, false
+	}
+	var out []Link
+	place := map[string]int{}
+	for _, item := range items {
+		l, err := decodeLinkBody(item)
+		if err != nil {
+			return nil, false
+		}
+		if i, seen := place[l.ID]; seen {
+			out[i] = *l
+			continue
+		}
+		place[l.ID] = len(out)
+		out = append(out, *l)
+	}
+	return out, true
 }
 
 // FuzzParseExport feeds the reader of the analytics export. Whatever it

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -124,34 +125,32 @@ func (c *Client) completeFromList(ctx context.Context, link *Link, missing []str
 		tflog.Warn(ctx, "the create's answer lacked fields and listing the links to complete them failed", logFields)
 		return
 	}
-	for i := range links {
-		if links[i].ID == link.ID {
-			fillMissing(link, &links[i], missing)
-			tflog.Debug(ctx, "completed the create's answer from the list", logFields)
-			return
-		}
+	if listed, ok := links.Get(link.ID); ok {
+		fillMissing(link, &listed, missing)
+		tflog.Debug(ctx, "completed the create's answer from the list", logFields)
+		return
 	}
 	tflog.Warn(ctx, "the create's answer lacked fields and the new link is not in the list yet", logFields)
 }
 
 // ListLinks returns all links of the account, following every page up to
-// Config.MaxPages.
-func (c *Client) ListLinks(ctx context.Context) ([]Link, error) {
-	all := []Link{}
+// Config.MaxPages. Each page is read as it streams in (decodeList), so an
+// account of any size is listed in memory proportional to its links.
+func (c *Client) ListLinks(ctx context.Context) (*LinkSet, error) {
+	var all *LinkSet
 	next := c.endpoint(pathLinks, nil)
 	seen := map[string]bool{}
-	ids := map[string]bool{}
 	for n := 1; next != ""; n++ {
 		if n > c.maxPages {
 			return nil, fmt.Errorf("GET %s: %w: the list did not end after %d pages (the client's bound); the service may be paging in a loop",
 				pathLinks, ErrUnexpectedResponse, c.maxPages)
 		}
 		seen[next] = true
-		p, resp, err := c.listPage(ctx, next)
+		links, p, resp, err := c.listPage(ctx, next)
 		if err != nil {
 			return nil, err
 		}
-		all = appendNew(all, p.links, ids)
+		all = merge(all, links)
 		if next, err = c.nextPage(resp.requestURL, p, resp.header); err != nil {
 			return nil, fmt.Errorf("GET %s: page %d: %w", pathLinks, n, err)
 		}
@@ -163,40 +162,75 @@ func (c *Client) ListLinks(ctx context.Context) ([]Link, error) {
 	return all, nil
 }
 
-// appendNew appends the links whose ID was not seen yet: offset-based
-// paging repeats a link when links are created between two pages.
-func appendNew(all, links []Link, ids map[string]bool) []Link {
-	for _, l := range links {
-		if !ids[l.ID] {
-			ids[l.ID] = true
-			all = append(all, l)
-		}
+// merge adds a page's links to the ones listed before: offset-based
+// paging repeats a link when links are created between two pages, and
+// LinkSet keeps such a link once.
+func merge(all, page *LinkSet) *LinkSet {
+	if all == nil {
+		return page
+	}
+	for l := range page.All() {
+		all.Add(&l)
 	}
 	return all
 }
 
-func (c *Client) listPage(ctx context.Context, pageURL string) (*page, *response, error) {
-	cl := call{method: http.MethodGet, path: pathLinks, url: pageURL, accept: "application/json", limit: MaxJSONBodyBytes}
+// listPage reads one page as it streams in. The stream runs once per
+// attempt, so an attempt cut short by the connection is retried from the
+// start of the page, and only a page read whole is kept.
+func (c *Client) listPage(ctx context.Context, pageURL string) (*LinkSet, *page, *response, error) {
+	var links *LinkSet
+	var p *page
+	cl := call{method: http.MethodGet, path: pathLinks, url: pageURL, accept: "application/json", limit: math.MaxInt64}
+	cl.stream = func(resp *http.Response) error {
+		s := newListStream(resp.Body)
+		var err error
+		links, p, err = s.decodeList()
+		if err == nil {
+			return nil
+		}
+		if s.failed != nil {
+			// The connection failed: retried like any transport error.
+			// Once the attempt's read deadline has passed, that is why.
+			if ctxErr := resp.Request.Context().Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+				return fmt.Errorf("%w: %w", ctxErr, err)
+			}
+			return err
+		}
+		return &listAnswerError{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), head: s.head, cause: err, redact: c.redact}
+	}
 	resp, err := c.do(ctx, cl)
-	if errors.Is(err, ErrNotFound) {
+	var unreadable *listAnswerError
+	switch {
+	case errors.Is(err, ErrNotFound):
 		// The list itself cannot be missing: the base URL is wrong. Not
 		// "the link is gone", which would make every link look deleted.
 		// Its text only: the 404 must not match ErrNotFound, "link gone".
-		return nil, nil, c.reach.conclude(c.wrongBaseURL(pageURL, errors.New(err.Error())))
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := decodeListBody(resp.body)
-	if err != nil && !looksLikeJSON(resp.body) {
+		return nil, nil, nil, c.reach.conclude(c.wrongBaseURL(pageURL, errors.New(err.Error())))
+	case errors.As(err, &unreadable) && !looksLikeJSON(unreadable.head):
 		// A page, not the API (a proxy's or a web site's): the same mistake.
-		return nil, nil, c.reach.conclude(c.wrongBaseURL(pageURL, c.unexpected(cl, resp, "a list of links", err)))
+		return nil, nil, nil, c.reach.conclude(c.wrongBaseURL(pageURL, err))
+	case err != nil:
+		return nil, nil, nil, err
 	}
-	if err != nil {
-		return nil, nil, c.unexpected(cl, resp, "a list of links", err)
-	}
-	return p, resp, nil
+	return links, p, resp, nil
 }
+
+// listAnswerError is a list answer that could not be read: what came back.
+type listAnswerError struct {
+	status      int
+	contentType string
+	head        []byte
+	cause       error
+	redact      func(string) string
+}
+
+func (e *listAnswerError) Error() string {
+	return fmt.Sprintf("%v: status %d, Content-Type %q, expected a list of links: %v; the answer begins %q",
+		ErrUnexpectedResponse, e.status, e.contentType, e.cause, e.redact(snippet(string(e.head), headBytes)))
+}
+
+func (e *listAnswerError) Unwrap() []error { return []error{ErrUnexpectedResponse, e.cause} }
 
 // wrongBaseURL explains a list request that reached something other than
 // the service's API.

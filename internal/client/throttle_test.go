@@ -148,8 +148,8 @@ func TestThrottleConcurrentListsStayWithinReadLimit(t *testing.T) {
 
 	checkNoErrors(t, runConcurrently(n, func(int) error {
 		links, err := c.ListLinks(ctx)
-		if err == nil && len(links) != 3 {
-			err = fmt.Errorf("listed %d links, want 3", len(links))
+		if err == nil && links.Len() != 3 {
+			err = fmt.Errorf("listed %d links, want 3", links.Len())
 		}
 		return err
 	}))
@@ -178,8 +178,8 @@ func TestThrottleReadsAndWritesAreBudgetedSeparately(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ListLinks with the write budget spent: %v", err)
 	}
-	if len(links) != 2 {
-		t.Errorf("listed %d links, want 2", len(links))
+	if links.Len() != 2 {
+		t.Errorf("listed %d links, want 2", links.Len())
 	}
 	// And the write budget is still spent.
 	wctx, wcancel := context.WithTimeout(ctx, 100*time.Millisecond)

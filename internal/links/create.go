@@ -159,18 +159,15 @@ func (lc *Creator) takeOverSlug(ctx context.Context, key string, in client.Creat
 // SlugHolder finds the link among listed that holds in's slug, and says
 // why a create of in could not take it over ("" when it could). It
 // changes nothing: a plan asks it what an apply would do.
-func (lc *Creator) SlugHolder(listed []client.Link, in client.CreateLinkInput) (*client.Link, string) {
+func (lc *Creator) SlugHolder(listed client.Listing, in client.CreateLinkInput) (*client.Link, string) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	return lc.slugHolderLocked(listed, in)
 }
 
-func (lc *Creator) slugHolderLocked(listed []client.Link, in client.CreateLinkInput) (*client.Link, string) {
-	for i := range listed {
-		l := &listed[i]
-		if holdsSlug(l, in.DomainID, in.Slug) {
-			return l, lc.leftoverProblemLocked(l, in)
-		}
+func (lc *Creator) slugHolderLocked(listed client.Listing, in client.CreateLinkInput) (*client.Link, string) {
+	if l, ok := listed.BySlug(in.DomainID, in.Slug); ok {
+		return &l, lc.leftoverProblemLocked(&l, in)
 	}
 	return nil, ""
 }
@@ -202,13 +199,13 @@ func (lc *Creator) leftoverProblemLocked(l *client.Link, in client.CreateLinkInp
 // created. They are to be named in a warning rather than adopted: without
 // a slug nothing tells them apart from another configuration's identical
 // link.
-func (lc *Creator) ProbableLeftovers(ctx context.Context, in client.CreateLinkInput, created string, listed []client.Link) []client.Link {
+func (lc *Creator) ProbableLeftovers(ctx context.Context, in client.CreateLinkInput, created string, listed client.Listing) []client.Link {
 	lc.waitSettled(ctx, identity(in))
 	since := lc.now().Add(-lc.window - clockSkewAllowance)
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	var found []client.Link
-	for _, l := range listed {
+	for l := range listed.All() {
 		if l.ID != created && !lc.held[l.ID] && !l.CreatedAt.IsZero() && madeBy(&l, in, since) {
 			found = append(found, l)
 		}
@@ -267,11 +264,10 @@ func (lc *Creator) adopt(ctx context.Context, key string, in client.CreateLinkIn
 	}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
-	for i := range listed {
-		l := &listed[i]
-		if !lc.held[l.ID] && madeBy(l, in, started.Add(-clockSkewAllowance)) {
+	for l := range listed.All() {
+		if !lc.held[l.ID] && madeBy(&l, in, started.Add(-clockSkewAllowance)) {
 			lc.held[l.ID] = true
-			return l, nil
+			return &l, nil
 		}
 	}
 	return nil, nil
@@ -299,7 +295,7 @@ func (lc *Creator) waitSettled(ctx context.Context, key string) {
 // expiry, among links created since the attempt began.
 func madeBy(l *client.Link, in client.CreateLinkInput, since time.Time) bool {
 	if in.Slug != "" {
-		return holdsSlug(l, in.DomainID, in.Slug)
+		return client.HoldsSlug(l, in.DomainID, in.Slug)
 	}
 	if !strings.EqualFold(l.DomainID, in.DomainID) || !SameDestination(in.Destination, l.Destination, l.UTM) || !sameExpiry(l.ExpiresAt, in.ExpiresAt) {
 		return false

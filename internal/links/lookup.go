@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
@@ -40,7 +39,7 @@ func BySlug(ctx context.Context, listing *snapshot.Snapshot, domainID, slug stri
 	if domainID == "" || slug == "" {
 		return nil, fmt.Errorf("%w: %q is not of the form <domain_id>/<slug>", ErrNoSuchLink, domainID+"/"+slug)
 	}
-	link, ok, err := listing.Find(ctx, func(l client.Link) bool { return holdsSlug(&l, domainID, slug) })
+	link, ok, err := listing.BySlug(ctx, domainID, slug)
 	switch {
 	case err != nil:
 		return nil, err
@@ -57,16 +56,8 @@ func ByIDInFreshListing(ctx context.Context, list snapshot.ListFunc, id string) 
 	if err != nil {
 		return nil, err
 	}
-	for i := range listed {
-		if listed[i].ID == id {
-			return &listed[i], nil
-		}
+	if l, ok := listed.Get(id); ok {
+		return &l, nil
 	}
 	return nil, ErrNotListed
-}
-
-// holdsSlug reports whether l holds slug on the domain domainID. Domain IDs
-// are UUIDs, the same in any case; slugs are case-sensitive.
-func holdsSlug(l *client.Link, domainID, slug string) bool {
-	return strings.EqualFold(l.DomainID, domainID) && l.Slug == slug
 }

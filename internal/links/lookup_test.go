@@ -18,7 +18,7 @@ const (
 
 // fixedListing lists links, always the same ones.
 func fixedListing(links ...client.Link) snapshot.ListFunc {
-	return func(context.Context) ([]client.Link, error) { return links, nil }
+	return func(context.Context) (*client.LinkSet, error) { return client.LinkSetOf(links...), nil }
 }
 
 func TestByID(t *testing.T) {
@@ -62,7 +62,7 @@ func TestByIDInFreshListing(t *testing.T) {
 		t.Fatalf("ByIDInFreshListing of a missing link: %v, want ErrNotListed", err)
 	}
 	failed := errors.New("listing failed")
-	if _, err := ByIDInFreshListing(context.Background(), func(context.Context) ([]client.Link, error) { return nil, failed }, lookupLinkID); !errors.Is(err, failed) {
+	if _, err := ByIDInFreshListing(context.Background(), func(context.Context) (*client.LinkSet, error) { return nil, failed }, lookupLinkID); !errors.Is(err, failed) {
 		t.Fatalf("ByIDInFreshListing with a failed listing: %v, want its error", err)
 	}
 }

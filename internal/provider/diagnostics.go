@@ -68,6 +68,10 @@ func plainErrorDetail(err error) string {
 		return err.Error() + "\n\nTerraform was interrupted, so the provider did not send this request: nothing was changed on the service by it. Run the command again to finish."
 	case errors.Is(err, links.ErrNoSuchLink):
 		return err.Error()
+	case errors.Is(err, client.ErrUnexpectedResponse):
+		// The service answered: base_url is right (a wrong one is a
+		// verdict, ErrWrongBaseURL), so it is not the advice here.
+		return err.Error() + "\n\nThe service answered, but not as the provider can read (what came back is quoted above); the configuration is not the cause. Run the command again; if the same answer comes back, report it, with the text above, to the service's support."
 	}
 	return err.Error() + "\n\nCheck that base_url points at the service and that it is reachable, then run the command again."
 }

@@ -93,14 +93,14 @@ func (r *linkListResource) List(ctx context.Context, req list.ListRequest, strea
 		}
 		sent, more := pushMatches(ctx, req, links, filter, push)
 		if more && sent == 0 && filter.domainID != "" && !filter.domainListed(links) {
-			push(list.ListResult{Diagnostics: noLinkOnDomain(filter.domainID, len(links))})
+			push(list.ListResult{Diagnostics: noLinkOnDomain(filter.domainID, links.Len())})
 		}
 	}
 }
 
 // listed reads the filters and, when they can match, the account's links
 // from the shared listing.
-func (r *linkListResource) listed(ctx context.Context, config tfsdk.Config) ([]client.Link, linkFilter, diag.Diagnostics) {
+func (r *linkListResource) listed(ctx context.Context, config tfsdk.Config) (client.Listing, linkFilter, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	filter := linkFilterFrom(ctx, config, r.now(), &diags)
 	if diags.HasError() || !configured(r.data, &diags) {
@@ -115,15 +115,15 @@ func (r *linkListResource) listed(ctx context.Context, config tfsdk.Config) ([]c
 
 // pushMatches pushes the links filter accepts, at most req.Limit of them
 // when it is set. more is false when Terraform wants no more results.
-func pushMatches(ctx context.Context, req list.ListRequest, links []client.Link, filter linkFilter, push func(list.ListResult) bool) (sent int64, more bool) {
-	for i := range links {
-		if !filter.accepts(&links[i]) {
+func pushMatches(ctx context.Context, req list.ListRequest, links client.Listing, filter linkFilter, push func(list.ListResult) bool) (sent int64, more bool) {
+	for l := range links.All() {
+		if !filter.accepts(&l) {
 			continue
 		}
 		if req.Limit > 0 && sent >= req.Limit {
 			return sent, false
 		}
-		if !push(listResult(ctx, req, &links[i], filter.now)) {
+		if !push(listResult(ctx, req, &l, filter.now)) {
 			return sent, false
 		}
 		sent++
@@ -133,9 +133,9 @@ func pushMatches(ctx context.Context, req list.ListRequest, links []client.Link,
 
 // domainListed reports whether any link of the account is on the filter's
 // domain, whatever the other filters say.
-func (f linkFilter) domainListed(links []client.Link) bool {
-	for i := range links {
-		if strings.EqualFold(links[i].DomainID, f.domainID) {
+func (f linkFilter) domainListed(links client.Listing) bool {
+	for l := range links.All() {
+		if strings.EqualFold(l.DomainID, f.domainID) {
 			return true
 		}
 	}

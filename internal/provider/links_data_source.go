@@ -101,16 +101,16 @@ func (d *linksDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		addServiceError(&resp.Diagnostics, "list the links", err)
 		return
 	}
-	elems := make([]attr.Value, 0, len(links))
-	for i := range links {
-		if !cfg.DomainID.IsNull() && !strings.EqualFold(links[i].DomainID, cfg.DomainID.ValueString()) {
+	elems := []attr.Value{}
+	for l := range links.All() {
+		if !cfg.DomainID.IsNull() && !strings.EqualFold(l.DomainID, cfg.DomainID.ValueString()) {
 			continue
 		}
-		elems = append(elems, linkObject(&links[i]))
+		elems = append(elems, linkObject(&l))
 	}
 	if !cfg.DomainID.IsNull() && len(elems) == 0 {
 		resp.Diagnostics.AddAttributeWarning(path.Root("domain_id"), "No link on this domain",
-			fmt.Sprintf("None of the account's %d links is on domain %s. If that is unexpected, check domain_id against the domain cards of the dashboard's Domains section (the service cannot list domains to an API key, so the provider cannot tell an unknown domain from an empty one).", len(links), cfg.DomainID.ValueString()))
+			fmt.Sprintf("None of the account's %d links is on domain %s. If that is unexpected, check domain_id against the domain cards of the dashboard's Domains section (the service cannot list domains to an API key, so the provider cannot tell an unknown domain from an empty one).", links.Len(), cfg.DomainID.ValueString()))
 	}
 	list, diags := types.ListValue(types.ObjectType{AttrTypes: linkAttrTypes}, elems)
 	resp.Diagnostics.Append(diags...)

@@ -15,11 +15,17 @@
 // listing: concurrent misses cost one more listing, not one per link. A link
 // this provider deleted itself needs no confirmation. Links, for the same
 // reason, returns the union of two listings.
+//
+// An account can hold a million links: a listing is kept as the client
+// reads it (a compact client.LinkSet), and this provider's writes are laid
+// over it (view), never copied into it.
 package snapshot
 
 import (
 	"context"
 	"errors"
+	"iter"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -32,7 +38,7 @@ import (
 const DefaultLifetime = 5 * time.Minute
 
 // ListFunc lists every link of the account.
-type ListFunc func(ctx context.Context) ([]client.Link, error)
+type ListFunc func(ctx context.Context) (*client.LinkSet, error)
 
 // Snapshot is safe for concurrent use.
 type Snapshot struct {
@@ -40,9 +46,11 @@ type Snapshot struct {
 	lifetime time.Duration // 0: every call lists (the snapshot is off)
 	now      func() time.Time
 
-	mu        sync.Mutex
-	links     map[string]client.Link
-	order     []string // IDs in the service's order
+	mu sync.Mutex
+	// cur is the current listing with this provider's writes since it
+	// started; nil before the first listing. It is never changed: a write
+	// replaces it with a new view.
+	cur       *view
 	fetchedAt time.Time
 	// generation counts the listings installed. Listings run one at a time,
 	// so any listing installed after the one that missed a link started
@@ -50,7 +58,7 @@ type Snapshot struct {
 	generation uint64
 	inflight   *listing
 	// journal holds the writes made while a listing is in flight: the
-	// listing may predate them, so they are replayed onto it.
+	// listing may predate them, so they are laid over it.
 	journal []write
 	// removed holds the IDs this provider deleted (and has not put since):
 	// their absence is known, not a possible paging gap.
@@ -75,12 +83,12 @@ func New(list ListFunc, lifetime time.Duration) *Snapshot {
 	return &Snapshot{list: list, lifetime: lifetime, now: time.Now, removed: map[string]bool{}}
 }
 
-// Links returns every link in the service's order: the union of a fresh
-// listing and a second one started after it, so that a link one of them
-// skipped is still returned (links only the second lists come last). Links
-// this provider removed meanwhile are left out. The second listing, shared
-// with concurrent calls, becomes the current one.
-func (s *Snapshot) Links(ctx context.Context) ([]client.Link, error) {
+// Links returns every link: the union of a fresh listing and a second one
+// started after it, so that a link one of them skipped is still returned
+// (links only the first lists come last). Links this provider removed
+// meanwhile are left out. The second listing, shared with concurrent
+// calls, becomes the current one.
+func (s *Snapshot) Links(ctx context.Context) (client.Listing, error) {
 	if s.lifetime <= 0 {
 		return s.linksUnshared(ctx)
 	}
@@ -88,20 +96,20 @@ func (s *Snapshot) Links(ctx context.Context) ([]client.Link, error) {
 		return nil, err
 	}
 	s.mu.Lock()
-	first, after := s.currentLocked(), s.generation
+	first, after := s.cur, s.generation
 	s.mu.Unlock()
 	if err := s.await(ctx, after); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	second, removed := s.cur, maps.Clone(s.removed)
+	s.mu.Unlock()
 	// A link only the first listing has and that we deleted is gone, not
 	// skipped by the second one.
-	first = slices.DeleteFunc(first, func(l client.Link) bool { return s.removed[l.ID] })
-	return union(first, s.currentLocked()), nil
+	return union(second, first, removed), nil
 }
 
-func (s *Snapshot) linksUnshared(ctx context.Context) ([]client.Link, error) {
+func (s *Snapshot) linksUnshared(ctx context.Context) (client.Listing, error) {
 	first, err := s.list(ctx)
 	if err != nil {
 		return nil, err
@@ -110,27 +118,26 @@ func (s *Snapshot) linksUnshared(ctx context.Context) ([]client.Link, error) {
 	if err != nil {
 		return nil, err
 	}
-	return union(first, second), nil
+	return union(second, first, nil), nil
 }
 
 // Get returns one link; ok is false when the account has no such link. A
 // link the current listing lacks is looked for again in the next listing
 // (see the package comment), unless this provider removed it.
 func (s *Snapshot) Get(ctx context.Context, id string) (client.Link, bool, error) {
-	return s.find(ctx, func(l client.Link) bool { return l.ID == id }, id)
+	return s.find(ctx, func(l client.Listing) (client.Link, bool) { return l.Get(id) }, id)
 }
 
-// Find returns the first link, in the service's order, that match accepts
-// (a lookup by slug, say); a miss is confirmed by the next listing, as
-// Get's is.
-func (s *Snapshot) Find(ctx context.Context, match func(client.Link) bool) (client.Link, bool, error) {
-	return s.find(ctx, match, "")
+// BySlug returns the link that holds slug on a domain; a miss is
+// confirmed by the next listing, as Get's is.
+func (s *Snapshot) BySlug(ctx context.Context, domainID, slug string) (client.Link, bool, error) {
+	return s.find(ctx, func(l client.Listing) (client.Link, bool) { return l.BySlug(domainID, slug) }, "")
 }
 
 // Current returns the links of a fresh listing, with no confirming listing:
 // for questions about links that are there (is there a link like this
 // one?), where a link a listing skipped costs no more than a warning.
-func (s *Snapshot) Current(ctx context.Context) ([]client.Link, error) {
+func (s *Snapshot) Current(ctx context.Context) (client.Listing, error) {
 	if s.lifetime <= 0 {
 		return s.list(ctx)
 	}
@@ -139,21 +146,20 @@ func (s *Snapshot) Current(ctx context.Context) ([]client.Link, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.currentLocked(), nil
+	return s.cur, nil
 }
 
-// find looks for a link match accepts. id, when set, is the one ID match
-// accepts: it is looked up directly, and its absence needs no confirmation
-// if this provider removed it.
-func (s *Snapshot) find(ctx context.Context, match func(client.Link) bool, id string) (client.Link, bool, error) {
+// find looks for a link with lookup. id, when set, is the one ID lookup
+// finds: its absence needs no confirmation if this provider removed it.
+func (s *Snapshot) find(ctx context.Context, lookup func(client.Listing) (client.Link, bool), id string) (client.Link, bool, error) {
 	if s.lifetime <= 0 {
-		return s.findUnshared(ctx, match)
+		return s.findUnshared(ctx, lookup)
 	}
 	if err := s.ensureFresh(ctx); err != nil {
 		return client.Link{}, false, err
 	}
 	s.mu.Lock()
-	l, ok := s.findLocked(match, id)
+	l, ok := lookup(s.cur)
 	sure, after := ok || (id != "" && s.removed[id]), s.generation
 	s.mu.Unlock()
 	if sure {
@@ -164,33 +170,20 @@ func (s *Snapshot) find(ctx context.Context, match func(client.Link) bool, id st
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l, ok = s.findLocked(match, id)
+	l, ok = lookup(s.cur)
 	return l, ok, nil
-}
-
-func (s *Snapshot) findLocked(match func(client.Link) bool, id string) (client.Link, bool) {
-	if id != "" {
-		l, ok := s.links[id]
-		return l, ok
-	}
-	for _, id := range s.order {
-		if l, ok := s.links[id]; ok && match(l) {
-			return l, true
-		}
-	}
-	return client.Link{}, false
 }
 
 // findUnshared looks for a link in a listing, and in a second one if the
 // first lacks it.
-func (s *Snapshot) findUnshared(ctx context.Context, match func(client.Link) bool) (client.Link, bool, error) {
+func (s *Snapshot) findUnshared(ctx context.Context, lookup func(client.Listing) (client.Link, bool)) (client.Link, bool, error) {
 	for range 2 {
 		links, err := s.list(ctx)
 		if err != nil {
 			return client.Link{}, false, err
 		}
-		if i := slices.IndexFunc(links, match); i >= 0 {
-			return links[i], true, nil
+		if l, ok := lookup(links); ok {
+			return l, true, nil
 		}
 	}
 	return client.Link{}, false, nil
@@ -216,42 +209,16 @@ func (s *Snapshot) record(w write) {
 	if s.inflight != nil {
 		s.journal = append(s.journal, w)
 	}
-	s.applyLocked(w)
-}
-
-func (s *Snapshot) applyLocked(w write) {
-	if s.links == nil {
-		return // nothing listed yet: the first listing will include it
+	if s.cur != nil { // else the first listing will include it
+		s.cur = s.cur.with(w)
 	}
-	if w.removed {
-		if _, ok := s.links[w.link.ID]; ok {
-			delete(s.links, w.link.ID)
-			// Drop it from order too, or a link put again with the same ID
-			// would be listed twice.
-			s.order = slices.DeleteFunc(s.order, func(id string) bool { return id == w.link.ID })
-		}
-		return
-	}
-	if _, ok := s.links[w.link.ID]; !ok {
-		s.order = append(s.order, w.link.ID)
-	}
-	s.links[w.link.ID] = w.link
-}
-
-// currentLocked returns a copy of the current listing, in order.
-func (s *Snapshot) currentLocked() []client.Link {
-	out := make([]client.Link, 0, len(s.order))
-	for _, id := range s.order {
-		out = append(out, s.links[id])
-	}
-	return out
 }
 
 // ensureFresh lists unless a fresh listing exists, sharing one request
 // among concurrent callers.
 func (s *Snapshot) ensureFresh(ctx context.Context) error {
 	s.mu.Lock()
-	fresh := s.links != nil && s.now().Sub(s.fetchedAt) < s.lifetime
+	fresh := s.cur != nil && s.now().Sub(s.fetchedAt) < s.lifetime
 	after := s.generation
 	s.mu.Unlock()
 	if fresh {
@@ -294,7 +261,7 @@ func (s *Snapshot) await(ctx context.Context, after uint64) error {
 }
 
 // run does one listing and installs it, with the writes made meanwhile
-// replayed on top. Its age counts from when it started.
+// laid over it. Its age counts from when it started.
 func (s *Snapshot) run(ctx context.Context, call *listing) {
 	started := s.now()
 	links, err := s.list(ctx)
@@ -303,41 +270,142 @@ func (s *Snapshot) run(ctx context.Context, call *listing) {
 	journal := s.journal
 	s.inflight, s.journal, call.err = nil, nil, err
 	if err == nil {
-		s.links, s.order = index(links)
+		v := &view{base: links}
+		for _, w := range journal {
+			v = v.with(w)
+		}
+		s.cur = v
 		s.fetchedAt = started
 		s.generation++
-		for _, w := range journal {
-			s.applyLocked(w)
-		}
 	}
 	close(call.done)
 }
 
-// index keys links by ID. A link listed twice (offset paging under
-// concurrent creates) keeps its first place and its last version.
-func index(links []client.Link) (map[string]client.Link, []string) {
-	byID := make(map[string]client.Link, len(links))
-	order := make([]string, 0, len(links))
-	for _, l := range links {
-		if _, dup := byID[l.ID]; !dup {
-			order = append(order, l.ID)
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// view is a listing with this provider's writes since it started laid
+// over it: links put (changed in their place, or added at the end in the
+// order they were put) and links removed. It is never changed (with
+// returns a new one), so that a caller can read it while writes go on; a
+// write costs a copy of the writes, not of the listing.
+type view struct {
+	base    *client.LinkSet
+	puts    map[string]client.Link
+	added   []string // IDs put that base lacks
+	removed map[string]bool
+}
+
+var _ client.Listing = (*view)(nil)
+
+func (v *view) with(w write) *view {
+	next := &view{base: v.base, puts: maps.Clone(v.puts), added: slices.Clone(v.added), removed: maps.Clone(v.removed)}
+	id := w.link.ID
+	_, listed := v.base.Get(id)
+	if w.removed {
+		delete(next.puts, id)
+		next.added = slices.DeleteFunc(next.added, func(a string) bool { return a == id })
+		if listed {
+			next.removed = setOf(next.removed, id)
 		}
-		byID[l.ID] = l
+		return next
 	}
-	return byID, order
+	if next.puts == nil {
+		next.puts = map[string]client.Link{}
+	}
+	next.puts[id] = w.link
+	// A link the listing lacks, or that was removed from it and is put
+	// again, comes last, as the service lists a link it has just made.
+	if (!listed || next.removed[id]) && !slices.Contains(next.added, id) {
+		next.added = append(next.added, id)
+	}
+	return next
+}
+
+func setOf(m map[string]bool, id string) map[string]bool {
+	if m == nil {
+		m = map[string]bool{}
+	}
+	m[id] = true
+	return m
+}
+
+// Len is the number of links.
+func (v *view) Len() int {
+	n := v.base.Len() + len(v.added)
+	for id := range v.removed {
+		if _, listed := v.base.Get(id); listed {
+			n--
+		}
+	}
+	return n
+}
+
+// All yields the listing's links, as this provider last wrote them, then
+// the links it added.
+func (v *view) All() iter.Seq[client.Link] {
+	return func(yield func(client.Link) bool) {
+		for l := range v.base.All() {
+			if v.removed[l.ID] {
+				continue
+			}
+			if put, ok := v.puts[l.ID]; ok {
+				l = put
+			}
+			if !yield(l) {
+				return
+			}
+		}
+		for _, id := range v.added {
+			if !yield(v.puts[id]) {
+				return
+			}
+		}
+	}
+}
+
+// Get returns the link with this ID.
+func (v *view) Get(id string) (client.Link, bool) {
+	if l, ok := v.puts[id]; ok {
+		return l, true
+	}
+	if v.removed[id] {
+		return client.Link{}, false
+	}
+	return v.base.Get(id)
+}
+
+// BySlug returns the link that holds slug on a domain: the listing's,
+// unless this provider removed or changed it, or one it put. (The service
+// gives a slug to one link of a domain, so which of two comes first does
+// not arise.)
+func (v *view) BySlug(domainID, slug string) (client.Link, bool) {
+	if l, ok := v.base.BySlug(domainID, slug); ok && !v.removed[l.ID] {
+		if _, changed := v.puts[l.ID]; !changed {
+			return l, true
+		}
+	}
+	for _, l := range v.puts {
+		if client.HoldsSlug(&l, domainID, slug) {
+			return l, true
+		}
+	}
+	return client.Link{}, false
 }
 
 // union returns each link of either listing once, in first's order then
-// second's, as second has it when both do.
-func union(first, second []client.Link) []client.Link {
-	byID, order := index(slices.Concat(first, second))
-	out := make([]client.Link, 0, len(order))
-	for _, id := range order {
-		out = append(out, byID[id])
+// second's, as second has it when both do; links of first that this
+// provider removed are left out.
+func union(second, first client.Listing, removed map[string]bool) *client.LinkSet {
+	out := client.NewLinkSet()
+	for l := range first.All() {
+		if !removed[l.ID] {
+			out.Add(&l)
+		}
+	}
+	for l := range second.All() {
+		out.Add(&l)
 	}
 	return out
-}
-
-func isContextErr(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

@@ -46,7 +46,7 @@ func link(id, destination string) client.Link {
 	return client.Link{ID: id, Destination: destination, Slug: id}
 }
 
-func (s *service) list(ctx context.Context) ([]client.Link, error) {
+func (s *service) list(ctx context.Context) (*client.LinkSet, error) {
 	s.mu.Lock()
 	s.calls++
 	n := s.calls
@@ -75,7 +75,7 @@ func (s *service) list(ctx context.Context) ([]client.Link, error) {
 	if err != nil {
 		return nil, err
 	}
-	return links, nil
+	return client.LinkSetOf(links...), nil
 }
 
 func (s *service) listCalls() int {
@@ -140,7 +140,10 @@ func linkIDs(t *testing.T, s *Snapshot) []string {
 		t.Errorf("Links: %v", err)
 	}
 	ids := []string{}
-	for _, l := range links {
+	if links == nil {
+		return ids
+	}
+	for l := range links.All() {
 		ids = append(ids, l.ID)
 	}
 	return ids
@@ -597,20 +600,20 @@ func TestSnapshotLinksOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ids []string
-	for _, l := range links {
+	for l := range links.All() {
 		ids = append(ids, l.ID)
 	}
 	if !reflect.DeepEqual(ids, []string{"a", "d", "b"}) {
 		t.Errorf("Links = %v, want [a d b]", ids)
 	}
-	if last := links[len(links)-1]; last.Destination != "https://example.com/b4" {
-		t.Errorf("Links ends with %+v, want the last put", last)
+	if last, _ := links.Get("b"); last.Destination != "https://example.com/b4" {
+		t.Errorf("Links holds %+v, want the last put", last)
 	}
 
-	// The slice returned is the caller's.
-	links[0].Destination = "mutated"
-	if l, _ := mustGet(t, s, "a"); l.Destination != "https://example.com/a2" {
-		t.Errorf("Get(a) = %+v after the caller changed Links' result", l)
+	// What Links returned is not changed by later writes.
+	svc.put(s, link("a", "https://example.com/a3"))
+	if l, _ := links.Get("a"); l.Destination != "https://example.com/a2" {
+		t.Errorf("Links' a = %+v after a later put", l)
 	}
 	checkCalls(t, svc, 4) // two for the first Links, one each for the others
 }
@@ -866,20 +869,17 @@ func TestSnapshotCancelledLeaderDoesNotFailConfirmingWaiters(t *testing.T) {
 	checkCalls(t, svc, 3)
 }
 
-func TestSnapshotFindConfirmsAMiss(t *testing.T) {
+func TestSnapshotBySlugConfirmsAMiss(t *testing.T) {
 	svc := newService("a", "x", "b")
 	svc.omit = map[int][]string{1: {"x"}}
 	s, _ := newSnapshot(svc, lifetime)
-	bySlug := func(slug string) func(client.Link) bool {
-		return func(l client.Link) bool { return l.Slug == slug }
-	}
-	l, ok, err := s.Find(context.Background(), bySlug("x"))
+	l, ok, err := s.BySlug(context.Background(), "", "x")
 	if err != nil || !ok || l.ID != "x" {
-		t.Fatalf("Find(slug x) = %+v, %v, %v; want the link the first listing skipped", l, ok, err)
+		t.Fatalf("BySlug(x) = %+v, %v, %v; want the link the first listing skipped", l, ok, err)
 	}
 	checkCalls(t, svc, 2)
-	if _, ok, err := s.Find(context.Background(), bySlug("nope")); err != nil || ok {
-		t.Fatalf("Find(slug nope) = %v, %v; want not found", ok, err)
+	if _, ok, err := s.BySlug(context.Background(), "", "nope"); err != nil || ok {
+		t.Fatalf("BySlug(nope) = %v, %v; want not found", ok, err)
 	}
 	checkCalls(t, svc, 3) // the miss was confirmed by one more listing
 }
@@ -892,7 +892,7 @@ func TestSnapshotCurrentNeedsNoConfirmation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(links); got != 2 {
+	if got := links.Len(); got != 2 {
 		t.Fatalf("Current listed %d links, want the first listing's 2", got)
 	}
 	checkCalls(t, svc, 1)
