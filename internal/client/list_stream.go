@@ -118,7 +118,7 @@ func (s *listStream) frame() (int, error) {
 			return n, nil
 		}
 		err := s.fill()
-		if err == io.EOF && n == len(rest) && strings.IndexByte(`"{[`, rest[0]) < 0 {
+		if errors.Is(err, io.EOF) && n == len(rest) && strings.IndexByte(`"{[`, rest[0]) < 0 {
 			return n, nil // a number or literal that ends the answer is whole
 		}
 		if err != nil {
@@ -224,7 +224,6 @@ func (s *listStream) envelope() (*LinkSet, *page, error) {
 	var links *LinkSet
 	rank := len(listEnvelopes)
 	var paging object
-	after := func() string { return "the list object's start" }
 	for {
 		if c, err := s.next(); err == nil && c == '}' && paging == nil && links == nil {
 			s.pos++
@@ -255,8 +254,7 @@ func (s *listStream) envelope() (*LinkSet, *page, error) {
 		} else if isPagingKey(key) {
 			paging = append(paging, field{key: key, raw: bytes.Clone(raw)})
 		}
-		after = what
-		if c, err := s.expect(",}", after); err != nil {
+		if c, err := s.expect(",}", what); err != nil {
 			return nil, nil, err
 		} else if c == '}' {
 			break

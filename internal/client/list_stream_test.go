@@ -19,11 +19,11 @@ func writeLinks(w io.Writer, n int, envelope string) {
 	if envelope != "" {
 		fmt.Fprintf(bw, `{"total":%d,%q:[`, n, envelope)
 	} else {
-		bw.WriteString("[")
+		_, _ = bw.WriteString("[")
 	}
 	for i := range n {
 		if i > 0 {
-			bw.WriteString(",")
+			_, _ = bw.WriteString(",")
 		}
 		fmt.Fprintf(bw, `{"id":"link-%07d","destination":"https://example.com/campaigns/2026/spring/newsletter/%07d?ref=%s","domainId":"9a8b7c6d-1111-2222-3333-444455556666",`+
 			`"slug":"s-%07d","shortUrl":"https://go.example.test/s-%07d","qrCodeUrl":"https://go.example.test/qr/s-%07d.png",`+
@@ -31,9 +31,9 @@ func writeLinks(w io.Writer, n int, envelope string) {
 			i, i, strings.Repeat("x", 60), i, i, i, i%10)
 	}
 	if envelope != "" {
-		bw.WriteString(`],"nextCursor":null}`)
+		_, _ = bw.WriteString(`],"nextCursor":null}`)
 	} else {
-		bw.WriteString("]")
+		_, _ = bw.WriteString("]")
 	}
 	_ = bw.Flush()
 }
