@@ -67,7 +67,7 @@ Flags:
 type options struct {
 	addr, data, adminToken, host, infoFile string
 	filterDelay, window                    time.Duration
-	writeLimit, readLimit                  int
+	writeLimit, readLimit, links           int
 	quiet                                  bool
 }
 
@@ -85,6 +85,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.window, "window", time.Duration(defaults.Limits.Window), "length of a rate-limit window")
 	fs.IntVar(&o.writeLimit, "write-limit", defaults.Limits.Write, "write requests per key per window")
 	fs.IntVar(&o.readLimit, "read-limit", defaults.Limits.Read, "read requests per key per window")
+	fs.IntVar(&o.links, "links", 0, "fill the seeded account up to this many links (seeded-<i> on the domain; a million take a few seconds) to try a large account")
 	fs.BoolVar(&o.quiet, "quiet", false, "do not log every request")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
@@ -124,6 +125,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fixture, err := firstFixture(srv, o.host)
 	if err != nil {
+		return err
+	}
+	if _, err := srv.FillLinks(fixture.DomainID, "seeded", o.links); err != nil {
 		return err
 	}
 	if err := srv.PersistError(); err != nil {

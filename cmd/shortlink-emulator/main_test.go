@@ -246,6 +246,27 @@ func TestRunRestartReusesFixture(t *testing.T) {
 	}
 }
 
+// -links fills the account up to the number asked, and a restart on the
+// same data file adds nothing: the count is a total, not an increment.
+func TestRunLinksFillsTheAccount(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "store.json")
+	first := start(t, "-quiet", "-data", data, "-links", "250")
+	first.createLink(t, "mine")
+	if got := first.listSlugs(t); len(got) != 251 || got[0] != "seeded-0" || got[249] != "seeded-249" {
+		t.Fatalf("list holds %d links, first %q", len(got), got[0])
+	}
+	if err := first.stop(); err != nil {
+		t.Fatal(err)
+	}
+	second := start(t, "-quiet", "-data", data, "-links", "250")
+	if got := second.listSlugs(t); len(got) != 251 {
+		t.Errorf("after a restart with -links 250 the list holds %d links, want 251", len(got))
+	}
+	if err := second.stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestUsageNamesTheSubcommands(t *testing.T) {
 	var stdout, stderr syncBuffer
 	if err := dispatch(context.Background(), []string{"-h"}, &stdout, &stderr); !errors.Is(err, flag.ErrHelp) {

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // OtherClientHost is the destination host of the links that belong to
@@ -22,17 +23,19 @@ func (s *Server) churn(acct, cursor string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	links := s.accountLinksLocked(acct)
+	links := s.st.linksOf(acct)
 	before := linksBefore(links, settings.Variants.Paging, cursor)
-	deleted := 0
+	var doomed []string // removing shifts the index we read: collect first
 	for _, l := range links[:before] {
-		if deleted == c.Delete {
+		if len(doomed) == c.Delete {
 			break
 		}
-		if isOtherClients(l) {
-			s.st.removeLink(l.ID)
-			deleted++
+		if strings.Contains(l.Destination, OtherClientHost) && isOtherClients(*l) {
+			doomed = append(doomed, l.ID)
 		}
+	}
+	for _, id := range doomed {
+		s.st.removeLink(id)
 	}
 	for range c.Create {
 		s.addOtherClientLinkLocked(acct)
@@ -42,7 +45,7 @@ func (s *Server) churn(acct, cursor string) {
 
 // linksBefore is how many of links (oldest first) come before the page a
 // cursor asks for.
-func linksBefore(links []Link, paging, cursor string) int {
+func linksBefore(links []*Link, paging, cursor string) int {
 	if paging == "offset" {
 		n, err := strconv.Atoi(cursor)
 		if err != nil || n < 0 {

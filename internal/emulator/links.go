@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -153,26 +154,31 @@ func (s *Server) freeSlugLocked(domainID string) string {
 	}
 }
 
+// listLinks answers the list, streamed: the page's links are taken from the
+// account's index under the lock (pointers only, a few milliseconds for a
+// million), then rendered and written one at a time without it, so that
+// other requests, which may change the account meanwhile, go on.
 func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, acct string) {
-	if r.URL.Query().Has("cursor") {
-		s.churn(acct, r.URL.Query().Get("cursor"))
+	query := r.URL.Query()
+	cursor := query.Get("cursor")
+	if query.Has("cursor") {
+		s.churn(acct, cursor)
 	}
 	s.mu.Lock()
-	links := s.accountLinksLocked(acct)
-	s.mu.Unlock()
-	s.writeList(w, r, links)
-}
-
-// accountLinksLocked returns the account's links, oldest first.
-func (s *Server) accountLinksLocked(acct string) []Link {
-	var links []Link
-	for _, l := range s.st.Links {
-		if l.AccountID == acct {
-			links = append(links, *l)
-		}
+	lw := s.linkWriterLocked()
+	v := lw.v
+	page, next := s.st.linksOf(acct), ""
+	var err error
+	if v.Paging != "none" {
+		page, next, err = pageOf(page, v.Paging, cursor, v.PageSize)
 	}
-	sortLinks(links)
-	return links
+	page = slices.Clone(page) // the index changes in place once we unlock
+	s.mu.Unlock()
+	if err != nil {
+		s.writeError(w, http.StatusBadRequest, "invalid_request", "cursor: "+err.Error())
+		return
+	}
+	writeList(w, r, lw, page, next)
 }
 
 func (s *Server) changeDestination(w http.ResponseWriter, r *http.Request, acct, id string) {
@@ -220,10 +226,11 @@ func (s *Server) changeDestination(w http.ResponseWriter, r *http.Request, acct,
 func (s *Server) applyChange(acct, id, dest string, utm *UTM, clearUTM bool) (Link, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l, ok := s.st.Links[id]
-	if !ok || l.AccountID != acct {
+	stored, ok := s.st.Links[id]
+	if !ok || stored.AccountID != acct {
 		return Link{}, false
 	}
+	l := *stored // a listing may be rendering the stored one
 	l.Destination = s.normalize(dest)
 	switch {
 	case clearUTM:
@@ -232,10 +239,11 @@ func (s *Server) applyChange(acct, id, dest string, utm *UTM, clearUTM bool) (Li
 		l.UTM = utm
 	}
 	l.UpdatedAt = s.now().UTC()
+	s.st.replaceLink(&l)
 	if err := s.persistLocked(); err != nil {
 		return Link{}, false
 	}
-	return *l, true
+	return l, true
 }
 
 // parseUTM reads the utm member of a PATCH body: absent keeps the link's

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"bufio"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // fieldNames spells the link fields in each FieldStyle.
@@ -19,62 +21,120 @@ var fieldNames = map[string]map[string]string{
 	"alias": {"domainId": "domainId", "shortUrl": "shortLink", "qrCodeUrl": "qrCode", "expiresAt": "expiresAt", "createdAt": "createdAt", "updatedAt": "updatedAt", "nextCursor": "cursor"},
 }
 
-func (s *Server) formatTime(t time.Time) string {
-	t = t.UTC()
-	switch s.Settings().Variants.TimeFormat {
-	case "seconds":
-		return t.Format("2006-01-02T15:04:05Z")
-	case "offset":
-		return t.Format("2006-01-02T15:04:05.000-07:00")
-	default:
-		return t.Format("2006-01-02T15:04:05.000Z")
-	}
+// linkWriter renders links as JSON under one set of variants, by
+// appending bytes rather than building a map per link, so that a list of a
+// million links is written in about a second and not held whole: a single
+// answer and each item of a list are the same bytes.
+type linkWriter struct {
+	v     Variants
+	names map[string]string
+	hosts map[string]string // domain ID → host
 }
 
-// render turns a link into its JSON object under the variants in force.
-func (s *Server) render(l Link) map[string]any {
-	v := s.Settings().Variants
-	names := fieldNames[v.FieldStyle]
-	host := s.domainHost(l.DomainID)
-	out := map[string]any{
-		"id":               l.ID,
-		"destination":      l.Destination,
-		"slug":             l.Slug,
-		names["domainId"]:  l.DomainID,
-		names["shortUrl"]:  shortURL(host, l.Slug),
-		names["qrCodeUrl"]: "https://" + host + "/qr/" + l.Slug + ".png",
-		names["createdAt"]: s.formatTime(l.CreatedAt),
-		names["updatedAt"]: s.formatTime(l.UpdatedAt),
-		names["expiresAt"]: nil,
+// linkWriterLocked captures what rendering needs, so that it can go on
+// after the lock is released.
+func (s *Server) linkWriterLocked() linkWriter {
+	hosts := make(map[string]string, len(s.st.Domains))
+	for id, d := range s.st.Domains {
+		hosts[id] = d.Host
 	}
+	v := s.settings.Variants
+	return linkWriter{v: v, names: fieldNames[v.FieldStyle], hosts: hosts}
+}
+
+func (lw linkWriter) appendTime(dst []byte, t time.Time) []byte {
+	layout := "2006-01-02T15:04:05.000Z"
+	switch lw.v.TimeFormat {
+	case "seconds":
+		layout = "2006-01-02T15:04:05Z"
+	case "offset":
+		layout = "2006-01-02T15:04:05.000-07:00"
+	}
+	dst = append(dst, '"')
+	dst = t.UTC().AppendFormat(dst, layout)
+	return append(dst, '"')
+}
+
+// appendLink appends a link's JSON object.
+func (lw linkWriter) appendLink(dst []byte, l *Link) []byte {
+	host, ok := lw.hosts[l.DomainID]
+	if !ok {
+		host = "unknown.invalid"
+	}
+	dest := l.Destination
+	if lw.v.UTMStyle == "merged" {
+		dest = mergeUTM(dest, l.UTM)
+	}
+	field := func(name string) {
+		if dst[len(dst)-1] != '{' {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, name)
+		dst = append(dst, ':')
+	}
+	dst = append(dst, '{')
+	field("id")
+	dst = appendJSONString(dst, l.ID)
+	field("destination")
+	dst = appendJSONString(dst, dest)
+	field("slug")
+	dst = appendJSONString(dst, l.Slug)
+	field(lw.names["domainId"])
+	dst = appendJSONString(dst, l.DomainID)
+	field(lw.names["shortUrl"])
+	dst = appendJSONString(dst, shortURL(host, l.Slug))
+	field(lw.names["qrCodeUrl"])
+	dst = appendJSONString(dst, "https://"+host+"/qr/"+l.Slug+".png")
+	field(lw.names["createdAt"])
+	dst = lw.appendTime(dst, l.CreatedAt)
+	field(lw.names["updatedAt"])
+	dst = lw.appendTime(dst, l.UpdatedAt)
+	field(lw.names["expiresAt"])
 	if l.ExpiresAt != nil {
-		out[names["expiresAt"]] = s.formatTime(*l.ExpiresAt)
+		dst = lw.appendTime(dst, *l.ExpiresAt)
+	} else {
+		dst = append(dst, "null"...)
 	}
-	switch v.UTMStyle {
+	switch lw.v.UTMStyle {
 	case "object":
+		field("utm")
 		if l.UTM.empty() {
-			out["utm"] = nil
+			dst = append(dst, "null"...)
 		} else {
-			out["utm"] = l.UTM
+			b, _ := json.Marshal(l.UTM) // five strings: cannot fail
+			dst = append(dst, b...)
 		}
 	case "prefixed":
-		for k, val := range utmPairs(l.UTM) {
-			out["utm_"+k] = val
+		for _, kv := range utmPairs(l.UTM) {
+			field("utm_" + kv[0])
+			dst = appendJSONString(dst, kv[1])
 		}
-	case "merged":
-		out["destination"] = mergeUTM(l.Destination, l.UTM)
 	}
-	return out
+	return append(dst, '}')
 }
 
-func utmPairs(u *UTM) map[string]string {
-	pairs := map[string]string{}
-	if u == nil {
-		return pairs
+// appendJSONString appends s as a JSON string.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			b, _ := json.Marshal(s) // rare: let the encoder escape it
+			return append(dst, b...)
+		}
 	}
-	for k, v := range map[string]string{"source": u.Source, "medium": u.Medium, "campaign": u.Campaign, "term": u.Term, "content": u.Content} {
-		if v != "" {
-			pairs[k] = v
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
+
+// utmPairs lists the UTM parameters that are set, in a fixed order.
+func utmPairs(u *UTM) [][2]string {
+	if u == nil {
+		return nil
+	}
+	var pairs [][2]string
+	for _, kv := range [][2]string{{"campaign", u.Campaign}, {"content", u.Content}, {"medium", u.Medium}, {"source", u.Source}, {"term", u.Term}} {
+		if kv[1] != "" {
+			pairs = append(pairs, kv)
 		}
 	}
 	return pairs
@@ -92,8 +152,8 @@ func mergeUTM(dest string, u *UTM) string {
 		return dest
 	}
 	q := parsed.Query()
-	for k, v := range pairs {
-		q.Set("utm_"+k, v)
+	for _, kv := range pairs {
+		q.Set("utm_"+kv[0], kv[1])
 	}
 	parsed.RawQuery = q.Encode()
 	return parsed.String()
@@ -101,74 +161,85 @@ func mergeUTM(dest string, u *UTM) string {
 
 func shortURL(host, slug string) string { return "https://" + host + "/" + slug }
 
-func (s *Server) domainHost(domainID string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if d, ok := s.st.Domains[domainID]; ok {
-		return d.Host
-	}
-	return "unknown.invalid"
-}
-
 func (s *Server) writeLink(w http.ResponseWriter, status int, l Link) {
-	obj := s.render(l)
-	switch env := s.Settings().Variants.ObjectEnvelope; env {
-	case "":
-		writeJSON(w, status, obj)
-	default:
-		writeJSON(w, status, map[string]any{env: obj})
+	s.mu.Lock()
+	lw := s.linkWriterLocked()
+	s.mu.Unlock()
+	var body []byte
+	if env := lw.v.ObjectEnvelope; env != "" {
+		body = append(appendJSONString([]byte{'{'}, env), ':')
 	}
+	body = lw.appendLink(body, &l)
+	if lw.v.ObjectEnvelope != "" {
+		body = append(body, '}')
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
 }
 
-// writeList answers a list request, one page at a time when paging is on.
-// The cursor is the creation sequence of the last link sent, so pages stay
-// consistent while links are added or deleted between requests.
-func (s *Server) writeList(w http.ResponseWriter, r *http.Request, links []Link) {
-	v := s.Settings().Variants
-	page, next := links, ""
-	if v.Paging != "none" {
-		var err error
-		if page, next, err = pageOf(links, v.Paging, r.URL.Query().Get("cursor"), v.PageSize); err != nil {
-			s.writeError(w, http.StatusBadRequest, "invalid_request", "cursor: "+err.Error())
-			return
-		}
-	}
-	items := make([]map[string]any, 0, len(page))
-	for _, l := range page {
-		items = append(items, s.render(l))
-	}
+// writeList answers a list request with one page (all links when paging is
+// off), written item by item through a buffer: the answer of a million
+// links is never held whole. The cursor is the creation sequence of the
+// last link sent, so pages stay consistent while links are added or
+// deleted between requests.
+func writeList(w http.ResponseWriter, r *http.Request, lw linkWriter, page []*Link, next string) {
 	nextURL := ""
 	if next != "" {
 		nextURL = absoluteURL(r, "/api/links?cursor="+url.QueryEscape(next))
 	}
-	key := v.ListEnvelope
-	body := map[string]any{}
-	switch v.Paging {
+	var paging []byte // the paging fields of the envelope, if any
+	switch lw.v.Paging {
 	case "cursor", "offset":
-		body[fieldNames[v.FieldStyle]["nextCursor"]] = nullable(next)
+		paging = appendJSONString(nil, fieldNames[lw.v.FieldStyle]["nextCursor"])
+		paging = appendNullable(append(paging, ':'), next)
 	case "next":
-		body["next"] = nullable(nextURL)
+		paging = appendNullable([]byte(`"next":`), nextURL)
 	case "link":
 		if nextURL != "" {
 			w.Header().Set("Link", "<"+nextURL+`>; rel="next"`)
 		}
 	}
-	if key == "" && len(body) == 0 {
-		writeJSON(w, http.StatusOK, items)
-		return
-	}
-	if key == "" {
+	key := lw.v.ListEnvelope
+	if key == "" && paging != nil {
 		key = "data" // a cursor or next URL needs an object to live in
 	}
-	body[key] = items
-	writeJSON(w, http.StatusOK, body)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var buf []byte
+	if key != "" {
+		buf = append(appendJSONString(append(buf, '{'), key), ':')
+	}
+	buf = append(buf, '[')
+	for i, l := range page {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = lw.appendLink(buf, l)
+		if len(buf) >= 32<<10 {
+			if _, err := bw.Write(buf); err != nil {
+				return // the client has gone
+			}
+			buf = buf[:0]
+		}
+	}
+	buf = append(buf, ']')
+	if key != "" {
+		if paging != nil {
+			buf = append(append(buf, ','), paging...)
+		}
+		buf = append(buf, '}')
+	}
+	_, _ = bw.Write(append(buf, '\n'))
+	_ = bw.Flush()
 }
 
-func nullable(s string) any {
+func appendNullable(dst []byte, s string) []byte {
 	if s == "" {
-		return nil
+		return append(dst, "null"...)
 	}
-	return s
+	return appendJSONString(dst, s)
 }
 
 // pageOf cuts the page a cursor asks for. Offset paging counts positions
@@ -176,7 +247,7 @@ func nullable(s string) any {
 // deleted before the cursor between two requests makes the next page skip
 // one. The other modes carry the creation sequence of the last link sent,
 // so pages stay consistent while links come and go.
-func pageOf(links []Link, mode, cursor string, size int) ([]Link, string, error) {
+func pageOf(links []*Link, mode, cursor string, size int) ([]*Link, string, error) {
 	if mode != "offset" {
 		after, err := parseCursor(cursor)
 		if err != nil {
@@ -201,7 +272,7 @@ func pageOf(links []Link, mode, cursor string, size int) ([]Link, string, error)
 	return links[start:end], strconv.Itoa(end), nil
 }
 
-func pageAfter(links []Link, after int64, size int) ([]Link, string) {
+func pageAfter(links []*Link, after int64, size int) ([]*Link, string) {
 	start := sort.Search(len(links), func(i int) bool { return links[i].Seq > after })
 	end := min(start+size, len(links))
 	page := links[start:end]
@@ -232,10 +303,6 @@ func absoluteURL(r *http.Request, pathAndQuery string) string {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host + pathAndQuery
-}
-
-func sortLinks(links []Link) {
-	sort.Slice(links, func(i, j int) bool { return links[i].Seq < links[j].Seq })
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -1,7 +1,11 @@
 package emulator
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -124,40 +128,167 @@ func (s *Server) SeedFixture(name, host string) (Fixture, error) {
 
 // SeedLinks creates n links on a domain directly in the store (no API
 // request, no rate limit, no quota), with slugs prefix-0 … prefix-(n-1) and
-// destinations https://example.com/<prefix>/<i>. Benchmarks use it to start
-// from a large account.
+// destinations https://example.com/<prefix>/<i>, and returns them in that
+// order. Benchmarks use it to start from a large account: a million links
+// take about a second. A taken slug fails the call before anything is
+// stored.
 func (s *Server) SeedLinks(domainID, prefix string, n int) ([]Link, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seeded, err := s.seedLocked(domainID, prefix, n, false)
+	if err != nil {
+		return nil, err
+	}
+	s.mustPersistLocked()
+	out := make([]Link, len(seeded))
+	for i, l := range seeded {
+		out[i] = *l
+	}
+	return out, nil
+}
+
+// FillLinks seeds links on a domain, as SeedLinks does, until the domain's
+// account holds total links: slugs prefix-<i> for the lowest i whose slug is
+// free. It returns how many it added (none when the account holds total
+// already), so that a command seeding on every start with a data file adds
+// nothing the second time.
+func (s *Server) FillLinks(domainID, prefix string, total int) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, ok := s.st.Domains[domainID]
 	if !ok {
-		return nil, fmt.Errorf("no domain %q", domainID)
+		return 0, fmt.Errorf("no domain %q", domainID)
 	}
-	now := s.now().UTC()
-	out := make([]Link, 0, n)
-	for i := range n {
-		slug := fmt.Sprintf("%s-%d", prefix, i)
-		if s.st.linkBySlug(domainID, slug) != nil {
-			return nil, fmt.Errorf("slug %q is taken", slug)
-		}
-		s.st.NextSeq++
-		l := &Link{
-			ID: newID(), AccountID: d.AccountID, DomainID: domainID, Slug: slug,
-			Destination: fmt.Sprintf("https://example.com/%s/%d", prefix, i),
-			CreatedAt:   now, UpdatedAt: now, Seq: s.st.NextSeq,
-		}
-		s.st.addLink(l)
-		out = append(out, *l)
+	missing := total - len(s.st.linksOf(d.AccountID))
+	if missing <= 0 {
+		return 0, nil
+	}
+	seeded, err := s.seedLocked(domainID, prefix, missing, true)
+	if err != nil {
+		return 0, err
 	}
 	s.mustPersistLocked()
+	return len(seeded), nil
+}
+
+// LinkCount is how many links an account holds.
+func (s *Server) LinkCount(accountID string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.st.linksOf(accountID))
+}
+
+// seedBatch is how many links seedLocked makes with one allocation of
+// links, one of text and one read of random bytes.
+const seedBatch = 4096
+
+// seedLocked makes n links prefix-<i> on a domain, i from 0, and stores
+// them. A taken slug is skipped (skipTaken) or fails the call before any
+// link is stored. It makes links in batches that share their allocations,
+// because a million links one at a time (fmt, a UUID read from the system
+// each, a map grown step by step) took six seconds.
+func (s *Server) seedLocked(domainID, prefix string, n int, skipTaken bool) ([]*Link, error) {
+	d, ok := s.st.Domains[domainID]
+	if !ok {
+		return nil, fmt.Errorf("no domain %q", domainID)
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("count %d is negative", n)
+	}
+	now := s.now().UTC()
+	out := make([]*Link, 0, n)
+	var (
+		batch []Link
+		text  []byte
+		ends  []int // end of each link's ID, slug and destination in text
+		raw   [16 * seedBatch]byte
+	)
+	for i := 0; len(out) < n; {
+		m := min(n-len(out), seedBatch)
+		// Text first, then one string for the whole batch to slice from.
+		text, ends = text[:0], ends[:0]
+		if _, err := rand.Read(raw[:16*m]); err != nil {
+			return nil, err
+		}
+		for j := range m {
+			text = appendUUID(text, raw[16*j:16*j+16])
+			ends = append(ends, len(text))
+			text = append(text, prefix...)
+			text = append(text, '-')
+			text = strconv.AppendInt(text, int64(i+j), 10)
+			ends = append(ends, len(text))
+			text = append(text, "https://example.com/"...)
+			text = append(text, prefix...)
+			text = append(text, '/')
+			text = strconv.AppendInt(text, int64(i+j), 10)
+			ends = append(ends, len(text))
+		}
+		all := string(text)
+		batch = make([]Link, 0, m)
+		start := 0
+		for j := range m {
+			id, slug, dest := all[start:ends[3*j]], all[ends[3*j]:ends[3*j+1]], all[ends[3*j+1]:ends[3*j+2]]
+			start = ends[3*j+2]
+			if s.st.linkBySlug(domainID, slug) != nil {
+				if skipTaken {
+					continue
+				}
+				return nil, fmt.Errorf("slug %q is taken", slug)
+			}
+			batch = append(batch, Link{
+				ID: id, AccountID: d.AccountID, DomainID: domainID, Slug: slug, Destination: dest,
+				CreatedAt: now, UpdatedAt: now,
+			})
+		}
+		for j := range batch {
+			out = append(out, &batch[j])
+		}
+		i += m
+	}
+	// Every slug is free: store them all, in order.
+	s.st.reserve(len(out))
+	if a := s.st.byAccount[d.AccountID]; a != nil {
+		a.links = slices.Grow(a.links, len(out))
+	}
+	for _, l := range out {
+		s.st.NextSeq++
+		l.Seq = s.st.NextSeq
+		s.st.addLink(l)
+	}
 	return out, nil
+}
+
+// appendUUID appends a version 4 UUID made of 16 random bytes, spelled as
+// uuid.NewString spells it.
+func appendUUID(dst, b []byte) []byte {
+	var u [16]byte
+	copy(u[:], b)
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	u[8] = u[8]&0x3f | 0x80 // variant 10
+	dst = hex.AppendEncode(dst, u[0:4])
+	dst = append(dst, '-')
+	dst = hex.AppendEncode(dst, u[4:6])
+	dst = append(dst, '-')
+	dst = hex.AppendEncode(dst, u[6:8])
+	dst = append(dst, '-')
+	dst = hex.AppendEncode(dst, u[8:10])
+	dst = append(dst, '-')
+	return hex.AppendEncode(dst, u[10:16])
 }
 
 // Links returns every stored link of an account, oldest first.
 func (s *Server) Links(accountID string) []Link {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.accountLinksLocked(accountID)
+	stored := s.st.linksOf(accountID)
+	if len(stored) == 0 {
+		return nil
+	}
+	links := make([]Link, len(stored))
+	for i, l := range stored {
+		links[i] = *l
+	}
+	return links
 }
 
 // AllLinks returns every stored link of every account, oldest first.
@@ -168,7 +299,7 @@ func (s *Server) AllLinks() []Link {
 	for _, l := range s.st.Links {
 		links = append(links, *l)
 	}
-	sortLinks(links)
+	slices.SortFunc(links, func(a, b Link) int { return compareLinks(&a, &b) })
 	return links
 }
 
@@ -181,8 +312,10 @@ func (s *Server) ChangeLinkOutOfBand(id, destination string) error {
 	if !ok {
 		return fmt.Errorf("no link %q", id)
 	}
-	l.Destination = destination
-	l.UpdatedAt = s.now().UTC()
+	changed := *l // a listing may be rendering the stored one
+	changed.Destination = destination
+	changed.UpdatedAt = s.now().UTC()
+	s.st.replaceLink(&changed)
 	s.mustPersistLocked()
 	return nil
 }

@@ -1,12 +1,16 @@
 package emulator
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -93,6 +97,10 @@ type Click struct {
 }
 
 // store is everything the service keeps. It is guarded by Server.mu.
+//
+// A stored *Link is never changed: a change stores a new Link in its place
+// (replaceLink), so a listing may copy the pointers of a page under the lock
+// and render them after releasing it while other requests go on.
 type store struct {
 	Accounts map[string]*Account `json:"accounts"`
 	Keys     map[string]*APIKey  `json:"keys"`
@@ -101,29 +109,125 @@ type store struct {
 	Clicks   []Click             `json:"clicks"`
 	NextSeq  int64               `json:"nextSeq"`
 
-	bySlug map[string]string // domain ID + "/" + slug → link ID; rebuilt on load
+	// Indexes, rebuilt on load.
+	bySlug    map[slugKey]string       // domain ID and slug → link ID
+	byAccount map[string]*accountLinks // account ID → its links, oldest first
+}
+
+type slugKey struct{ domainID, slug string }
+
+// accountLinks is one account's links in creation order (ascending Seq).
+// Links get the next Seq when stored, so an insert is an append; a delete
+// shifts the rest down by one, so that positions are those of the list as
+// it is now (offset paging counts them).
+type accountLinks struct{ links []*Link }
+
+// find returns the position of the link with this Seq and ID, or -1.
+func (a *accountLinks) find(seq int64, id string) int {
+	i, _ := slices.BinarySearchFunc(a.links, seq, func(l *Link, seq int64) int { return cmp.Compare(l.Seq, seq) })
+	for ; i < len(a.links) && a.links[i].Seq == seq; i++ {
+		if a.links[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func (a *accountLinks) add(l *Link) {
+	n := len(a.links)
+	if n == 0 || a.links[n-1].Seq < l.Seq {
+		a.links = append(a.links, l)
+		return
+	}
+	// Out of order: a data file written by hand. Ties keep ID order.
+	i, _ := slices.BinarySearchFunc(a.links, l, compareLinks)
+	a.links = slices.Insert(a.links, i, l)
+}
+
+func compareLinks(a, b *Link) int {
+	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
 }
 
 func newStore() *store {
 	return &store{
-		Accounts: map[string]*Account{},
-		Keys:     map[string]*APIKey{},
-		Domains:  map[string]*Domain{},
-		Links:    map[string]*Link{},
-		bySlug:   map[string]string{},
+		Accounts:  map[string]*Account{},
+		Keys:      map[string]*APIKey{},
+		Domains:   map[string]*Domain{},
+		Links:     map[string]*Link{},
+		bySlug:    map[slugKey]string{},
+		byAccount: map[string]*accountLinks{},
 	}
+}
+
+// reserve makes room for n more links in the maps at once, so that seeding
+// a large account does not grow them step by step.
+func (st *store) reserve(n int) {
+	if n <= len(st.Links) {
+		return // growing as usual costs at most as much as copying now
+	}
+	links := make(map[string]*Link, len(st.Links)+n)
+	maps.Copy(links, st.Links)
+	st.Links = links
+	bySlug := make(map[slugKey]string, len(st.bySlug)+n)
+	maps.Copy(bySlug, st.bySlug)
+	st.bySlug = bySlug
 }
 
 func (st *store) addLink(l *Link) {
 	st.Links[l.ID] = l
-	st.bySlug[l.DomainID+"/"+l.Slug] = l.ID
+	st.bySlug[slugKey{l.DomainID, l.Slug}] = l.ID
+	a := st.byAccount[l.AccountID]
+	if a == nil {
+		a = &accountLinks{}
+		st.byAccount[l.AccountID] = a
+	}
+	a.add(l)
 }
 
 func (st *store) removeLink(id string) {
-	if l, ok := st.Links[id]; ok {
-		delete(st.bySlug, l.DomainID+"/"+l.Slug)
-		delete(st.Links, id)
+	l, ok := st.Links[id]
+	if !ok {
+		return
 	}
+	delete(st.bySlug, slugKey{l.DomainID, l.Slug})
+	delete(st.Links, id)
+	a := st.byAccount[l.AccountID]
+	if a == nil {
+		return
+	}
+	if i := a.find(l.Seq, l.ID); i >= 0 {
+		a.links = slices.Delete(a.links, i, i+1)
+	}
+	if len(a.links) == 0 {
+		delete(st.byAccount, l.AccountID)
+	}
+}
+
+// replaceLink stores l, a changed copy of the stored link with the same ID
+// (its account, domain, slug and Seq never change), in the old one's place.
+func (st *store) replaceLink(l *Link) {
+	old, ok := st.Links[l.ID]
+	if !ok {
+		return
+	}
+	st.Links[l.ID] = l
+	if a := st.byAccount[old.AccountID]; a != nil {
+		if i := a.find(old.Seq, old.ID); i >= 0 {
+			a.links[i] = l
+		}
+	}
+}
+
+// linksOf returns the account's stored links, oldest first. The slice
+// is the index itself: copy what must outlive the lock.
+func (st *store) linksOf(acct string) []*Link {
+	if a := st.byAccount[acct]; a != nil {
+		return a.links
+	}
+	return nil
 }
 
 func (st *store) domainByHost(host string) *Domain {
@@ -136,7 +240,11 @@ func (st *store) domainByHost(host string) *Domain {
 }
 
 func (st *store) linkBySlug(domainID, slug string) *Link {
-	return st.Links[st.bySlug[domainID+"/"+slug]]
+	id, ok := st.bySlug[slugKey{domainID, slug}]
+	if !ok {
+		return nil
+	}
+	return st.Links[id]
 }
 
 // loadStore reads a store written by saveStore. A missing file is an empty
@@ -153,8 +261,12 @@ func loadStore(path string) (*store, error) {
 	if err := json.Unmarshal(b, st); err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	for _, l := range st.Links {
-		st.bySlug[l.DomainID+"/"+l.Slug] = l.ID
+	if st.Links == nil {
+		st.Links = map[string]*Link{}
+	}
+	links := slices.SortedFunc(maps.Values(st.Links), compareLinks)
+	for _, l := range links {
+		st.addLink(l)
 	}
 	return st, nil
 }
