@@ -36,7 +36,10 @@ func main() {
 		// once it is done. (go-plugin likewise ignores SIGINT.)
 		signal.Ignore(syscall.SIGTERM)
 	}
-	if err := tf6server.Serve(provider.Address, provider.NewServer(version), opts...); err != nil {
+	stopProfile := startProfile()
+	err := tf6server.Serve(provider.Address, provider.NewServer(version), opts...)
+	stopProfile()
+	if err != nil {
 		log.Fatal(err)
 	}
 }

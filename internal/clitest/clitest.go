@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -54,17 +55,35 @@ func CLIPath() (string, error) {
 
 // Build builds the provider into root and writes the CLI configuration
 // that points the CLI at it.
-func Build(root string) (*CLI, error) {
+func Build(root string) (*CLI, error) { return BuildWith(root, BuildOptions{}) }
+
+// BuildOptions are what the benchmarks add to a build.
+type BuildOptions struct {
+	// Tags are go build tags for the provider, such as "pprof".
+	Tags string
+	// Also are packages of more providers to build beside it; the
+	// package named <name> is found as shortlink/<name>.
+	Also []string
+}
+
+// BuildWith builds the provider, and the providers of o.Also, into root and
+// writes the CLI configuration that points the CLI at them.
+func BuildWith(root string, o BuildOptions) (*CLI, error) {
 	cli, err := CLIPath()
 	if err != nil {
 		return nil, err
 	}
 	bin := filepath.Join(root, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-shortlink"), ModulePath)
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("building the provider: %w\n%s", err, out)
+	overrides := ""
+	for _, pkg := range append([]string{ModulePath}, o.Also...) {
+		name := strings.TrimPrefix(path.Base(pkg), "terraform-provider-")
+		build := exec.Command("go", "build", "-tags", o.Tags, "-o", filepath.Join(bin, "terraform-provider-"+name), pkg)
+		if out, err := build.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("building %s: %w\n%s", pkg, err, out)
+		}
+		overrides += fmt.Sprintf("    %q = %q\n", "shortlink/"+name, bin)
 	}
-	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n", "shortlink/shortlink", bin)
+	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n%s  }\n  direct {}\n}\n", overrides)
 	c := &CLI{Path: cli, Root: root, rcFile: filepath.Join(root, "cli.tfrc")}
 	return c, os.WriteFile(c.rcFile, []byte(rc), 0o644)
 }

@@ -28,7 +28,13 @@ type linkIdentityModel struct {
 }
 
 func (r *linkResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = identityschema.Schema{
+	resp.IdentitySchema = LinkIdentitySchema()
+}
+
+// LinkIdentitySchema is shortlink_link's identity schema, exported with
+// LinkResourceSchema for the no-I/O provider of the benchmarks.
+func LinkIdentitySchema() identityschema.Schema {
+	return identityschema.Schema{
 		Attributes: map[string]identityschema.Attribute{
 			"id": identityschema.StringAttribute{
 				RequiredForImport: true,

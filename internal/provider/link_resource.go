@@ -52,7 +52,14 @@ func (r *linkResource) Metadata(_ context.Context, req resource.MetadataRequest,
 }
 
 func (r *linkResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+	resp.Schema = LinkResourceSchema(ctx)
+}
+
+// LinkResourceSchema is shortlink_link's schema. It is exported for the
+// no-I/O provider of the benchmarks (scripts/bench/noio), whose plans are
+// the floor of ours only if its schema is this one.
+func LinkResourceSchema(ctx context.Context) schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: "A short link. Changing `destination` or `utm` re-targets the link in place, so the short URL, its QR code and its click history stay the same; changing `domain_id`, `slug` or `expires_at` replaces it with a new link.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{

@@ -7,6 +7,7 @@
 //	go run ./scripts/bench -only interrupt      # SIGINT mid-apply: time to exit
 //	go run ./scripts/bench -only refresh -sizes 100,1000
 //	go run ./scripts/bench -only clicks -click-sizes 100000,1000000
+//	go run ./scripts/bench -only account -account-sizes 1000,100000,1000000
 //
 // Scenarios:
 //
@@ -27,6 +28,12 @@
 //     memory; in the same run Terraform's own plan of N terraform_data
 //     resources (the floor no provider can beat) and the provider with
 //     bulk_refresh = false.
+//   - account: a plan of 1,000 managed links in accounts of N links
+//     (unpaged), beside the no-I/O provider (scripts/bench/noio) and
+//     terraform_data planning the same 1,000 entries; peak memory, list
+//     requests per plan and the emulator's own CPU share. With -profile
+//     DIR the provider is built with -tags pprof and writes a CPU profile
+//     of each process there.
 //   - clicks: N clicks of 100 links over 30 days; the plan time, the
 //     provider's peak memory and the state size of shortlink_clicks, and of
 //     shortlink_analytics_export on the same clicks.
@@ -78,12 +85,15 @@ type options struct {
 
 	sharedRuns      []int
 	sharedReadLinks int
+
+	accountSizes []int
+	profile      string
 }
 
 func parseOptions() (options, error) {
 	var o options
 	var sizes, clickSizes string
-	flag.StringVar(&o.only, "only", "", "run one scenario: throttle, shared, interrupt, refresh or clicks")
+	flag.StringVar(&o.only, "only", "", "run one scenario: throttle, shared, interrupt, refresh, account or clicks")
 	flag.StringVar(&sizes, "sizes", "100,1000,5000", "numbers of links for the refresh scenario")
 	flag.IntVar(&o.runs, "runs", 3, "timed runs per measurement (the median is reported)")
 	flag.StringVar(&o.out, "out", "BENCHMARKS.md", "where to write the Markdown report (- for stdout)")
@@ -94,8 +104,14 @@ func parseOptions() (options, error) {
 	flag.StringVar(&sharedRuns, "shared-runs", "3,5", "numbers of applies started together on one key (shared scenario)")
 	flag.IntVar(&o.sharedReadLinks, "shared-read-links", 1000, "links the reading run of the shared scenario plans (0: no reader)")
 	flag.IntVar(&o.clicksExportMax, "clicks-export-max", 100000, "largest number of clicks read with shortlink_analytics_export")
+	var accountSizes string
+	flag.StringVar(&accountSizes, "account-sizes", "1000,100000,1000000", "numbers of links in the account of the account scenario")
+	flag.StringVar(&o.profile, "profile", "", "directory for CPU profiles of the provider in the account scenario (builds it with -tags pprof)")
 	flag.Parse()
 	var err error
+	if o.accountSizes, err = positiveNumbers("-account-sizes", accountSizes); err != nil {
+		return o, err
+	}
 	if o.sizes, err = positiveNumbers("-sizes", sizes); err != nil {
 		return o, err
 	}
@@ -158,6 +174,11 @@ func run() error {
 			return fmt.Errorf("refresh: %w", err)
 		}
 	}
+	if o.only == "" || o.only == "account" {
+		if err := h.accountScenario(&report); err != nil {
+			return fmt.Errorf("account: %w", err)
+		}
+	}
 	if o.only == "" || o.only == "clicks" {
 		if err := h.clicksScenario(&report); err != nil {
 			return fmt.Errorf("clicks: %w", err)
@@ -191,7 +212,11 @@ func newHarness(o options) (*harness, error) {
 		return nil, err
 	}
 	logf("building the provider")
-	cli, err := clitest.Build(dir)
+	build := clitest.BuildOptions{Also: []string{clitest.ModulePath + "/scripts/bench/noio"}}
+	if o.profile != "" {
+		build.Tags = "pprof"
+	}
+	cli, err := clitest.BuildWith(dir, build)
 	if err != nil {
 		return nil, err
 	}
@@ -210,6 +235,9 @@ type emulatorServer struct {
 	close      func()
 	firstWrite atomic.Int64
 	lastWrite  atomic.Int64
+	// listing is the time spent answering lists, from the request to the
+	// last byte written: the emulator's share of a plan, and no less.
+	listing atomic.Int64
 }
 
 func startEmulator(settings emulator.Settings) (*emulatorServer, error) {
@@ -227,6 +255,12 @@ func startEmulator(settings emulator.Settings) (*emulatorServer, error) {
 			now := time.Now().UnixNano()
 			es.firstWrite.CompareAndSwap(0, now)
 			es.lastWrite.Store(now)
+		}
+		if r.Method == http.MethodGet && r.URL.Path == "/api/links" {
+			start := time.Now()
+			srv.ServeHTTP(w, r)
+			es.listing.Add(int64(time.Since(start)))
+			return
 		}
 		if os.Getenv("BENCH_WRITE_LOG") == "" || r.Method == http.MethodGet {
 			srv.ServeHTTP(w, r)
@@ -292,6 +326,15 @@ func median(ds []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[len(s)/2]
+}
+
+// joinNumbers writes numbers as -sizes flags take them.
+func joinNumbers(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
 }
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }

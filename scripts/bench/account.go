@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+)
+
+// accountManaged is how many links the workspace of the account scenario
+// manages, whatever the size of the account.
+const accountManaged = 1000
+
+// Account scenario: a plan of the same 1,000 managed links in accounts of
+// growing size, unpaged, against the no-I/O provider and terraform_data
+// planning the same 1,000 entries. The three plans of a round run one after
+// the other, so that each ratio compares figures of the same moments.
+func (h *harness) accountScenario(report *bytes.Buffer) error {
+	fmt.Fprintf(report, "## Accounts of any size\n\n"+
+		"Method: `terraform plan` (with refresh, no changes) of %d `shortlink_link` resources (for_each over a map, state imported) "+
+		"in an unpaged account of N links; beside it, in the same rounds, the no-I/O provider (`scripts/bench/noio`: the same schema, "+
+		"no I/O) and `terraform_data` planning the same %d entries. Median of %d rounds. `list requests` is per plan; "+
+		"`emulator` is the time the emulator took to answer the list, from the request to its last byte (the provider reads as it comes, so this bounds the emulator's share from above), against the plan's wall time. "+
+		"Command: `go run ./scripts/bench -only account -account-sizes %s`.\n\n",
+		accountManaged, accountManaged, h.o.runs, joinNumbers(h.o.accountSizes))
+	fmt.Fprintf(report, "| N (account) | plan | no-I/O provider | ratio | terraform_data | ratio | provider peak RSS | list requests | emulator |\n|---|---|---|---|---|---|---|---|---|\n")
+	floors, err := h.accountFloors()
+	if err != nil {
+		return err
+	}
+	for _, n := range h.o.accountSizes {
+		row, err := h.accountRow(n, floors)
+		if err != nil {
+			return fmt.Errorf("in an account of %d links: %w", n, err)
+		}
+		fmt.Fprintln(report, row)
+	}
+	fmt.Fprintln(report)
+	return nil
+}
+
+// accountFloors are the working directories of the two floors, applied
+// once.
+type accountFloors struct{ noio, data *workdir }
+
+func (h *harness) accountFloors() (accountFloors, error) {
+	var f accountFloors
+	var err error
+	files := func(config string) map[string]string {
+		return map[string]string{"main.tf": config, "links.json": linksFile(floorEntries(accountManaged))}
+	}
+	if f.noio, err = h.workdir("account-noio", nil, files(noioConfig)); err != nil {
+		return f, err
+	}
+	if f.data, err = h.workdir("account-terraform-data", nil, files(terraformDataConfig)); err != nil {
+		return f, err
+	}
+	logf("account: applying the floors")
+	for _, w := range []*workdir{f.noio, f.data} {
+		if _, err := w.terraform("apply", "-auto-approve", "-input=false"); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
+}
+
+func (h *harness) accountRow(n int, floors accountFloors) (string, error) {
+	settings := emulator.DefaultSettings()
+	settings.Limits.Read = 1 << 30 // waiting is measured elsewhere
+	es, err := startEmulator(settings)
+	if err != nil {
+		return "", err
+	}
+	defer es.close()
+	logf("account of %d links: seeding", n)
+	links, err := es.srv.SeedLinks(es.fx.DomainID, "bench", n)
+	if err != nil {
+		return "", err
+	}
+	w, err := h.workdir(fmt.Sprintf("account-%d", n), es, map[string]string{
+		"main.tf": importConfig(true, es.fx.DomainID), "links.json": linksFile(links[:min(n, accountManaged)]),
+	})
+	if err != nil {
+		return "", err
+	}
+	if h.o.profile != "" {
+		w.Setenv("SHORTLINK_CPUPROFILE=" + filepath.Join(h.o.profile, fmt.Sprintf("account-%d", n)))
+	}
+	logf("account of %d links: importing %d", n, min(n, accountManaged))
+	if _, err := w.terraform("apply", "-auto-approve", "-input=false"); err != nil {
+		return "", err
+	}
+	plan := func(w *workdir) (time.Duration, error) {
+		return w.terraform("plan", "-input=false", "-lock=false", "-detailed-exitcode")
+	}
+	var ours, noio, data, listing []time.Duration
+	var peakKB int64
+	lists := 0
+	for i := range h.o.runs {
+		logf("account of %d links: round %d", n, i+1)
+		es.srv.ResetCounts()
+		es.listing.Store(0)
+		var elapsed time.Duration
+		peak, err := peakRSS(func() (err error) {
+			elapsed, err = plan(w)
+			return err
+		})
+		if err != nil {
+			return "", err
+		}
+		ours, listing = append(ours, elapsed), append(listing, time.Duration(es.listing.Load()))
+		peakKB = max(peakKB, peak)
+		lists = max(lists, es.srv.Count(http.MethodGet, "/api/links"))
+		for _, floor := range []struct {
+			w   *workdir
+			out *[]time.Duration
+		}{{floors.noio, &noio}, {floors.data, &data}} {
+			d, err := plan(floor.w)
+			if err != nil {
+				return "", err
+			}
+			*floor.out = append(*floor.out, d)
+		}
+	}
+	p, fn, fd := median(ours), median(noio), median(data)
+	return fmt.Sprintf("| %d | %s | %s | %.2f× | %s | %.2f× | %.0f MiB | %d | %s (%.0f%%) |",
+		n, seconds(p), seconds(fn), p.Seconds()/fn.Seconds(), seconds(fd), p.Seconds()/fd.Seconds(),
+		float64(peakKB)/1024, lists, seconds(median(listing)), 100*median(listing).Seconds()/p.Seconds()), nil
+}
+
+// noioConfig and terraformDataConfig plan the entries of links.json with
+// the no-I/O provider and with Terraform's own terraform_data.
+const noioConfig = `
+terraform {
+  required_providers {
+    noio = { source = "shortlink/noio" }
+  }
+}
+
+locals {
+  links = jsondecode(file("${path.module}/links.json"))
+}
+
+resource "noio_link" "l" {
+  for_each    = local.links
+  domain_id   = "0b6f1f5e-8a4c-4d7e-9a43-2f1c5d9e7b10"
+  slug        = each.key
+  destination = each.value.destination
+}
+`
+
+const terraformDataConfig = `
+locals {
+  links = jsondecode(file("${path.module}/links.json"))
+}
+
+resource "terraform_data" "l" {
+  for_each = local.links
+  input    = each.value.destination
+}
+`
