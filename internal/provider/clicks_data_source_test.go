@@ -251,6 +251,20 @@ func (c serviceLinks) CheckState(_ context.Context, _ statecheck.CheckStateReque
 	}
 }
 
+// serviceCounts checks that the fixture account holds n links.
+func (e *testEnv) serviceCounts(n int) statecheck.StateCheck { return serviceLinkCount{e, n} }
+
+type serviceLinkCount struct {
+	e *testEnv
+	n int
+}
+
+func (c serviceLinkCount) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	if got := c.e.srv.LinkCount(c.e.fx.AccountID); got != c.n {
+		resp.Error = fmt.Errorf("the service holds %d links, want %d", got, c.n)
+	}
+}
+
 // guardedCampaign is the pattern of examples/retiring-links
 // (testdata/clicks_guarded_campaign.tf.tmpl): a link is deleted by listing
 // its slug in retire, and the plan fails instead while the link got clicks

@@ -126,6 +126,60 @@ import {
 	})
 }
 
+// An account whose listing is larger than the client's old 32 MiB cap on a
+// body: import by ID and by slug, a plan, an in-place change and a create
+// all work from one streamed listing.
+func TestAccLink_accountLargerThanAnyBodyCap(t *testing.T) {
+	const seededLinks = 100_000
+	e := newTestEnv(t)
+	seeded, err := e.srv.SeedLinks(e.fx.DomainID, "large", seededLinks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size := e.listingBytes(t); size <= 32<<20 {
+		t.Fatalf("the listing is %d bytes, not larger than 32 MiB", size)
+	}
+	first, middle, last := seeded[0], seeded[seededLinks/2], seeded[seededLinks-1]
+	config := func(middleDestination string) string {
+		return e.config(testConfig(t, "link_large_account.tf.tmpl", e.fx.DomainID, first.ID, first.Destination,
+			middle.Slug, middleDestination, last.ID, last.Destination))
+	}
+	imported := func(name string) string { return "shortlink_link." + name }
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy: func(*terraform.State) error {
+			if n := e.srv.LinkCount(e.fx.AccountID); n != seededLinks-3 {
+				return fmt.Errorf("the account holds %d links after destroy, want %d (the three imported and the new one gone)", n, seededLinks-3)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{{
+			Config: config(middle.Destination),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(imported("first"), plancheck.ResourceActionNoop),
+				plancheck.ExpectResourceAction(imported("middle"), plancheck.ResourceActionNoop),
+				plancheck.ExpectResourceAction(imported("last"), plancheck.ResourceActionNoop),
+				plancheck.ExpectResourceAction("shortlink_link.new", plancheck.ResourceActionCreate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(imported("first"), tfjsonpath.New("slug"), knownvalue.StringExact(first.Slug)),
+				statecheck.ExpectKnownValue(imported("middle"), tfjsonpath.New("id"), knownvalue.StringExact(middle.ID)),
+				statecheck.ExpectKnownValue(imported("last"), tfjsonpath.New("slug"), knownvalue.StringExact(last.Slug)),
+				e.serviceCounts(seededLinks + 1),
+			},
+		}, {
+			Config: config("https://example.com/middle-moved"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(imported("middle"), plancheck.ResourceActionUpdate),
+				plancheck.ExpectResourceAction("shortlink_link.new", plancheck.ResourceActionNoop),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(imported("middle"), tfjsonpath.New("id"), knownvalue.StringExact(middle.ID)),
+			},
+		}},
+	})
+}
+
 func TestAccLink_changeDestinationInPlace(t *testing.T) {
 	e := newTestEnv(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())

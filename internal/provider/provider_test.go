@@ -2,6 +2,8 @@ package provider
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -131,6 +133,26 @@ func (e *testEnv) checkNoLinks(*terraform.State) error {
 		return fmt.Errorf("the service still holds %d links after destroy, first %s", len(links), links[0].ID)
 	}
 	return nil
+}
+
+// listingBytes is the size of the fixture account's list answer.
+func (e *testEnv) listingBytes(t *testing.T) int64 {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, e.url+"/api/links", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+e.fx.APIKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("listing: %d %v", resp.StatusCode, err)
+	}
+	return n
 }
 
 // onlyLink returns the account's single link, failing otherwise.
