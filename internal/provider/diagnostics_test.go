@@ -2,6 +2,9 @@ package provider
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -240,4 +243,45 @@ func TestAccLinkErrors_createBeforeDestroyKeepsTheSlug(t *testing.T) {
 			},
 		},
 	})
+}
+
+// A list answer the provider cannot read says what came back and that the
+// configuration is not the cause; base_url is not the advice, since the
+// service answered.
+func TestAccLinkErrors_unreadableListing(t *testing.T) {
+	huge := `[{"id":"x","slug":"x","destination":"https://example.com/` + strings.Repeat("a", 70<<10) + `"}]`
+	for name, c := range map[string]struct {
+		rewrite func([]byte) []byte
+		want    string
+	}{
+		"cut short": {func(b []byte) []byte { return b[:len(b)/2] }, "it was cut short"},
+		"a link over the bound": {func([]byte) []byte { return []byte(huge) }, "item 0 of the list is larger than 64 KiB"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newTestEnv(t)
+			if _, err := e.srv.SeedLinks(e.fx.DomainID, "seeded", 50); err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodGet || r.URL.Path != "/api/links" {
+					e.srv.ServeHTTP(w, r)
+					return
+				}
+				rec := httptest.NewRecorder()
+				e.srv.ServeHTTP(rec, r)
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write(c.rewrite(rec.Body.Bytes()))
+			}))
+			t.Cleanup(ts.Close)
+			e.url = ts.URL
+			resource.ParallelTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: protoV6Providers,
+				Steps: []resource.TestStep{{
+					Config: e.linkConfig(`  destination = "https://example.com/seeded/0"`) +
+						fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", linkAddr, e.fx.DomainID+"/seeded-0"),
+					ExpectError: expectErr(c.want, "the configuration is not the cause", "report it"),
+				}},
+			})
+		})
+	}
 }
