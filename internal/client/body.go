@@ -9,8 +9,9 @@ import (
 // Bounds on how much of a response body is read. A misbehaving server or a
 // proxy must not be able to exhaust the provider's memory.
 const (
-	// MaxJSONBodyBytes bounds a successful JSON response (a link or one page
-	// of the list). A larger body is an error.
+	// MaxJSONBodyBytes bounds a successful JSON response other than the
+	// list, which is streamed with a bound per link (MaxLinkRecordBytes).
+	// A larger body is an error.
 	MaxJSONBodyBytes int64 = 32 << 20
 	// MaxCSVBodyBytes bounds the analytics export. A larger body is an error.
 	MaxCSVBodyBytes int64 = 512 << 20

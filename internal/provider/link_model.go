@@ -101,6 +101,13 @@ func (m *linkModel) applyLink(l *client.Link) {
 	}
 }
 
+// equal reports whether every attribute of m is that of o.
+func (m linkModel) equal(o linkModel) bool {
+	return m.ID.Equal(o.ID) && m.DomainID.Equal(o.DomainID) && m.Destination.Equal(o.Destination) &&
+		m.Slug.Equal(o.Slug) && m.ExpiresAt.Equal(o.ExpiresAt) && m.UTM.Equal(o.UTM) &&
+		m.ShortURL.Equal(o.ShortURL) && m.QRCodeURL.Equal(o.QRCodeURL) && m.CreatedAt.Equal(o.CreatedAt)
+}
+
 func optionalString(v string, prior types.String) types.String {
 	if v == "" {
 		if prior.IsUnknown() {

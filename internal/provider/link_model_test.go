@@ -60,3 +60,35 @@ func TestApplyLinkDriftWithMergedUTM(t *testing.T) {
 		t.Errorf("destination = %q", got)
 	}
 }
+
+// equal tells apart models that differ in any one attribute: a read that
+// finds the link changed must write the state.
+func TestLinkModelEqual(t *testing.T) {
+	base := func() linkModel {
+		m := nullLinkModel()
+		m.applyLink(&client.Link{ID: "l-1", DomainID: "2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", Destination: "https://example.com/", Slug: "s",
+			ShortURL: "https://go.example.test/s", QRCodeURL: "https://go.example.test/qr/s.png", UTM: &client.UTM{Source: "a"}, UTMKnown: true,
+			CreatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
+		return m
+	}
+	if !base().equal(base()) {
+		t.Fatal("a model is not equal to itself")
+	}
+	for name, change := range map[string]func(*linkModel){
+		"id":          func(m *linkModel) { m.ID = types.StringValue("l-2") },
+		"domain_id":   func(m *linkModel) { m.DomainID = types.StringValue("other") },
+		"destination": func(m *linkModel) { m.Destination = types.StringValue("https://example.com/b") },
+		"slug":        func(m *linkModel) { m.Slug = types.StringValue("t") },
+		"expires_at":  func(m *linkModel) { m.ExpiresAt = timetypes.NewRFC3339ValueMust("2027-01-01T00:00:00Z") },
+		"utm":         func(m *linkModel) { m.UTM = utmObject(&client.UTM{Source: "b"}) },
+		"short_url":   func(m *linkModel) { m.ShortURL = types.StringValue("https://go.example.test/t") },
+		"qr_code_url": func(m *linkModel) { m.QRCodeURL = types.StringNull() },
+		"created_at":  func(m *linkModel) { m.CreatedAt = timetypes.NewRFC3339ValueMust("2026-01-02T00:00:00Z") },
+	} {
+		m := base()
+		change(&m)
+		if m.equal(base()) {
+			t.Errorf("a model with another %s is equal", name)
+		}
+	}
+}

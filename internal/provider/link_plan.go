@@ -20,8 +20,8 @@ var _ resource.ResourceWithModifyPlan = (*linkResource)(nil)
 // applied: what a replacement loses, a slug the refresh saw taken, an
 // expiry already past. It changes no planned value.
 func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return // destroy
+	if req.Plan.Raw.IsNull() || req.Plan.Raw.Equal(req.State.Raw) {
+		return // destroy, or no change: nothing to warn of
 	}
 	var plan linkResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)

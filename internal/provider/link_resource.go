@@ -304,7 +304,11 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	// A link this run's state records is never another resource's to take
 	// over after an interrupted run (see links.Creator).
 	r.data.creator.Hold(link.ID)
+	before := state.linkModel
 	state.applyLink(link)
+	if state.linkModel.equal(before) {
+		return // the response holds the state already: most reads of a plan
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
