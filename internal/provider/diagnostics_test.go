@@ -254,7 +254,7 @@ func TestAccLinkErrors_unreadableListing(t *testing.T) {
 		rewrite func([]byte) []byte
 		want    string
 	}{
-		"cut short": {func(b []byte) []byte { return b[:len(b)/2] }, "it was cut short"},
+		"cut short":             {func(b []byte) []byte { return b[:len(b)/2] }, "it was cut short"},
 		"a link over the bound": {func([]byte) []byte { return []byte(huge) }, "item 0 of the list is larger than 64 KiB"},
 	} {
 		t.Run(name, func(t *testing.T) {
