@@ -117,3 +117,59 @@ func TestMistakes_planWarnings(t *testing.T) {
 	expectCount(out, "Warning: Replacing the link loses its click history", 1)
 	expectCount(out, "the same short URL", 1)
 }
+
+// TestMistakes_slugRenameWarning: a slug changed through a variable or a
+// for_each map (as from a CSV) warns of a new short URL at the new slug,
+// never that no slug is set, and says nothing of create_before_destroy.
+func TestMistakes_slugRenameWarning(t *testing.T) {
+	t.Parallel()
+	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+	config := fmt.Sprintf(`
+provider "shortlink" {}
+
+variable "slug" { type = string }
+variable "campaign" { type = map(string) }
+
+resource "shortlink_link" "single" {
+  domain_id   = %[1]q
+  slug        = var.slug
+  destination = "https://example.com/single"
+}
+
+resource "shortlink_link" "campaign" {
+  for_each    = var.campaign
+  domain_id   = %[1]q
+  slug        = each.value
+  destination = "https://example.com/${each.key}"
+}
+`, s.fx.DomainID)
+	w := s.workdir(t, "slug-rename", config)
+	ctx := context.Background()
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
+		if err != nil {
+			t.Fatalf("%v:\n%s", err, out)
+		}
+		return out
+	}
+	run("apply", "-auto-approve", "-var", "slug=spring", "-var", `campaign={"mail":"spring-mail"}`)
+	// One change a plan: Terraform folds similar warnings into one.
+	for _, c := range []struct{ slug, campaign, want string }{
+		{"summer", "spring-mail", `a new short URL, at the slug "summer"`},
+		{"spring", "summer-mail", `a new short URL, at the slug "summer-mail"`},
+	} {
+		out := run("plan", "-var", "slug="+c.slug, "-var", `campaign={"mail":"`+c.campaign+`"}`)
+		flat := strings.Join(strings.Fields(out), " ") // the CLI wraps lines
+		for what, want := range map[string]int{
+			"Warning: Replacing the link loses its click history": 1,
+			c.want:                  1,
+			"no slug is set":        0,
+			"create_before_destroy": 0,
+		} {
+			if got := strings.Count(flat, what); got != want {
+				t.Errorf("%q appears %d times, want %d:\n%s", what, got, want, out)
+			}
+		}
+	}
+}

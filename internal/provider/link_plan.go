@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -30,9 +31,11 @@ func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	}
 	if !req.State.Raw.IsNull() {
 		var state linkResourceModel
+		var configuredSlug types.String
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("slug"), &configuredSlug)...)
 		if !resp.Diagnostics.HasError() {
-			warnOfReplacement(&resp.Diagnostics, replacedBy(state, plan), state, plan)
+			warnOfReplacement(&resp.Diagnostics, replacedBy(state, plan), state, plan, configuredSlug)
 		}
 		return
 	}
@@ -40,6 +43,22 @@ func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	if r.data != nil {
 		r.warnOfTakenSlug(ctx, &resp.Diagnostics, plan)
 	}
+}
+
+// newShortURL says what becomes of the short URL when the link is
+// replaced, for every way the slug can be written.
+func newShortURL(state, plan linkResourceModel, configuredSlug types.String) string {
+	switch {
+	case (plan.Slug.IsUnknown() || plan.Slug.IsNull()) && configuredSlug.IsNull():
+		return "and a new short URL (no slug is set, so the service generates one)"
+	case plan.Slug.IsUnknown():
+		return "and a new short URL, at a slug known only at apply"
+	case !plan.Slug.Equal(state.Slug):
+		return fmt.Sprintf("and a new short URL, at the slug %q", plan.Slug.ValueString())
+	case !plan.DomainID.IsUnknown() && !strings.EqualFold(plan.DomainID.ValueString(), state.DomainID.ValueString()):
+		return "and a new short URL on the other domain (the slug is kept)"
+	}
+	return "and, once the old link is deleted, the same short URL (the slug is kept; with create_before_destroy the create fails with 409, because the old link still holds the slug)"
 }
 
 // replacedBy lists the attributes whose planned change replaces the link,
@@ -63,15 +82,13 @@ func replacedBy(state, plan linkResourceModel) path.Paths {
 
 // warnOfReplacement says, on each attribute that forces it, what replacing
 // the link loses: the service takes domain_id, slug and expires_at only on
-// create, so the link is deleted and a new one made.
-func warnOfReplacement(diags *diag.Diagnostics, replacing path.Paths, state, plan linkResourceModel) {
+// create, so the link is deleted and a new one made. configuredSlug is the
+// slug as written (null, unknown until apply, or a value).
+func warnOfReplacement(diags *diag.Diagnostics, replacing path.Paths, state, plan linkResourceModel, configuredSlug types.String) {
 	if len(replacing) == 0 {
 		return
 	}
-	shortURL := "and a new short URL (no slug is set, so the service generates one)"
-	if !plan.Slug.IsNull() && !plan.Slug.IsUnknown() && plan.Slug.Equal(state.Slug) {
-		shortURL = "and, once the old link is deleted, the same short URL (the slug is kept; with create_before_destroy the create fails with 409, because the old link still holds the slug)"
-	}
+	shortURL := newShortURL(state, plan, configuredSlug)
 	for _, p := range replacing {
 		diags.AddAttributeWarning(p, "Replacing the link loses its click history",
 			fmt.Sprintf("Changing %s replaces link %s (%s): the service takes it only when a link is created, so the link is deleted and a new one made. The new link starts with no click history (the old link's clicks stay in the account-wide export), a new QR code %s. To keep the link, leave %s as it is.",

@@ -27,17 +27,26 @@ func planned(slug, expires string) linkResourceModel {
 }
 
 func TestWarnOfReplacement(t *testing.T) {
+	withSlug := func(m linkResourceModel, slug types.String) linkResourceModel { m.Slug = slug; return m }
 	for name, tc := range map[string]struct {
-		slug string
-		want string
+		state, plan linkResourceModel
+		configured  types.String
+		want        string
 	}{
-		"no slug":    {"", "a new short URL (no slug is set"},
-		"fixed slug": {"spring", "the same short URL (the slug is kept; with create_before_destroy the create fails with 409"},
+		"no slug": {planned("", "2027-01-01T00:00:00Z"), planned("", "2028-01-01T00:00:00Z"), types.StringNull(),
+			"a new short URL (no slug is set"},
+		"no slug, the generated one in the plan": {planned("abc", "2027-01-01T00:00:00Z"), withSlug(planned("", "2028-01-01T00:00:00Z"), types.StringUnknown()), types.StringNull(),
+			"a new short URL (no slug is set"},
+		"fixed slug": {planned("spring", "2027-01-01T00:00:00Z"), planned("spring", "2028-01-01T00:00:00Z"), types.StringValue("spring"),
+			"the same short URL (the slug is kept; with create_before_destroy the create fails with 409"},
+		"another slug": {planned("spring", "2027-01-01T00:00:00Z"), planned("summer", "2028-01-01T00:00:00Z"), types.StringValue("summer"),
+			`a new short URL, at the slug "summer"`},
+		"a slug known at apply": {planned("spring", "2027-01-01T00:00:00Z"), withSlug(planned("", "2028-01-01T00:00:00Z"), types.StringUnknown()), types.StringUnknown(),
+			"a new short URL, at a slug known only at apply"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var diags diag.Diagnostics
-			state, plan := planned(tc.slug, "2027-01-01T00:00:00Z"), planned(tc.slug, "2028-01-01T00:00:00Z")
-			warnOfReplacement(&diags, path.Paths{path.Root("expires_at")}, state, plan)
+			warnOfReplacement(&diags, path.Paths{path.Root("expires_at")}, tc.state, tc.plan, tc.configured)
 			if diags.WarningsCount() != 1 || diags.HasError() {
 				t.Fatalf("diagnostics %v, want one warning", diags)
 			}
@@ -47,10 +56,13 @@ func TestWarnOfReplacement(t *testing.T) {
 					t.Errorf("warning %q does not say %q", w.Detail(), want)
 				}
 			}
+			if tc.want[:5] != "the s" && strings.Contains(w.Detail(), "create_before_destroy") {
+				t.Errorf("warning %q speaks of create_before_destroy for a new short URL", w.Detail())
+			}
 		})
 	}
 	var diags diag.Diagnostics
-	warnOfReplacement(&diags, nil, planned("", ""), planned("", ""))
+	warnOfReplacement(&diags, nil, planned("", ""), planned("", ""), types.StringNull())
 	if len(diags) != 0 {
 		t.Fatalf("an in-place change warned: %v", diags)
 	}
