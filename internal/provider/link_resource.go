@@ -306,7 +306,7 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	r.data.creator.Hold(link.ID)
 	before := state.linkModel
 	state.applyLink(link)
-	if state.linkModel.equal(before) {
+	if state.equal(before) {
 		return // the response holds the state already: most reads of a plan
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
