@@ -15,7 +15,7 @@ mkdir -p "$demo/bin" "$demo/work"
 
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 
-step "Building the provider and the emulator"
+step "Building the provider and the emulator (the first time, Go downloads and compiles the modules: a few minutes)"
 (cd "$root" && go build -o "$demo/bin/terraform-provider-shortlink" . && go build -o "$demo/bin/shortlink-emulator" ./cmd/shortlink-emulator)
 
 step "Starting the emulator on a free loopback port (fraud filter: 300ms per write)"
@@ -50,7 +50,12 @@ export TF_CLI_CONFIG_FILE="$demo/terraformrc" TF_DATA_DIR="$demo/work/.terraform
 cp "$root/examples/campaign/main.tf" "$demo/work/"
 # TERRAFORM picks the CLI: terraform (default) or tofu (make demo TERRAFORM=tofu).
 cli=${TERRAFORM:-terraform}
-command -v "$cli" >/dev/null || { echo "$cli is not on PATH" >&2; exit 1; }
+# `make tofu` builds OpenTofu into bin/ rather than on PATH: use that build
+# when no tofu is on PATH.
+if [ "$cli" = tofu ] && ! command -v tofu >/dev/null && [ -n "${TOFU:-}" ] && [ -x "$TOFU" ]; then
+  cli=$TOFU
+fi
+command -v "$cli" >/dev/null || { echo "$cli is not on PATH${TOFU:+ (for OpenTofu, run make tofu first)}" >&2; exit 1; }
 echo "CLI: $("$cli" version | head -n 1)"
 tf() { "$cli" -chdir="$demo/work" "$@" 2> >(grep -v -e 'Provider development overrides are in effect' >&2); }
 
@@ -67,11 +72,17 @@ visit "$news_url" 1 "https://news.example.org/"
 
 step "terraform plan: re-target spring-sale in place (same short link, same QR code)"
 new_pages='{"spring-sale":"https://shop.example.com/spring-extended","newsletter":"https://shop.example.com/newsletter","webinar":"https://events.example.com/spring-webinar"}'
-tf plan -input=false -compact-warnings -var "landing_pages=$new_pages" -out="$demo/retarget.plan" | grep -E '~ resource|~ destination|Plan:|update in-place|must be replaced' || true
-if tf show -no-color "$demo/retarget.plan" | grep -q 'must be replaced'; then
-  echo "the plan replaces a link instead of updating it in place" >&2; exit 1
+link_id() { tf output -json link_ids | sed -n 's/.*"spring-sale":"\([^"]*\)".*/\1/p'; }
+id_before=$(link_id)
+tf plan -input=false -no-color -compact-warnings -var "landing_pages=$new_pages" -out="$demo/retarget.plan" >"$demo/retarget.txt"
+grep -E '~ resource|~ destination|Plan:|must be replaced' "$demo/retarget.txt" || true
+if grep -q 'must be replaced' "$demo/retarget.txt" || ! grep -q '~ destination' "$demo/retarget.txt"; then
+  echo "the plan does not change spring-sale's destination in place:" >&2; cat "$demo/retarget.txt" >&2; exit 1
 fi
 tf apply -input=false -compact-warnings "$demo/retarget.plan"
+id_after=$(link_id)
+echo "spring-sale's link ID before the change: $id_before, after: $id_after"
+[ "$id_before" = "$id_after" ] || { echo "the link was replaced, not changed in place" >&2; exit 1; }
 
 step "Clicks per link, counted by data.shortlink_clicks during that plan"
 tf output clicks
@@ -82,7 +93,7 @@ step "More visitors, now sent to the new destination"
 visit "$sale_url" 2 "https://social.example.com/post/1"
 
 step "The click history of spring-sale survived the change (analytics export)"
-sale_id=$(tf output -json link_ids | sed -n 's/.*"spring-sale":"\([^"]*\)".*/\1/p')
+sale_id=$(link_id)
 "$demo/bin/shortlink-emulator" export -link-id "$sale_id" | tee "$demo/spring-sale.csv"
 old=$(grep -c 'shop.example.com/spring?' "$demo/spring-sale.csv" || true)
 new=$(grep -c 'shop.example.com/spring-extended' "$demo/spring-sale.csv" || true)

@@ -19,7 +19,8 @@ if [ ! -x "$bin" ]; then
   cp -r "$dir" "$work/src"
   chmod -R u+w "$work/src"
   mkdir -p "$root/bin"
-  (cd "$work/src" && go build -o "$bin.tmp" ./cmd/tofu)
+  # As a release build: without this the binary calls itself v$version-dev.
+  (cd "$work/src" && go build -ldflags "-X github.com/opentofu/opentofu/version.dev=no" -o "$bin.tmp" ./cmd/tofu)
   mv "$bin.tmp" "$bin"
 fi
 echo "$bin"
