@@ -158,7 +158,7 @@ func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 		// Nothing was sent, so even a POST is not ambiguous.
 		return nil, fmt.Errorf("%s %s: %w: %w", cl.method, cl.path, ErrNotSent, err)
 	}
-	if err := c.reach.err(); err != nil {
+	if err := c.reach.errFor(cl.method); err != nil {
 		return nil, fmt.Errorf("%s %s: %w: %w", cl.method, cl.path, ErrNotSent, err)
 	}
 	ctx = tflog.MaskAllFieldValuesStrings(ctx, c.apiKey)
@@ -283,6 +283,9 @@ func (x *exchange) noteOutcome(resp *http.Response, err error) {
 func (x *exchange) backoff(waitMin, waitMax time.Duration, attempt int, resp *http.Response) time.Duration {
 	d := retryWait(waitMin, waitMax, attempt, resp)
 	x.logWait(d)
+	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
+		noteRateWait(x.ctx, rateClass(x.call.method), d, true)
+	}
 	return d
 }
 
@@ -318,6 +321,7 @@ func (x *exchange) failure(ctx context.Context, err error) error {
 // statusError builds the APIError of a non-2xx response.
 func (x *exchange) statusError(r *response) error {
 	e := newAPIError(x.call.method, x.call.path, r, x.client.redact)
+	x.client.reach.keyRefused(e)
 	if x.call.method == http.MethodPost && r.status >= 500 {
 		// The service may have created the link before failing.
 		return fmt.Errorf("%w; %w", e, ErrAmbiguous)

@@ -58,7 +58,9 @@ func (t *throttle) budgetFor(method string) *budget {
 // answer's rate-limit headers.
 func (t *throttle) RoundTrip(req *http.Request) (*http.Response, error) {
 	b := t.budgetFor(req.Method)
+	queued := b.now()
 	tk, err := b.acquire(req.Context())
+	noteRateWait(req.Context(), b.class, b.now().Sub(queued), false)
 	if err != nil {
 		return nil, err
 	}

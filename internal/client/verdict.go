@@ -28,9 +28,12 @@ var (
 )
 
 // IsVerdict reports whether err is a conclusion the Client holds for the
-// rest of the run (ErrUnreachable or ErrWrongBaseURL).
+// rest of the run: ErrUnreachable, ErrWrongBaseURL, or a key the service
+// refused (ErrUnauthorized for every request, ErrForbidden for every
+// request that needs the scope it lacks).
 func IsVerdict(err error) bool {
-	return errors.Is(err, ErrUnreachable) || errors.Is(err, ErrWrongBaseURL)
+	return errors.Is(err, ErrUnreachable) || errors.Is(err, ErrWrongBaseURL) ||
+		errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrForbidden)
 }
 
 // verdict is what a Client has learnt about reaching the service.
@@ -43,6 +46,10 @@ type verdict struct {
 	failingSince time.Time
 	// final, once set, fails every later request.
 	final error
+	// lacking holds, per rate class (which is also the scope: reads need
+	// links:read, writes links:write), the 403 that fails every later
+	// request of that class.
+	lacking map[string]error
 	// reported is set by the first caller of Claim.
 	reported bool
 }
@@ -76,6 +83,35 @@ func (v *verdict) conclude(err error) error {
 		v.final = err
 	}
 	return v.final
+}
+
+// keyRefused notes a 401 or 403: a key is refused the same way for the
+// rest of the run, so the same requests are not sent again only to be
+// refused again, and the user reads the refusal once.
+func (v *verdict) keyRefused(e *APIError) {
+	switch {
+	case errors.Is(e, ErrUnauthorized):
+		_ = v.conclude(e) // the first verdict stands
+	case errors.Is(e, ErrForbidden):
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		if v.lacking == nil {
+			v.lacking = map[string]error{}
+		}
+		if _, ok := v.lacking[rateClass(e.Method)]; !ok {
+			v.lacking[rateClass(e.Method)] = e
+		}
+	}
+}
+
+// errFor returns the verdict that fails a request with method, if any.
+func (v *verdict) errFor(method string) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.final != nil {
+		return v.final
+	}
+	return v.lacking[rateClass(method)]
 }
 
 func (v *verdict) err() error {

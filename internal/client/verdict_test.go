@@ -121,3 +121,53 @@ func TestVerdict_404OfALinkIsNotAVerdict(t *testing.T) {
 		t.Fatalf("second delete: %v", err)
 	}
 }
+
+// A key the service refuses is refused the same way for the rest of the
+// run: a 401 stops every later request, a 403 every later request of its
+// scope (reads need links:read, writes links:write), unsent.
+func TestVerdict_refusedKey(t *testing.T) {
+	for name, tc := range map[string]struct {
+		answer       step
+		first        func(*Client) error
+		wantErr      error
+		readsStopped bool
+	}{
+		"401 on a read": {
+			answer:       step{status: 401, body: `{"error":"invalid_api_key"}`},
+			first:        func(c *Client) error { _, err := c.ListLinks(context.Background()); return err },
+			wantErr:      ErrUnauthorized,
+			readsStopped: true,
+		},
+		"403 on a write": {
+			answer: step{status: 403, body: `{"error":"insufficient_scope"}`},
+			first: func(c *Client) error {
+				_, err := c.CreateLink(context.Background(), CreateLinkInput{Destination: "https://e/", DomainID: "d"})
+				return err
+			},
+			wantErr: ErrForbidden,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, srv := serve(t, tc.answer, step{body: `[]`})
+			c := newTestClient(t, srv)
+			if err := tc.first(c); !errors.Is(err, tc.wantErr) || !IsVerdict(err) {
+				t.Fatalf("first error = %v, want %v, a verdict", err, tc.wantErr)
+			}
+			err := c.DeleteLink(context.Background(), "l1")
+			if !errors.Is(err, tc.wantErr) || !errors.Is(err, ErrNotSent) {
+				t.Fatalf("later write: error = %v, want %v, unsent", err, tc.wantErr)
+			}
+			_, err = c.ListLinks(context.Background())
+			if stopped := err != nil; stopped != tc.readsStopped {
+				t.Fatalf("later read: error = %v; want reads stopped: %v", err, tc.readsStopped)
+			}
+			want := 1
+			if !tc.readsStopped {
+				want = 2
+			}
+			if got := s.count(); got != want {
+				t.Fatalf("the service received %d requests, want %d", got, want)
+			}
+		})
+	}
+}

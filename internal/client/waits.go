@@ -1,0 +1,73 @@
+package client
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// LongWait is how long a wait for the rate limit may last before the user
+// is told of it. Terraform prints "Still creating..." every ten seconds
+// with no reason given; a wait longer than a few seconds must come with
+// one, or a CI log looks hung.
+const LongWait = 5 * time.Second
+
+// Waits adds up the time one operation spent waiting for the service's
+// rate limit: held back before sending so as not to be refused, and told
+// to wait by a 429. It is safe for concurrent use.
+type Waits struct {
+	mu      sync.Mutex
+	total   time.Duration
+	refused int
+}
+
+type waitsKey struct{}
+
+// TrackWaits returns a context whose requests add their waits for the
+// rate limit to the Waits returned.
+func TrackWaits(ctx context.Context) (context.Context, *Waits) {
+	w := &Waits{}
+	return context.WithValue(ctx, waitsKey{}, w), w
+}
+
+// Total is the time waited so far.
+func (w *Waits) Total() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.total
+}
+
+// Refused is how many answers were 429.
+func (w *Waits) Refused() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.refused
+}
+
+// noteRateWait records a wait of d for the rate limit of class; refused
+// says whether a 429 asked for it. A long one is logged at INFO, so that
+// TF_LOG=INFO says why a request has not gone.
+func noteRateWait(ctx context.Context, class string, d time.Duration, refused bool) {
+	if d <= 0 {
+		return
+	}
+	if w, ok := ctx.Value(waitsKey{}).(*Waits); ok {
+		w.mu.Lock()
+		w.total += d
+		if refused {
+			w.refused++
+		}
+		w.mu.Unlock()
+	}
+	if d < LongWait {
+		return
+	}
+	fields := map[string]any{"class": class, "wait": d.Round(time.Millisecond).String()}
+	if refused {
+		tflog.Info(ctx, "waiting for the rate limit, as a 429 asked", fields)
+	} else {
+		tflog.Info(ctx, "waited for the rate limit before sending", fields)
+	}
+}
