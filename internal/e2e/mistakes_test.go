@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -11,20 +12,27 @@ import (
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
-// TestMistakes_badBaseURL: a plan of 15 links in the state against a
-// base_url that cannot work fails with one error that says what is wrong,
-// not one per link, and without retrying each link for minutes. The time
-// is logged (not asserted: machines are shared and noisy).
+// TestMistakes_badBaseURL: a plan against a base_url that cannot work
+// fails with one error that says what is wrong, not one per link, and
+// without retrying each link for minutes: a plan of 15 links in the state,
+// and a plan of only new links (which has nothing to refresh, so only its
+// check of the new links asks the service). The time is logged (not
+// asserted: machines are shared and noisy).
 func TestMistakes_badBaseURL(t *testing.T) {
 	for name, tc := range map[string]struct {
 		baseURL func(s *service) string
 		summary string
 		detail  string
 	}{
-		"unreachable": {
+		"connection refused": {
 			baseURL: func(*service) string { return "http://" + clitest.ClosedAddr(t) },
 			summary: "Error: Cannot reach the short-link service",
 			detail:  "connection refused",
+		},
+		"unknown host": {
+			baseURL: func(*service) string { return "https://api.shortlnk.invalid" },
+			summary: "Error: Cannot reach the short-link service",
+			detail:  "api.shortlnk.invalid",
 		},
 		"wrong path": {
 			baseURL: func(s *service) string { return s.url + "/api" },
@@ -32,31 +40,198 @@ func TestMistakes_badBaseURL(t *testing.T) {
 			detail:  "/api/api/links",
 		},
 	} {
+		for _, inState := range []bool{true, false} {
+			label := name + map[bool]string{true: ", links in the state", false: ", only new links"}[inState]
+			t.Run(label, func(t *testing.T) {
+				t.Parallel()
+				s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+				w := s.workdir(t, "bad-base-url-"+strings.NewReplacer(" ", "-", ",", "").Replace(label), campaign(s.fx.DomainID, 15, halfWithSlugs))
+				ctx := context.Background()
+				want := 0
+				if inState {
+					want = 15
+					if _, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				w.Setenv("SHORTLINK_BASE_URL=" + tc.baseURL(s))
+				start := time.Now()
+				out, err := w.Terraform(ctx, runLimit, "plan", "-input=false", "-no-color")
+				t.Logf("%s: the plan failed after %s", label, time.Since(start).Round(100*time.Millisecond))
+				if err == nil {
+					t.Fatalf("the plan succeeded against a bad base_url:\n%s", out)
+				}
+				if n := strings.Count(out, "Error: "); n != 1 || !strings.Contains(out, tc.summary) || !strings.Contains(out, tc.detail) {
+					t.Fatalf("want exactly one error, %q naming %q; got %d errors:\n%s", tc.summary, tc.detail, n, out)
+				}
+				if strings.Contains(out, "deleted outside Terraform") {
+					t.Fatalf("a bad base_url made links look deleted:\n%s", out)
+				}
+				if st, _ := w.State(); len(st) != want {
+					t.Fatalf("the state holds %d links after the failed plan, want %d", len(st), want)
+				}
+			})
+		}
+	}
+}
+
+// TestMistakes_keyRefused: a key the service refuses is explained once per
+// run, not once per link: an unknown key (401) on a plan of links in the
+// state and on one of only new links, and a key without links:write (403)
+// on an apply, whose other creates fail unsent with a line pointing to it.
+func TestMistakes_keyRefused(t *testing.T) {
+	t.Parallel()
+	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+	ctx := context.Background()
+	run := func(w *clitest.Workdir, args ...string) string {
+		t.Helper()
+		out, err := w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
+		if err == nil {
+			t.Fatalf("terraform %s succeeded with a refused key:\n%s", args[0], out)
+		}
+		return out
+	}
+	expect := func(out string, counts map[string]int) {
+		t.Helper()
+		flat := strings.Join(strings.Fields(out), " ") // the CLI wraps lines
+		for what, want := range counts {
+			if got := strings.Count(flat, what); got != want {
+				t.Errorf("%q appears %d times, want %d:\n%s", what, got, want, out)
+			}
+		}
+	}
+
+	managed := s.workdir(t, "key-refused-state", campaign(s.fx.DomainID, 12, halfWithSlugs))
+	if out, err := managed.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	managed.Setenv("SHORTLINK_API_KEY=sk_unknown_key")
+	expect(run(managed, "plan"), map[string]int{"Error: ": 1, "Error: The service rejected the API key": 1, "401 invalid_api_key": 1})
+
+	fresh := s.workdir(t, "key-refused-new", campaign(s.fx.DomainID, 12, halfWithSlugs))
+	fresh.Setenv("SHORTLINK_API_KEY=sk_unknown_key")
+	expect(run(fresh, "plan"), map[string]int{"Error: ": 1, "401 invalid_api_key": 1})
+
+	readOnly := s.workdir(t, "key-refused-write", campaign(s.fx.DomainID, 6, halfWithSlugs))
+	readOnly.Setenv("SHORTLINK_API_KEY=" + s.fx.ReadKey)
+	expect(run(readOnly, "apply", "-auto-approve"), map[string]int{
+		"Error: ": 6, "403 insufficient_scope": 1, "The API key lacks a scope Terraform needs: the same as the error reported in full once": 5,
+	})
+}
+
+// TestMistakes_duplicateSlug: two resources of one configuration that
+// declare the same domain and slug (a row repeated in a CSV) fail the plan
+// on the second, before anything is created.
+func TestMistakes_duplicateSlug(t *testing.T) {
+	t.Parallel()
+	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+	config := fmt.Sprintf(`
+provider "shortlink" {}
+
+variable "rows" { type = list(object({ name = string, slug = string })) }
+
+resource "shortlink_link" "row" {
+  for_each    = { for r in var.rows : r.name => r }
+  domain_id   = %q
+  slug        = each.value.slug
+  destination = "https://example.com/${each.key}"
+}
+`, s.fx.DomainID)
+	w := s.workdir(t, "duplicate-slug", config)
+	ctx := context.Background()
+	rows := `rows=[{name="a",slug="spring"},{name="b",slug="summer"},{name="c",slug="spring"}]`
+	before := writes(s)
+	out, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color", "-var", rows)
+	if err == nil {
+		t.Fatalf("an apply with one slug declared twice succeeded:\n%s", out)
+	}
+	if n := strings.Count(out, "Error: "); n != 1 || !strings.Contains(out, "Error: Slug declared twice") || !strings.Contains(strings.Join(strings.Fields(out), " "), `also creates a link with the slug "spring"`) {
+		t.Fatalf("want one error, Slug declared twice; got %d:\n%s", n, out)
+	}
+	for _, advice := range []string{"import", "create_before_destroy"} {
+		if strings.Contains(out, advice) {
+			t.Errorf("the error advises %s, which does not apply:\n%s", advice, out)
+		}
+	}
+	if sent := writes(s) - before; sent != 0 {
+		t.Fatalf("%d writes reached the service; the plan should have stopped the apply", sent)
+	}
+
+}
+
+// TestMistakes_badValues: values a CSV-driven configuration gets wrong are
+// errors at plan time on their attribute, saying what to write: a time
+// without its zone, a date without its time, an empty UTM value, and a
+// base_url from the environment that is not a URL.
+func TestMistakes_badValues(t *testing.T) {
+	t.Parallel()
+	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+	link := func(extra string) string {
+		return fmt.Sprintf("provider \"shortlink\" {}\n\nresource \"shortlink_link\" \"l\" {\n  domain_id   = %q\n  destination = \"https://example.com/\"\n%s}\n", s.fx.DomainID, extra)
+	}
+	for name, tc := range map[string]struct {
+		config string
+		env    string
+		want   []string
+	}{
+		"expiry without zone": {config: link("  expires_at = \"2027-01-05T23:59:59\"\n"),
+			want: []string{"Error: Invalid time", "expires_at", "It has no time zone", "2027-01-05T23:59:59Z"}},
+		"expiry without time": {config: link("  expires_at = \"2027-01-05\"\n"),
+			want: []string{"Error: Invalid time", "It has no time of day", "2027-01-05T23:59:59Z"}},
+		"empty utm value": {config: link("  utm = {\n    source  = \"mail\"\n    content = \"\"\n  }\n"),
+			want: []string{"Error: Invalid utm.content", "utm.content is empty: leave it out, or set it to null"}},
+		"base_url from the environment": {config: link(""), env: "SHORTLINK_BASE_URL=api.example.com",
+			want: []string{"Error: Invalid SHORTLINK_BASE_URL", "comes from the environment variable SHORTLINK_BASE_URL"}},
+	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
-			w := s.workdir(t, "bad-base-url-"+strings.ReplaceAll(name, " ", "-"), campaign(s.fx.DomainID, 15, halfWithSlugs))
-			ctx := context.Background()
-			if _, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
-				t.Fatal(err)
+			w := s.workdir(t, "bad-values-"+strings.ReplaceAll(name, " ", "-"), tc.config)
+			if tc.env != "" {
+				w.Setenv(tc.env)
 			}
-			w.Setenv("SHORTLINK_BASE_URL=" + tc.baseURL(s))
-			start := time.Now()
-			out, err := w.Terraform(ctx, runLimit, "plan", "-input=false", "-no-color")
-			t.Logf("%s: the plan of 15 links failed after %s", name, time.Since(start).Round(100*time.Millisecond))
+			out, err := w.Terraform(context.Background(), runLimit, "plan", "-input=false", "-no-color")
 			if err == nil {
-				t.Fatalf("the plan succeeded against a bad base_url:\n%s", out)
+				t.Fatalf("the plan succeeded:\n%s", out)
 			}
-			if n := strings.Count(out, "Error: "); n != 1 || !strings.Contains(out, tc.summary) || !strings.Contains(out, tc.detail) {
-				t.Fatalf("want exactly one error, %q naming %q; got %d errors:\n%s", tc.summary, tc.detail, n, out)
+			flat := strings.Join(strings.Fields(out), " ")
+			if n := strings.Count(out, "Error: "); n != 1 {
+				t.Errorf("%d errors, want 1:\n%s", n, out)
 			}
-			if strings.Contains(out, "deleted outside Terraform") {
-				t.Fatalf("a bad base_url made links look deleted:\n%s", out)
-			}
-			if st, _ := w.State(); len(st) != 15 {
-				t.Fatalf("the state holds %d links after the failed plan, want all 15", len(st))
+			for _, want := range tc.want {
+				if !strings.Contains(flat, want) {
+					t.Errorf("the output lacks %q:\n%s", want, out)
+				}
 			}
 		})
+	}
+}
+
+// TestMistakes_rateLimitWait: an apply that waits for the rate limit says
+// so, in a warning on the resources that waited and in the log at INFO, so
+// that "Still creating..." never stands without a reason.
+func TestMistakes_rateLimitWait(t *testing.T) {
+	t.Parallel()
+	s := newService(t, func(st *emulator.Settings) {
+		st.Filter.Delay = 0
+		st.Limits.Write, st.Limits.Window = 3, emulator.Duration(6*time.Second)
+	})
+	w := s.workdir(t, "rate-limit-wait", campaign(s.fx.DomainID, 6, halfWithSlugs))
+	w.Setenv("TF_LOG_PROVIDER=INFO")
+	out, err := w.Terraform(context.Background(), runLimit, "apply", "-auto-approve", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{"Warning: Waited for the rate limit", "for the service's rate limit"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	if !regexp.MustCompile(`\[INFO\][^\n]*(waited for|waiting for) the rate limit`).MatchString(out) {
+		t.Errorf("no INFO log line says the provider waited for the rate limit:\n%s", out)
+	}
+	if st, _ := w.State(); len(st) != 6 {
+		t.Fatalf("the state holds %d links, want 6", len(st))
 	}
 }
 

@@ -177,7 +177,7 @@ func (lc *Creator) slugHolderLocked(listed client.Listing, in client.CreateLinkI
 func (lc *Creator) leftoverProblemLocked(l *client.Link, in client.CreateLinkInput) string {
 	switch {
 	case lc.held[l.ID]:
-		return "another resource of this configuration already manages it"
+		return ManagedHere
 	case !SameDestination(in.Destination, l.Destination, l.UTM):
 		return fmt.Sprintf("its destination %q differs from this resource's", l.Destination)
 	case !sameExpiry(l.ExpiresAt, in.ExpiresAt):
@@ -213,6 +213,10 @@ func (lc *Creator) ProbableLeftovers(ctx context.Context, in client.CreateLinkIn
 	return found
 }
 
+// ManagedHere is why a link held by a resource of this run is not taken
+// over: the slug is declared twice, or held by a link being replaced.
+const ManagedHere = "another resource of this configuration already manages it"
+
 // SlugTakenError is a 409 on a slug that the create could not resolve.
 type SlugTakenError struct {
 	DomainID, Slug string
@@ -231,6 +235,9 @@ func (e *SlugTakenError) Error() string {
 }
 
 func (e *SlugTakenError) Unwrap() error { return e.cause }
+
+// ManagedHere reports whether the holder belongs to a resource of this run.
+func (e *SlugTakenError) ManagedHere() bool { return e.Holder != nil && e.Reason == ManagedHere }
 
 // ImportID is the ID that imports the link holding the slug.
 func (e *SlugTakenError) ImportID() string { return e.DomainID + "/" + e.Slug }

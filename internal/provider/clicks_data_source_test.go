@@ -158,7 +158,7 @@ data "shortlink_clicks" "words" {
   since = "last monday"
 }
 `),
-				ExpectError: expectErr("Invalid RFC3339 String Value", "since", "last monday"),
+				ExpectError: expectErr("Invalid time", `since is "last monday"`, "2027-01-05T23:59:59Z"),
 			},
 		},
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -76,11 +77,23 @@ func plainErrorDetail(err error) string {
 	return err.Error() + "\n\nCheck that base_url points at the service and that it is reachable, then run the command again."
 }
 
+// addOperationError reports an operation that failed. A conclusion the
+// client holds for the whole run (the service cannot be reached, base_url
+// is wrong, the key is refused) is explained in full by the first
+// operation that reports it; the others fail with a line that points to
+// it, so a run of 30 links reads one explanation, not 30.
+func addOperationError(diags *diag.Diagnostics, c *client.Client, action string, err error) {
+	if client.IsVerdict(err) && !c.ClaimVerdictReport() {
+		diags.AddError("Could not "+action, verdictSummary(err)+": the same as the error reported in full once for this run, which says why and what to do.")
+		return
+	}
+	addServiceError(diags, action, err)
+}
+
 // addRefreshError reports a refresh that failed. A conclusion the client
-// holds for the whole run (the service cannot be reached, base_url is
-// wrong) is reported as an error by the first refresh only: the run fails
-// on it, and the other refreshes keep their state with a warning (which
-// Terraform folds into one) instead of repeating it.
+// holds for the whole run is reported as an error by the first refresh
+// only: the run fails on it, and the other refreshes keep their state with
+// a warning (which Terraform folds into one) instead of repeating it.
 func addRefreshError(diags *diag.Diagnostics, c *client.Client, action string, err error) {
 	if client.IsVerdict(err) && !c.ClaimVerdictReport() {
 		diags.AddWarning("Not refreshed", fmt.Sprintf("Could not %s: %s. The error is reported once for the whole run.", action, verdictSummary(err)))
@@ -90,17 +103,71 @@ func addRefreshError(diags *diag.Diagnostics, c *client.Client, action string, e
 }
 
 func verdictSummary(err error) string {
-	if errors.Is(err, client.ErrWrongBaseURL) {
+	switch {
+	case errors.Is(err, client.ErrWrongBaseURL):
 		return "base_url does not lead to the short-link service's API"
+	case errors.Is(err, client.ErrUnauthorized):
+		return "The service rejected the API key"
+	case errors.Is(err, client.ErrForbidden):
+		return "The API key lacks a scope Terraform needs"
 	}
 	return "Cannot reach the short-link service"
 }
 
 func verdictDetail(err error) string {
-	if errors.Is(err, client.ErrWrongBaseURL) {
+	var apiErr *client.APIError
+	switch {
+	case errors.Is(err, client.ErrWrongBaseURL):
 		return err.Error() + "\n\nEvery other operation of this run fails the same way, so the provider stopped sending requests."
+	case errors.As(err, &apiErr):
+		return serviceErrorDetail(apiErr) + "\n\nThe key would be refused the same way by every other request of this run that needs it, so the provider stopped sending them."
 	}
 	return err.Error() + "\n\nThe provider stopped trying, for every operation of this run. Check base_url (or " + EnvBaseURL + "): its scheme, host and port; and that the service (or the emulator) is running and reachable from this machine."
+}
+
+// addInvalidBaseURL reports a base_url that is not a URL the provider can
+// use, naming the environment variable when that is where it came from.
+func addInvalidBaseURL(diags *diag.Diagnostics, err error, fromEnv bool) {
+	if fromEnv {
+		diags.AddAttributeError(path.Root("base_url"), "Invalid "+EnvBaseURL,
+			err.Error()+". The value comes from the environment variable "+EnvBaseURL+" (base_url is not set in the provider block): correct or unset it.")
+		return
+	}
+	diags.AddAttributeError(path.Root("base_url"), "Invalid base_url", err.Error()+".")
+}
+
+// addInvalidInstant reports a time that is not RFC 3339, saying what is
+// missing in the commonest slips: the time zone, or the time of day.
+func addInvalidInstant(diags *diag.Diagnostics, at path.Path, value string) {
+	hint := ""
+	switch {
+	case dateOnly.MatchString(value):
+		hint = " It has no time of day: write the date and the time, joined by T."
+	case dateAndTime.MatchString(value):
+		hint = " It has no time zone: add Z for UTC, or the offset from UTC such as +01:00."
+	}
+	diags.AddAttributeError(at, "Invalid time",
+		fmt.Sprintf("%s is %q, which is not an RFC 3339 time.%s Write the date, the time and the time zone, for example 2027-01-05T23:59:59Z (UTC) or 2027-01-05T23:59:59+01:00.", at, value, hint))
+}
+
+// dateOnly and dateAndTime are the shapes of an RFC 3339 time cut short.
+var (
+	dateOnly    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	dateAndTime = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$`)
+)
+
+// addRateLimitWait tells the user that an operation waited long for the
+// rate limit, so that a slow apply has its reason in the output. The
+// summary is the same for every resource, so Terraform folds the warnings
+// of a large apply into one.
+func addRateLimitWait(diags *diag.Diagnostics, waited time.Duration, refused int) {
+	told := ""
+	if refused > 0 {
+		told = fmt.Sprintf(", %d time(s) told to by a 429 answer", refused)
+	}
+	diags.AddWarning("Waited for the rate limit",
+		fmt.Sprintf("This operation waited %s in all for the service's rate limit%s. The limit is per API key: every request of this run, and of any other run using the same key, counts against it, so the provider holds requests back until the service's window allows them rather than have them refused. Nothing failed. An apply of many links takes about as many windows as its writes need; lowering -parallelism does not make it faster.",
+			waited.Round(time.Second), told))
 }
 
 // leftoverAdvice says what the next run does about a create whose outcome
@@ -112,6 +179,10 @@ const leftoverAdvice = "If it did, the link is on the account but in no state. T
 func slugTakenDetail(e *links.SlugTakenError) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The slug %q is already taken on domain %s (409 slug_taken)", e.Slug, e.DomainID)
+	if e.ManagedHere() {
+		fmt.Fprintf(&b, " by link %s (%s, destination %q), which another resource of this configuration created or manages.\n\n%s", e.Holder.ID, e.Holder.ShortURL, e.Holder.Destination, duplicateSlugAdvice)
+		return b.String()
+	}
 	if e.Holder != nil {
 		fmt.Fprintf(&b, " by link %s (%s, destination %q", e.Holder.ID, e.Holder.ShortURL, e.Holder.Destination)
 		if !e.Holder.CreatedAt.IsZero() {
@@ -127,6 +198,54 @@ func slugTakenDetail(e *links.SlugTakenError) string {
 	}
 	fmt.Fprintf(&b, " another slug, or, if that link should be managed by this resource, import it: `terraform import <resource address> %s`, or an import block with `id = %q`.", e.ImportID(), e.ImportID())
 	return b.String()
+}
+
+// duplicateSlugAdvice is what to do when two resources of one
+// configuration declare one slug.
+const duplicateSlugAdvice = "A slug is one link: two resources cannot both hold it on one domain. Remove the duplicate (often a repeated row of a CSV or a repeated for_each value) or give one of them another slug."
+
+// addDuplicateSlug reports, at plan time, the second of two resources of
+// this run that would create the same domain and slug.
+func addDuplicateSlug(diags *diag.Diagnostics, in, earlier client.CreateLinkInput) {
+	diags.AddAttributeError(path.Root("slug"), "Slug declared twice",
+		fmt.Sprintf("Another resource of this configuration also creates a link with the slug %q on domain %s (its destination is %q); only one of the two creates could succeed, the other would fail with 409 slug_taken.\n\n%s",
+			in.Slug, in.DomainID, earlier.Destination, duplicateSlugAdvice))
+}
+
+// addSlugHeld warns that the slug a plan creates is held on the service by
+// holder; problem says why the create could not take it over ("": it
+// would, as the leftover of an interrupted run).
+func addSlugHeld(diags *diag.Diagnostics, in client.CreateLinkInput, holder *client.Link, problem string) {
+	switch problem {
+	case "":
+		diags.AddAttributeWarning(path.Root("slug"), "Slug held by a link this resource would take over",
+			fmt.Sprintf("The slug %q is held on domain %s by link %s (%s), created %s, which is exactly what this resource declares and which no other resource of this run manages: most probably left by an interrupted run. Unless something else frees or takes it first, the apply takes it over (see adoption_window).",
+				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.CreatedAt.Format(time.RFC3339)))
+	case links.ManagedHere:
+		diags.AddAttributeWarning(path.Root("slug"), "Slug already taken",
+			fmt.Sprintf("The slug %q is held on domain %s by link %s (%s, destination %q), which another resource of this configuration manages. Unless this apply destroys that resource first, the create will fail with 409 slug_taken. If that resource was renamed or moved to another key, a moved block keeps its link instead.\n\n%s",
+				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.Destination, duplicateSlugAdvice))
+	default:
+		diags.AddAttributeWarning(path.Root("slug"), "Slug already taken",
+			fmt.Sprintf("The slug %q is already used on domain %s by link %s (%s, destination %q): %s. Unless this apply deletes or replaces that link first, the create will fail with 409 slug_taken. If that link belongs to another resource of this configuration, remove one of the two: a slug is one link. Otherwise choose another slug, or import that link with the ID %s/%s.",
+				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.Destination, problem, in.DomainID, in.Slug))
+	}
+}
+
+// addServiceNotAsked reports a plan-time check that could not ask the
+// service. A conclusion for the whole run (unreachable, wrong base_url,
+// key refused) fails the plan, once: the apply could not succeed, and a
+// plan in CI must not pass on it. Anything else (the service kept failing,
+// an answer that cannot be read) only skips the check, with a warning.
+func addServiceNotAsked(diags *diag.Diagnostics, c *client.Client, err error) {
+	if client.IsVerdict(err) {
+		if c.ClaimVerdictReport() {
+			addServiceError(diags, "check the new link against the service", err)
+		}
+		return
+	}
+	diags.AddWarning("New link not checked against the service",
+		"The plan could not list the account's links to check that this new link can be created (for example that its slug is free): "+err.Error()+". The plan goes on without the check; the apply reports what the service answers.")
 }
 
 // addLeftoverAdopted warns that a create took over a link a previous,

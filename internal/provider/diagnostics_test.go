@@ -6,10 +6,15 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 )
 
 // Each error of the service surfaces as a diagnostic that says what happened
@@ -130,7 +135,8 @@ resource "shortlink_link" "test" {
 }
 
 // TestAccLinkErrors_slugHeldByAnotherResource: two resources of one
-// configuration declare the same link; the second is refused, not merged.
+// configuration declare the same link; the plan refuses the second, with
+// advice that fits (neither import nor create_before_destroy).
 func TestAccLinkErrors_slugHeldByAnotherResource(t *testing.T) {
 	e := newTestEnv(t)
 	twin := func(name string) string {
@@ -144,11 +150,70 @@ resource "shortlink_link" %q {
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
 		Steps: []resource.TestStep{{
 			Config:      e.config(twin("a") + twin("b")),
-			ExpectError: expectErr("409 slug_taken", "another resource of this configuration already manages it", "import it", e.fx.DomainID+"/twin"),
+			ExpectError: expectErr("Slug declared twice", `also creates a link with the slug "twin"`, "Remove the duplicate"),
 		}},
 	})
+}
+
+// The 409 of a slug that another resource of this run created reads as a
+// duplicate, without the advice (import, create_before_destroy) that fits
+// a link of another configuration or a replacement.
+func TestSlugTakenDetail(t *testing.T) {
+	holder := &client.Link{ID: "l1", ShortURL: "https://go.example/spring", Destination: "https://example.com/a", CreatedAt: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+	for name, tc := range map[string]struct {
+		err          *links.SlugTakenError
+		want, absent []string
+	}{
+		"managed here": {
+			err:    &links.SlugTakenError{DomainID: "d", Slug: "spring", Holder: holder, Reason: links.ManagedHere},
+			want:   []string{"another resource of this configuration created or manages", "Remove the duplicate"},
+			absent: []string{"import", "create_before_destroy"},
+		},
+		"another configuration's": {
+			err:  &links.SlugTakenError{DomainID: "d", Slug: "spring", Holder: holder, Reason: "its destination differs"},
+			want: []string{"not taken over: its destination differs", "create_before_destroy", "import <resource address> d/spring"},
+		},
+		"not listed": {
+			err:    &links.SlugTakenError{DomainID: "d", Slug: "spring"},
+			want:   []string{"Choose another slug", "import"},
+			absent: []string{"create_before_destroy"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := slugTakenDetail(tc.err)
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("lacks %q:\n%s", w, got)
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(got, a) {
+					t.Errorf("says %q:\n%s", a, got)
+				}
+			}
+		})
+	}
+}
+
+// A time without its zone or its time of day is told what to write.
+func TestAddInvalidInstant(t *testing.T) {
+	for value, want := range map[string]string{
+		"2027-01-05T23:59:59":      "It has no time zone",
+		"2027-01-05":               "It has no time of day",
+		"2027-01-05 23:59:59Z":     "not an RFC 3339 time. Write",
+		"next friday":              "not an RFC 3339 time. Write",
+		"2027-13-05T23:59:59Z":     "not an RFC 3339 time. Write",
+		"2027-01-05T23:59:59+0100": "not an RFC 3339 time. Write",
+	} {
+		var diags diag.Diagnostics
+		addInvalidInstant(&diags, path.Root("expires_at"), value)
+		if len(diags) != 1 || !strings.Contains(diags[0].Detail(), want) || !strings.Contains(diags[0].Detail(), "2027-01-05T23:59:59Z") {
+			t.Errorf("%q: got %v, want one error saying %q and showing a valid time", value, diags, want)
+		}
+	}
 }
 
 func TestAccLinkErrors_domainOfAnotherAccount(t *testing.T) {

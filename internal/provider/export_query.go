@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -30,13 +29,13 @@ func exportFilterAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Only the clicks at or after this instant (inclusive), in RFC 3339 such as `\"2027-03-01T00:00:00Z\"`; any offset may be given, instants are compared. " +
 				"The service's export has no date filter, so the provider reads the whole export and drops earlier clicks as it reads. Omit it for every click the export holds.",
 			Optional:   true,
-			CustomType: timetypes.RFC3339Type{},
+			CustomType: instantType{},
 		},
 		"until": schema.StringAttribute{
 			MarkdownDescription: "Only the clicks before this instant (exclusive), in RFC 3339; must be later than `since`. " +
 				"Since `since` is inclusive and `until` exclusive, adjacent ranges such as `[March 1, April 1)` and `[April 1, May 1)` never count a click twice. Omit it for every click up to now.",
 			Optional:   true,
-			CustomType: timetypes.RFC3339Type{},
+			CustomType: instantType{},
 			Validators: []validator.String{validate.LaterThan(path.MatchRoot("since"))},
 		},
 	}
@@ -45,9 +44,9 @@ func exportFilterAttributes() map[string]schema.Attribute {
 // exportFilterModel holds the filter attributes, embedded in the model of
 // every data source that reads the export.
 type exportFilterModel struct {
-	LinkID types.String      `tfsdk:"link_id"`
-	Since  timetypes.RFC3339 `tfsdk:"since"`
-	Until  timetypes.RFC3339 `tfsdk:"until"`
+	LinkID types.String `tfsdk:"link_id"`
+	Since  instantValue `tfsdk:"since"`
+	Until  instantValue `tfsdk:"until"`
 }
 
 // query is the query of the filter attributes, as validated at plan time.

@@ -92,7 +92,7 @@ func (d *linkDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 		resp.Diagnostics.AddAttributeError(path.Root("slug"), "No such link", err.Error())
 		return
 	case err != nil:
-		addServiceError(&resp.Diagnostics, "look up the link", err)
+		addOperationError(&resp.Diagnostics, d.data.client, "look up the link", err)
 		return
 	}
 	m.applyLink(link)

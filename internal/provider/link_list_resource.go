@@ -108,7 +108,7 @@ func (r *linkListResource) listed(ctx context.Context, config tfsdk.Config) (cli
 	}
 	links, err := r.data.listing.Current(ctx)
 	if err != nil {
-		addServiceError(&diags, "list the links", err)
+		addOperationError(&diags, r.data.client, "list the links", err)
 	}
 	return links, filter, diags
 }

@@ -22,7 +22,7 @@ type linkModel struct {
 	DomainID    types.String      `tfsdk:"domain_id"`
 	Destination types.String      `tfsdk:"destination"`
 	Slug        types.String      `tfsdk:"slug"`
-	ExpiresAt   timetypes.RFC3339 `tfsdk:"expires_at"`
+	ExpiresAt   instantValue      `tfsdk:"expires_at"`
 	UTM         types.Object      `tfsdk:"utm"`
 	ShortURL    types.String      `tfsdk:"short_url"`
 	QRCodeURL   types.String      `tfsdk:"qr_code_url"`
@@ -49,7 +49,7 @@ var linkAttrTypes = map[string]attr.Type{
 	"domain_id":   types.StringType,
 	"destination": types.StringType,
 	"slug":        types.StringType,
-	"expires_at":  timetypes.RFC3339Type{},
+	"expires_at":  instantType{},
 	"utm":         types.ObjectType{AttrTypes: utmAttrTypes},
 	"short_url":   types.StringType,
 	"qr_code_url": types.StringType,
@@ -80,7 +80,7 @@ func (m *linkModel) applyLink(l *client.Link) {
 	if l.Slug != "" {
 		m.Slug = types.StringValue(l.Slug)
 	}
-	m.ExpiresAt = keepSameInstant(m.ExpiresAt, l.ExpiresAt)
+	m.ExpiresAt = instantValue{keepSameInstant(m.ExpiresAt.RFC3339, l.ExpiresAt)}
 	m.ShortURL = optionalString(l.ShortURL, m.ShortURL)
 	// A QR code does not go away; an answer without one (a service that
 	// leaves it out of some answers) keeps the one known.
@@ -189,7 +189,7 @@ func nullLinkModel() linkModel {
 		DomainID:    types.StringNull(),
 		Destination: types.StringNull(),
 		Slug:        types.StringNull(),
-		ExpiresAt:   timetypes.NewRFC3339Null(),
+		ExpiresAt:   instantNull(),
 		UTM:         types.ObjectNull(utmAttrTypes),
 		ShortURL:    types.StringNull(),
 		QRCodeURL:   types.StringNull(),

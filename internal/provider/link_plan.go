@@ -17,9 +17,10 @@ import (
 
 var _ resource.ResourceWithModifyPlan = (*linkResource)(nil)
 
-// ModifyPlan adds the warnings a plan owes its reader before anything is
-// applied: what a replacement loses, a slug the refresh saw taken, an
-// expiry already past. It changes no planned value.
+// ModifyPlan adds what a plan owes its reader before anything is applied:
+// what a replacement loses, an expiry already past, a slug declared twice
+// or already taken, and an error when the service cannot be asked. It
+// changes no planned value.
 func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || req.Plan.Raw.Equal(req.State.Raw) {
 		return // destroy, or no change: nothing to warn of
@@ -29,19 +30,27 @@ func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !req.State.Raw.IsNull() {
-		var state linkResourceModel
-		var configuredSlug types.String
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("slug"), &configuredSlug)...)
-		if !resp.Diagnostics.HasError() {
-			warnOfReplacement(&resp.Diagnostics, replacedBy(state, plan), state, plan, configuredSlug)
+	if req.State.Raw.IsNull() {
+		warnOfPastExpiry(&resp.Diagnostics, plan, time.Now())
+		if r.data != nil {
+			r.checkNewLink(ctx, &resp.Diagnostics, plan)
 		}
 		return
 	}
-	warnOfPastExpiry(&resp.Diagnostics, plan, time.Now())
-	if r.data != nil {
-		r.warnOfTakenSlug(ctx, &resp.Diagnostics, plan)
+	var state linkResourceModel
+	var configuredSlug types.String
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("slug"), &configuredSlug)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	replacing := replacedBy(state, plan)
+	warnOfReplacement(&resp.Diagnostics, replacing, state, plan, configuredSlug)
+	// Terraform plans the create of a replacement next, with no prior
+	// state: tell that plan the old link holds its slug.
+	if in, known := plannedCreate(plan); known && len(replacing) > 0 && r.data != nil &&
+		in.Slug == state.Slug.ValueString() && strings.EqualFold(in.DomainID, state.DomainID.ValueString()) {
+		r.data.plans.Replacing(in)
 	}
 }
 
@@ -111,38 +120,49 @@ func warnOfPastExpiry(diags *diag.Diagnostics, plan linkResourceModel, now time.
 		fmt.Sprintf("expires_at %s has already passed: the link will be created expired, and every visit will answer 410 Gone. Set a future time, or remove expires_at.", plan.ExpiresAt.ValueString()))
 }
 
-// warnOfTakenSlug warns when a new link's slug is held on its domain. A
-// warning, not an error: the same apply may free it (deleting or replacing
-// that link first), and the leftover of an interrupted run is taken over.
-// It reads the shared listing that serves the refresh (so it costs a
-// request only when nothing in the state needed refreshing), and a failure
-// only skips the hint.
-func (r *linkResource) warnOfTakenSlug(ctx context.Context, diags *diag.Diagnostics, plan linkResourceModel) {
-	if plan.Slug.IsNull() || plan.Slug.IsUnknown() || plan.DomainID.IsUnknown() || plan.Destination.IsUnknown() || plan.ExpiresAt.IsUnknown() {
-		return
+// checkNewLink checks a link the plan creates against the rest of the run
+// and against the service: a slug another resource of this run declares
+// too is an error; a slug held on the service is a warning, not an error,
+// because the same apply may free it (deleting or replacing that link
+// first) and the leftover of an interrupted run is taken over. It reads
+// the shared listing that serves the refresh, so it costs a request only
+// when nothing in the state needed refreshing; a plan that could not ask
+// the service does not pass silently (addServiceNotAsked).
+func (r *linkResource) checkNewLink(ctx context.Context, diags *diag.Diagnostics, plan linkResourceModel) {
+	in, known := plannedCreate(plan)
+	ownSlug := false
+	if known {
+		var earlier client.CreateLinkInput
+		var collides bool
+		if earlier, collides, ownSlug = r.data.plans.Declare(in); collides {
+			addDuplicateSlug(diags, in, earlier)
+			return
+		}
 	}
 	listed, err := r.data.listing.Current(ctx)
 	if err != nil {
+		addServiceNotAsked(diags, r.data.client, err)
 		return
 	}
-	in := client.CreateLinkInput{DomainID: plan.DomainID.ValueString(), Slug: plan.Slug.ValueString(), Destination: plan.Destination.ValueString()}
+	if !known || in.Slug == "" || ownSlug {
+		return
+	}
+	if holder, problem := r.data.creator.SlugHolder(listed, in); holder != nil {
+		addSlugHeld(diags, in, holder, problem)
+	}
+}
+
+// plannedCreate is the create a plan declares; known is false while a
+// value it needs is known only at apply.
+func plannedCreate(plan linkResourceModel) (in client.CreateLinkInput, known bool) {
+	if plan.Slug.IsUnknown() || plan.DomainID.IsUnknown() || plan.Destination.IsUnknown() || plan.ExpiresAt.IsUnknown() {
+		return client.CreateLinkInput{}, false
+	}
+	in = client.CreateLinkInput{DomainID: plan.DomainID.ValueString(), Slug: plan.Slug.ValueString(), Destination: plan.Destination.ValueString()}
 	if !plan.ExpiresAt.IsNull() {
 		if t, d := plan.ExpiresAt.ValueRFC3339Time(); !d.HasError() {
 			in.ExpiresAt = &t
 		}
 	}
-	holder, problem := r.data.creator.SlugHolder(listed, in)
-	if holder == nil {
-		return
-	}
-	importID := in.DomainID + "/" + in.Slug
-	if problem == "" {
-		diags.AddAttributeWarning(path.Root("slug"), "Slug held by a link this resource would take over",
-			fmt.Sprintf("The slug %q is held on domain %s by link %s (%s), created %s, which is exactly what this resource declares and which no other resource of this run manages: most probably left by an interrupted run. Unless something else frees or takes it first, the apply takes it over (see adoption_window).",
-				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.CreatedAt.Format(time.RFC3339)))
-		return
-	}
-	diags.AddAttributeWarning(path.Root("slug"), "Slug already taken",
-		fmt.Sprintf("The slug %q is already used on domain %s by link %s (%s, destination %q): %s. Unless this apply deletes or replaces that link first, the create will fail with 409 slug_taken. Choose another slug, or import that link with the ID %s.",
-			in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.Destination, problem, importID))
+	return in, true
 }

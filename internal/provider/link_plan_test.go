@@ -19,9 +19,9 @@ func planned(slug, expires string) linkResourceModel {
 	if slug != "" {
 		m.Slug = types.StringValue(slug)
 	}
-	m.ExpiresAt = timetypes.NewRFC3339Null()
+	m.ExpiresAt = instantNull()
 	if expires != "" {
-		m.ExpiresAt = timetypes.NewRFC3339ValueMust(expires)
+		m.ExpiresAt = instantValue{timetypes.NewRFC3339ValueMust(expires)}
 	}
 	return m
 }
@@ -86,10 +86,14 @@ func TestReplacedBy(t *testing.T) {
 		change func(*linkResourceModel)
 		want   string
 	}{
-		"nothing":              {func(*linkResourceModel) {}, ""},
-		"respelled expiry":     {func(m *linkResourceModel) { m.ExpiresAt = timetypes.NewRFC3339ValueMust("2027-01-01T01:00:00+01:00") }, ""},
-		"other expiry":         {func(m *linkResourceModel) { m.ExpiresAt = timetypes.NewRFC3339ValueMust("2028-01-01T00:00:00Z") }, "[expires_at]"},
-		"expiry removed":       {func(m *linkResourceModel) { m.ExpiresAt = timetypes.NewRFC3339Null() }, "[expires_at]"},
+		"nothing": {func(*linkResourceModel) {}, ""},
+		"respelled expiry": {func(m *linkResourceModel) {
+			m.ExpiresAt = instantValue{timetypes.NewRFC3339ValueMust("2027-01-01T01:00:00+01:00")}
+		}, ""},
+		"other expiry": {func(m *linkResourceModel) {
+			m.ExpiresAt = instantValue{timetypes.NewRFC3339ValueMust("2028-01-01T00:00:00Z")}
+		}, "[expires_at]"},
+		"expiry removed":       {func(m *linkResourceModel) { m.ExpiresAt = instantNull() }, "[expires_at]"},
 		"other slug":           {func(m *linkResourceModel) { m.Slug = types.StringValue("summer") }, "[slug]"},
 		"slug not yet known":   {func(m *linkResourceModel) { m.Slug = types.StringUnknown() }, ""},
 		"other domain":         {func(m *linkResourceModel) { m.DomainID = types.StringValue("d-2") }, "[domain_id]"},

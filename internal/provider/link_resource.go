@@ -9,7 +9,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -91,7 +90,7 @@ func LinkResourceSchema(ctx context.Context) schema.Schema {
 			"expires_at": schema.StringAttribute{
 				MarkdownDescription: "When the link expires, in any RFC 3339 spelling (`2027-03-31T23:59:59Z`). Compared by instant, so the service's own spelling never shows as a change. Changing the instant replaces the link.",
 				Optional:            true,
-				CustomType:          timetypes.RFC3339Type{},
+				CustomType:          instantType{},
 				PlanModifiers:       []planmodifier.String{planmodify.RequiresReplaceIfOtherInstant()},
 			},
 			"utm": schema.SingleNestedAttribute{
@@ -131,7 +130,7 @@ func utmAttributes() map[string]schema.Attribute {
 		attrs[p] = schema.StringAttribute{
 			MarkdownDescription: "Value of `utm_" + p + "`.",
 			Optional:            true,
-			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			Validators:          []validator.String{validate.UTMValue()},
 		}
 	}
 	return attrs
@@ -155,8 +154,8 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := r.data.operation(ctx, timeout)
-	defer cancel()
+	ctx, done := r.data.operation(ctx, timeout, &resp.Diagnostics)
+	defer done()
 
 	in, utm, diags := createLinkInput(ctx, plan)
 	resp.Diagnostics.Append(diags...)
@@ -165,7 +164,7 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 	}
 	link, from, err := r.createLink(ctx, in)
 	if err != nil {
-		addServiceError(&resp.Diagnostics, "create the link", err)
+		addOperationError(&resp.Diagnostics, r.data.client, "create the link", err)
 		return
 	}
 	if from == links.Leftover {
@@ -327,8 +326,8 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := r.data.operation(ctx, timeout)
-	defer cancel()
+	ctx, done := r.data.operation(ctx, timeout, &resp.Diagnostics)
+	defer done()
 
 	plan.ID = state.ID
 	destinationChanged := !plan.Destination.Equal(state.Destination)
@@ -355,7 +354,7 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 				fmt.Sprintf("The link %s was deleted outside Terraform. Run `terraform apply` again: the refresh removes it from the state and the plan creates it anew.", state.ID.ValueString()))
 			return
 		}
-		addServiceError(&resp.Diagnostics, "change the link's destination", err)
+		addOperationError(&resp.Diagnostics, r.data.client, "change the link's destination", err)
 		return
 	}
 	plan.applyLink(link)
@@ -377,12 +376,12 @@ func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := r.data.operation(ctx, timeout)
-	defer cancel()
+	ctx, done := r.data.operation(ctx, timeout, &resp.Diagnostics)
+	defer done()
 
 	err := r.data.client.DeleteLink(ctx, state.ID.ValueString())
 	if err != nil && !client.IsNotFound(err) { // 404: already gone, which is what we want
-		addServiceError(&resp.Diagnostics, "delete the link "+state.ID.ValueString(), err)
+		addOperationError(&resp.Diagnostics, r.data.client, "delete the link "+state.ID.ValueString(), err)
 		return
 	}
 	r.data.listing.Remove(state.ID.ValueString())
@@ -411,7 +410,7 @@ func (r *linkResource) ImportState(ctx context.Context, req resource.ImportState
 			fmt.Sprintf("The import ID %q is neither a link ID (a UUID such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60) nor <domain_id>/<slug> (such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60/spring).", importID))
 		return
 	case err != nil:
-		addServiceError(&resp.Diagnostics, "import the link "+importID, err)
+		addOperationError(&resp.Diagnostics, r.data.client, "import the link "+importID, err)
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), link.ID)...)

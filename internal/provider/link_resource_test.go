@@ -556,9 +556,9 @@ func TestAccValidation_badInputAtPlanTime(t *testing.T) {
 		{`destination = "https://example.com/a"` + "\n" + `slug = "a/b"`, expectErr(`slug "a/b" contains '/'`)},
 		{`destination = "https://example.com/a"` + "\n" + `slug = "spring sale"`, expectErr(`contains ' '`)},
 		{`destination = "https://example.com/a"` + "\n" + `slug = "` + strings.Repeat("s", 65) + `"`, expectErr(`must be 1 to 64 characters long`)},
-		{`destination = "https://example.com/a"` + "\n" + `expires_at = "next friday"`, expectErr(`Invalid RFC3339 String Value`, `expires_at`, `next friday`)},
+		{`destination = "https://example.com/a"` + "\n" + `expires_at = "next friday"`, expectErr(`Invalid time`, `expires_at is "next friday"`, `for example 2027-01-05T23:59:59Z`)},
 		{`destination = "https://example.com/a"` + "\n" + `utm = {}`, expectErr(`Empty utm`, `set at least one`)},
-		{`destination = "https://example.com/a"` + "\n" + `utm = { source = "" }`, expectErr(`utm.source`, `length must be at least 1`)},
+		{`destination = "https://example.com/a"` + "\n" + `utm = { source = "" }`, expectErr(`utm.source is empty: leave it out, or set it to null`)},
 		{`destination = "https://example.com/a"` + "\n" + `timeouts = { create = "ten minutes" }`, expectErr(`Invalid Attribute Value Time Duration`, `"ten minutes" must be a string containing a sequence of decimal numbers`)},
 	}
 	steps := make([]resource.TestStep, 0, len(cases))

@@ -63,7 +63,7 @@ func linkDataAttributes() map[string]schema.Attribute {
 		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
 	}
 	expires := str("When the link expires (RFC 3339); null when it does not.")
-	expires.CustomType = timetypes.RFC3339Type{}
+	expires.CustomType = instantType{}
 	created := str("When the link was created (RFC 3339).")
 	created.CustomType = timetypes.RFC3339Type{}
 	return map[string]schema.Attribute{
@@ -98,7 +98,7 @@ func (d *linksDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	}
 	links, err := d.data.listing.Links(ctx)
 	if err != nil {
-		addServiceError(&resp.Diagnostics, "list the links", err)
+		addOperationError(&resp.Diagnostics, d.data.client, "list the links", err)
 		return
 	}
 	elems := []attr.Value{}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -140,7 +141,7 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 	}
 	if baseURL != "" {
 		if err := client.CheckBaseURL(baseURL); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid base_url", err.Error()+".")
+			addInvalidBaseURL(&resp.Diagnostics, err, cfg.BaseURL.IsNull() || cfg.BaseURL.ValueString() == "")
 		}
 	}
 	if resp.Diagnostics.HasError() {
@@ -172,6 +173,7 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 		client:  c,
 		listing: snapshot.New(c.ListLinks, lifetime),
 		creator: links.NewCreator(c, maxRetries, createRetryWait, durationSetting(cfg.AdoptionWindow, links.DefaultAdoptionWindow)),
+		plans:   links.NewPlans(),
 		stop:    p.stop,
 	}
 	resp.ResourceData = data
@@ -227,17 +229,28 @@ type providerData struct {
 	// which would shadow the package internal/links at every use).
 	listing *snapshot.Snapshot
 	creator *links.Creator
-	stop    *client.Stop
+	// plans are the creates this walk's plans declared (Terraform
+	// configures the provider anew for every walk).
+	plans *links.Plans
+	stop  *client.Stop
 }
 
 // operation returns the context of one create, change or delete: bounded by
 // the resource's timeout, and ended when Terraform stops the provider (the
 // client then sends nothing new, and lets a write already sent finish
-// within stop_grace_period).
-func (d *providerData) operation(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+// within stop_grace_period). done, deferred, ends it and tells the user in
+// diags when it waited long for the rate limit.
+func (d *providerData) operation(ctx context.Context, timeout time.Duration, diags *diag.Diagnostics) (_ context.Context, done func()) {
 	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
 	ctx, unbind := d.stop.Bind(ctx)
-	return ctx, func() { unbind(); cancelTimeout() }
+	ctx, waits := client.TrackWaits(ctx)
+	return ctx, func() {
+		unbind()
+		cancelTimeout()
+		if waits.Total() >= client.LongWait {
+			addRateLimitWait(diags, waits.Total(), waits.Refused())
+		}
+	}
 }
 
 // providerDataFrom unpacks what Configure handed over; nil before Configure.

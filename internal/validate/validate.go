@@ -152,6 +152,24 @@ func HostNameProblem(v string) string {
 	return ""
 }
 
+// UTMValue accepts a UTM parameter's value: not empty. An empty value
+// (common from a CSV cell left blank) would send the parameter with no
+// value; leaving the attribute out sends none.
+func UTMValue() validator.String {
+	return stringCheck{
+		description: "must not be empty; leave the attribute out (or null) for no parameter",
+		check:       UTMValueProblem,
+	}
+}
+
+// UTMValueProblem explains why v cannot be a UTM value, or returns "".
+func UTMValueProblem(v string) string {
+	if v == "" {
+		return "is empty: leave it out, or set it to null, for a link without this parameter. From a CSV whose cell may be blank, write for example `content = each.value.content != \"\" ? each.value.content : null`"
+	}
+	return ""
+}
+
 // stringCheck adapts a check that returns a problem ("" when none) to a
 // framework validator.
 type stringCheck struct {

@@ -1,0 +1,47 @@
+package links
+
+import (
+	"testing"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+)
+
+// Two plans of one walk that declare the same domain and slug collide, the
+// second learning what the first declared; the case of the domain ID does
+// not matter, the case of the slug does. Links without a slug never
+// collide.
+func TestPlans_findTheSecondOfTwoSlugs(t *testing.T) {
+	p := NewPlans()
+	first := client.CreateLinkInput{DomainID: "D1", Slug: "spring", Destination: "https://example.com/a"}
+	if _, collides, _ := p.Declare(first); collides {
+		t.Fatal("the first declaration collides")
+	}
+	earlier, collides, _ := p.Declare(client.CreateLinkInput{DomainID: "d1", Slug: "spring", Destination: "https://example.com/b"})
+	if !collides || earlier.Destination != first.Destination {
+		t.Fatalf("second declaration: collides %v with %+v, want the first", collides, earlier)
+	}
+	for _, in := range []client.CreateLinkInput{
+		{DomainID: "d2", Slug: "spring"},
+		{DomainID: "d1", Slug: "Spring"},
+		{DomainID: "d1"}, {DomainID: "d1"},
+	} {
+		if _, collides, _ := p.Declare(in); collides {
+			t.Errorf("%+v collides", in)
+		}
+	}
+}
+
+// A replacement is planned twice by Terraform (as a change, then as a
+// create): announced by the first, the second counts once and knows the
+// slug is its own old link's; a later create of the same slug collides.
+func TestPlans_replacementCountsOnce(t *testing.T) {
+	p := NewPlans()
+	in := client.CreateLinkInput{DomainID: "d1", Slug: "spring"}
+	p.Replacing(in)
+	if _, collides, own := p.Declare(in); collides || !own {
+		t.Fatalf("the replacement's create: collides %v, own slug %v; want false, true", collides, own)
+	}
+	if _, collides, own := p.Declare(in); !collides || own {
+		t.Fatalf("another create of the slug: collides %v, own slug %v; want true, false", collides, own)
+	}
+}
