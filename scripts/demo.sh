@@ -13,7 +13,14 @@ demo="$root/.demo"
 rm -rf "$demo"
 mkdir -p "$demo/bin" "$demo/work"
 
-step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+# Colour only on a terminal: a log file or a CI page gets plain text.
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+  step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+  no_color=()
+else
+  step() { printf '\n==> %s\n' "$*"; }
+  no_color=(-no-color)
+fi
 
 step "Building the provider and the emulator (the first time, Go downloads and compiles the modules: a few minutes)"
 (cd "$root" && go build -o "$demo/bin/terraform-provider-shortlink" . && go build -o "$demo/bin/shortlink-emulator" ./cmd/shortlink-emulator)
@@ -57,7 +64,11 @@ if [ "$cli" = tofu ] && ! command -v tofu >/dev/null && [ -n "${TOFU:-}" ] && [ 
 fi
 command -v "$cli" >/dev/null || { echo "$cli is not on PATH${TOFU:+ (for OpenTofu, run make tofu first)}" >&2; exit 1; }
 echo "CLI: $("$cli" version | head -n 1)"
-tf() { "$cli" -chdir="$demo/work" "$@" 2> >(grep -v -e 'Provider development overrides are in effect' >&2); }
+tf() {
+  local command=$1
+  shift
+  "$cli" -chdir="$demo/work" "$command" "${no_color[@]}" "$@" 2> >(grep -v -e 'Provider development overrides are in effect' >&2)
+}
 
 step "terraform apply: the spring campaign"
 tf apply -auto-approve -input=false -compact-warnings

@@ -12,7 +12,8 @@
 terraform {
   required_providers {
     shortlink = {
-      source = "shortlink/shortlink"
+      source  = "shortlink/shortlink"
+      version = "~> 0.1" # any 0.x from 0.1; .terraform.lock.hcl (commit it) pins the exact build
     }
   }
 }
