@@ -3,6 +3,7 @@ package emulator
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -274,4 +275,70 @@ func containsID(links []map[string]any, id string) bool {
 		}
 	}
 	return false
+}
+
+// Each rate-limit model counts as it says, and its headers say what a
+// client needs: Remaining, what may be sent now; Reset (and Retry-After on
+// a 429), how long until the allowance next grows, 0 when it is whole.
+// A limit of 2 per 10 s; times are offsets from a start 3 s past a turn of
+// the clock.
+func TestRateLimitModels(t *testing.T) {
+	type step struct {
+		at        time.Duration // since the start
+		allowed   bool
+		remaining int
+		reset     time.Duration
+	}
+	for model, steps := range map[string][]step{
+		ModelFirstRequest: { // windows start at a request
+			{0, true, 1, 10 * time.Second},
+			{1 * time.Second, true, 0, 9 * time.Second},
+			{2 * time.Second, false, 0, 8 * time.Second},
+			{10 * time.Second, true, 1, 10 * time.Second},
+		},
+		ModelClock: { // windows turn at 10 s, 20 s … of the clock: 7 s, 17 s … after the start
+			{0, true, 1, 7 * time.Second},
+			{1 * time.Second, true, 0, 6 * time.Second},
+			{6 * time.Second, false, 0, 1 * time.Second},
+			{7 * time.Second, true, 1, 10 * time.Second},
+		},
+		ModelSliding: { // a request leaves the count 10 s after it was allowed
+			{0, true, 1, 10 * time.Second},
+			{4 * time.Second, true, 0, 6 * time.Second},
+			{5 * time.Second, false, 0, 5 * time.Second},
+			{10 * time.Second, true, 0, 4 * time.Second},
+			{14 * time.Second, true, 0, 6 * time.Second},
+		},
+		ModelBucket: { // full at first; one token every 5 s
+			{0, true, 1, 5 * time.Second},
+			{0, true, 0, 5 * time.Second},
+			{2 * time.Second, false, 0, 3 * time.Second},
+			{5 * time.Second, true, 0, 5 * time.Second},
+			{20 * time.Second, true, 1, 5 * time.Second},
+		},
+	} {
+		t.Run(model, func(t *testing.T) {
+			rl := newRateLimiter()
+			limits := Limits{Write: 2, Read: 2, Window: Duration(10 * time.Second), Model: model}
+			start := time.Date(2027, 1, 5, 12, 0, 3, 0, time.UTC)
+			for _, s := range steps {
+				d := rl.take("key", classWrite, limits, start.Add(s.at))
+				if d.allowed != s.allowed || d.remaining != s.remaining || d.reset != s.reset {
+					t.Errorf("at %s: allowed %v, remaining %d, reset %s; want %v, %d, %s", s.at, d.allowed, d.remaining, d.reset, s.allowed, s.remaining, s.reset)
+				}
+			}
+			if p := rl.peek("other", classWrite, limits, start); p.remaining != 2 || !p.allowed {
+				t.Errorf("an unused key: remaining %d; want the whole limit", p.remaining)
+			}
+		})
+	}
+}
+
+// A model the emulator does not know is refused with the setting's name.
+func TestRateLimitModelValidated(t *testing.T) {
+	s := DefaultSettings()
+	s.Limits.Model = "leaky"
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "limits.model") {
+		t.Fatalf("Validate = %v, want an error naming limits.model", err)
+	}
 }

@@ -211,12 +211,12 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, handle apiHand
 		return
 	}
 	if !s.keyHasScope(key, rt.scope(), settings) {
-		d := s.limiter.peek(token, rt.class(), limit, time.Duration(settings.Limits.Window), s.now())
+		d := s.limiter.peek(token, rt.class(), settings.Limits, s.now())
 		setRateHeaders(rec, d.limit, d.remaining, d.reset)
 		s.writeError(rec, http.StatusForbidden, "insufficient_scope", fmt.Sprintf("this key lacks the scope %s", rt.scope()))
 		return
 	}
-	decision := s.limiter.take(token, rt.class(), limit, time.Duration(settings.Limits.Window), s.now())
+	decision := s.limiter.take(token, rt.class(), settings.Limits, s.now())
 	setRateHeaders(rec, decision.limit, decision.remaining, decision.reset)
 	if !decision.allowed {
 		rec.Header().Set("Retry-After", fmt.Sprint(ceilSeconds(decision.reset)))

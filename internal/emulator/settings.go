@@ -25,11 +25,14 @@ type Churn struct {
 	Create int `json:"create"`
 }
 
-// Limits configures the fixed rate-limit windows.
+// Limits configures the rate limits, counted per key and class.
 type Limits struct {
 	Write  int      `json:"write"`  // requests per window on POST, PATCH, DELETE
 	Read   int      `json:"read"`   // requests per window on GET
 	Window Duration `json:"window"` // length of one window
+	// Model is how requests are counted: ModelFirstRequest ("", the
+	// default), ModelClock, ModelSliding or ModelBucket (ratelimit.go).
+	Model string `json:"model,omitempty"`
 }
 
 // Filter configures the fraud filter that checks every destination on create
@@ -97,6 +100,7 @@ func (s Settings) Validate() error {
 		{"limits.write", s.Limits.Write, s.Limits.Write > 0},
 		{"limits.read", s.Limits.Read, s.Limits.Read > 0},
 		{"limits.window", s.Limits.Window, s.Limits.Window > 0},
+		{"limits.model", s.Limits.Model, oneOf(s.Limits.Model, rateModels...)},
 		{"filter.delay", s.Filter.Delay, s.Filter.Delay >= 0},
 		{"variants.objectEnvelope", v.ObjectEnvelope, oneOf(v.ObjectEnvelope, "", "data", "link")},
 		{"variants.listEnvelope", v.ListEnvelope, oneOf(v.ListEnvelope, "", "data", "links", "items")},
