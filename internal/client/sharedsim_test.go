@@ -17,7 +17,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"sync"
@@ -25,6 +24,7 @@ import (
 	"time"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
 func envInt(name string, def int) int {
@@ -64,26 +64,21 @@ func (t tagTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestSharedSim(t *testing.T) {
 	clients, links, par := envInt("SIM_CLIENTS", 3), envInt("SIM_LINKS", 30), envInt("SIM_PAR", 10)
 	limit, window := envInt("SIM_LIMIT", 10), time.Duration(envInt("SIM_WINDOW_MS", 2000))*time.Millisecond
-	settings := emulator.DefaultSettings()
-	settings.Limits.Write, settings.Limits.Window = limit, emulator.Duration(window)
-	settings.Filter.Delay = emulator.Duration(time.Duration(envInt("SIM_DELAY_MS", 100)) * time.Millisecond)
-	srv, err := emulator.New(emulator.Options{Settings: settings})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx, err := srv.SeedFixture("acme", "sho.rt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := &simLog{next: srv, start: time.Now()}
-	ts := httptest.NewServer(log)
-	defer ts.Close()
+	log := &simLog{start: time.Now()}
+	svc := testsupport.Start(t, testsupport.Options{
+		Settings: func(s *emulator.Settings) {
+			s.Limits.Write, s.Limits.Window = limit, emulator.Duration(window)
+			s.Filter.Delay = emulator.Duration(time.Duration(envInt("SIM_DELAY_MS", 100)) * time.Millisecond)
+		},
+		Wrap: func(h http.Handler) http.Handler { log.next = h; return log },
+	})
+	fx, srv := svc.Fixture, svc.Server
 	start := time.Now()
 	var wg sync.WaitGroup
 	ends := make([]string, clients)
 	stagger := time.Duration(envInt("SIM_STAGGER_MS", 0)) * time.Millisecond
 	for ci := range clients {
-		c, err := New(Config{BaseURL: ts.URL, APIKey: fx.APIKey, MaxRetries: new(8),
+		c, err := New(Config{BaseURL: svc.URL, APIKey: fx.APIKey, MaxRetries: new(8),
 			HTTPClient: &http.Client{Transport: tagTransport{next: http.DefaultTransport.(*http.Transport).Clone(), tag: fmt.Sprint(ci)}}})
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/testclock"
 )
@@ -21,26 +22,14 @@ import (
 // the given rate limits.
 type throttleEnv struct {
 	srv *emulator.Server
-	ts  *httptest.Server
+	url string
 	fx  emulator.Fixture
 }
 
 func newThrottleEnv(t *testing.T, limits emulator.Limits) *throttleEnv {
 	t.Helper()
-	settings := emulator.DefaultSettings()
-	settings.Limits = limits
-	settings.Filter.Delay = 0
-	srv, err := emulator.New(emulator.Options{Settings: settings})
-	if err != nil {
-		t.Fatalf("emulator.New: %v", err)
-	}
-	fx, err := srv.SeedFixture("acme", "sho.rt")
-	if err != nil {
-		t.Fatalf("SeedFixture: %v", err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
-	return &throttleEnv{srv: srv, ts: ts, fx: fx}
+	svc := testsupport.Start(t, testsupport.Options{Settings: func(s *emulator.Settings) { s.Limits = limits }})
+	return &throttleEnv{srv: svc.Server, url: svc.URL, fx: svc.Fixture}
 }
 
 // throttleClient is a client of baseURL, throttled as every Client is,
@@ -63,7 +52,7 @@ func throttleClient(t *testing.T, baseURL, key string) *Client {
 }
 
 func (e *throttleEnv) client(t *testing.T) *Client {
-	return throttleClient(t, e.ts.URL, e.fx.APIKey)
+	return throttleClient(t, e.url, e.fx.APIKey)
 }
 
 func (e *throttleEnv) create(ctx context.Context, c *Client, i int) error {

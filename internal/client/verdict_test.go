@@ -9,19 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-)
 
-// closedPort returns a loopback address where nothing listens.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return addr
-}
+	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
+)
 
 // countingDials is an HTTP client that counts its connection attempts.
 func countingDials(dials *atomic.Int32) *http.Client {
@@ -37,7 +27,7 @@ func countingDials(dials *atomic.Int32) *http.Client {
 func TestVerdict_unreachableServiceIsGivenUpOnceForEveryOperation(t *testing.T) {
 	var dials atomic.Int32
 	c, err := New(Config{
-		BaseURL: "http://" + closedPort(t), APIKey: testKey, HTTPClient: countingDials(&dials),
+		BaseURL: "http://" + testsupport.ClosedAddr(t), APIKey: testKey, HTTPClient: countingDials(&dials),
 		MaxRetries: new(100), RetryWaitMin: time.Millisecond, RetryWaitMax: 10 * time.Millisecond,
 		UnreachableAfter: 200 * time.Millisecond,
 	})

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http/httptest"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
 // writeDelay is how long the emulator's fraud filter takes on every create
@@ -64,29 +65,25 @@ type service struct {
 	srv    *emulator.Server
 	fx     emulator.Fixture
 	url    string
-	writes *clitest.WriteTracker
+	writes *testsupport.WriteTracker
 }
 
 func newService(t *testing.T, change ...func(*emulator.Settings)) *service {
 	t.Helper()
-	settings := emulator.DefaultSettings()
-	settings.Filter.Delay = emulator.Duration(writeDelay)
-	settings.Limits.Write, settings.Limits.Read = 10000, 10000
-	for _, c := range change {
-		c(&settings)
-	}
-	srv, err := emulator.New(emulator.Options{Settings: settings})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx, err := srv.SeedFixture("e2e", "go.example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &service{srv: srv, fx: fx, writes: clitest.NewWriteTracker(srv)}
-	ts := httptest.NewServer(s.writes)
-	t.Cleanup(ts.Close)
-	s.url = ts.URL
+	s := &service{}
+	svc := testsupport.Start(t, testsupport.Options{
+		Settings: func(st *emulator.Settings) {
+			st.Filter.Delay = emulator.Duration(writeDelay)
+			for _, c := range change {
+				c(st)
+			}
+		},
+		Wrap: func(h http.Handler) http.Handler {
+			s.writes = testsupport.NewWriteTracker(h)
+			return s.writes
+		},
+	})
+	s.srv, s.fx, s.url = svc.Server, svc.Fixture, svc.URL
 	return s
 }
 

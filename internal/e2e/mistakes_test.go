@@ -10,6 +10,7 @@ import (
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
 // TestMistakes_badBaseURL: a plan against a base_url that cannot work
@@ -25,7 +26,7 @@ func TestMistakes_badBaseURL(t *testing.T) {
 		detail  string
 	}{
 		"connection refused": {
-			baseURL: func(*service) string { return "http://" + clitest.ClosedAddr(t) },
+			baseURL: func(*service) string { return "http://" + testsupport.ClosedAddr(t) },
 			summary: "Error: Cannot reach the short-link service",
 			detail:  "connection refused",
 		},

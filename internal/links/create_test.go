@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
 // creatorEnv is an emulator, a client and a creator, without Terraform.
@@ -24,26 +24,16 @@ type creatorEnv struct {
 
 func newCreatorEnv(t *testing.T) *creatorEnv {
 	t.Helper()
-	settings := emulator.DefaultSettings()
-	settings.Filter.Delay = 0
 	now := time.Now()
 	env := &creatorEnv{clock: &now}
 	var mu sync.Mutex
-	srv, err := emulator.New(emulator.Options{Settings: settings, Now: func() time.Time {
+	svc := testsupport.Start(t, testsupport.Options{Now: func() time.Time {
 		mu.Lock()
 		defer mu.Unlock()
 		return *env.clock
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env.srv = srv
-	if env.fx, err = srv.SeedFixture("creator", "go.example.test"); err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
-	c, err := client.New(client.Config{BaseURL: ts.URL, APIKey: env.fx.APIKey, RetryWaitMin: time.Millisecond, RetryWaitMax: 5 * time.Millisecond})
+	env.srv, env.fx = svc.Server, svc.Fixture
+	c, err := client.New(client.Config{BaseURL: svc.URL, APIKey: env.fx.APIKey, RetryWaitMin: time.Millisecond, RetryWaitMax: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
-	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
 // These tests speak the plugin protocol to the server Terraform runs
@@ -496,7 +496,7 @@ func TestListResource_serviceErrors(t *testing.T) {
 		name, baseURL, summary, detail string
 		fault                          *emulator.Fault
 	}{
-		{name: "service down", baseURL: "http://" + clitest.ClosedAddr(t), summary: "Could not list the links", detail: "Check that base_url points at the service"},
+		{name: "service down", baseURL: "http://" + testsupport.ClosedAddr(t), summary: "Could not list the links", detail: "Check that base_url points at the service"},
 		{name: "a web page instead of the API", baseURL: htmlPage.URL, summary: "base_url does not lead to the short-link service's API", detail: "stopped sending requests"},
 		{name: "503", baseURL: e.url, fault: &emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusServiceUnavailable}, summary: "Could not list the links", detail: "The service answered 503"},
 	} {

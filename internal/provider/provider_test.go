@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
 // protoV6Providers serves the provider in-process to the Terraform CLI.
@@ -49,23 +50,12 @@ type testEnv struct {
 // generous rate limits; change adjusts the settings.
 func newTestEnv(t *testing.T, change ...func(*emulator.Settings)) *testEnv {
 	t.Helper()
-	settings := emulator.DefaultSettings()
-	settings.Filter.Delay = 0
-	settings.Limits.Write, settings.Limits.Read = 10000, 10000
-	for _, c := range change {
-		c(&settings)
-	}
-	srv, err := emulator.New(emulator.Options{Settings: settings})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx, err := srv.SeedFixture("acceptance", "go.example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
-	return &testEnv{srv: srv, url: ts.URL, fx: fx}
+	svc := testsupport.Start(t, testsupport.Options{Settings: func(s *emulator.Settings) {
+		for _, c := range change {
+			c(s)
+		}
+	}})
+	return &testEnv{srv: svc.Server, url: svc.URL, fx: svc.Fixture}
 }
 
 // providerBlock configures the provider with the given key.

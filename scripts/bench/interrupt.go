@@ -9,6 +9,7 @@ import (
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
 // Interrupt scenario: an apply of 20 links against writes that take 4 s,
@@ -49,7 +50,7 @@ func (h *harness) interruptRun(i int) (string, error) {
 		return "", err
 	}
 	defer es.close()
-	writes := clitest.NewWriteTracker(es.srv)
+	writes := testsupport.NewWriteTracker(es.srv)
 	ts := httptest.NewServer(writes)
 	defer ts.Close()
 	es.url = ts.URL
