@@ -20,9 +20,7 @@ var (
 // NewAnalyticsExportDataSource is shortlink_analytics_export.
 func NewAnalyticsExportDataSource() datasource.DataSource { return &analyticsExportDataSource{} }
 
-type analyticsExportDataSource struct {
-	data *providerData
-}
+type analyticsExportDataSource struct{ configuredDataSource }
 
 type analyticsExportModel struct {
 	exportFilterModel
@@ -74,10 +72,6 @@ func (d *analyticsExportDataSource) Schema(_ context.Context, _ datasource.Schem
 			"For counts (per link, per day, per referrer) use `shortlink_clicks`, whose state does not grow with the clicks. A link's click history survives a change of its destination.",
 		Attributes: attrs,
 	}
-}
-
-func (d *analyticsExportDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *analyticsExportDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -22,9 +22,7 @@ var (
 // NewClicksDataSource is shortlink_clicks.
 func NewClicksDataSource() datasource.DataSource { return &clicksDataSource{} }
 
-type clicksDataSource struct {
-	data *providerData
-}
+type clicksDataSource struct{ configuredDataSource }
 
 type clicksModel struct {
 	exportFilterModel
@@ -93,10 +91,6 @@ func (d *clicksDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 			"the state grows with the links and days that had clicks, never with the number of clicks. How far back the export reaches depends on the account's plan.",
 		Attributes: attrs,
 	}
-}
-
-func (d *clicksDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *clicksDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -25,9 +25,7 @@ var (
 // NewLinkDataSource is the shortlink_link data source.
 func NewLinkDataSource() datasource.DataSource { return &linkDataSource{} }
 
-type linkDataSource struct {
-	data *providerData
-}
+type linkDataSource struct{ configuredDataSource }
 
 func (d *linkDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_link"
@@ -67,10 +65,6 @@ func (d *linkDataSource) ConfigValidators(context.Context) []datasource.ConfigVa
 		datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("domain_id")),
 		datasourcevalidator.RequiredTogether(path.MatchRoot("domain_id"), path.MatchRoot("slug")),
 	}
-}
-
-func (d *linkDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *linkDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

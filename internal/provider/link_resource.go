@@ -141,20 +141,10 @@ func (r *linkResource) Configure(_ context.Context, req resource.ConfigureReques
 }
 
 func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if !configured(r.data, &resp.Diagnostics) {
+	ctx, plan, done, ok := r.begin(ctx, req.Plan, creating, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var plan linkResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Create(ctx, DefaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, done := r.data.operation(ctx, timeout, &resp.Diagnostics)
 	defer done()
 
 	in, utm, diags := createLinkInput(ctx, plan)
@@ -180,6 +170,48 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 	if utm != nil {
 		r.applyCreatedUTM(ctx, created, plan.UTM, link, client.ChangeDestinationInput{Destination: in.Destination, UTM: utm}, resp)
 	}
+}
+
+// operationKind says which of the resource's timeouts bounds an operation.
+type operationKind int
+
+const (
+	creating operationKind = iota
+	updating
+	deleting
+)
+
+// begin opens a create, change or delete: the provider is configured, the
+// resource's model is read from model (the plan, or the state of a
+// delete), and the operation is bounded by the timeout of its kind
+// (provider.operation). ok is false, with the reason in diags, when the
+// operation cannot go on; otherwise done must be deferred.
+func (r *linkResource) begin(ctx context.Context, model interface {
+	Get(context.Context, any) diag.Diagnostics
+}, kind operationKind, diags *diag.Diagnostics) (_ context.Context, m linkResourceModel, done func(), ok bool) {
+	if !configured(r.data, diags) {
+		return ctx, m, nil, false
+	}
+	if diags.Append(model.Get(ctx, &m)...); diags.HasError() {
+		return ctx, m, nil, false
+	}
+	timeout, d := m.timeout(ctx, kind)
+	if diags.Append(d...); diags.HasError() {
+		return ctx, m, nil, false
+	}
+	ctx, done = r.data.operation(ctx, timeout, diags)
+	return ctx, m, done, true
+}
+
+// timeout is the operation's timeout: the timeouts block's, or the default.
+func (m linkResourceModel) timeout(ctx context.Context, kind operationKind) (time.Duration, diag.Diagnostics) {
+	switch kind {
+	case creating:
+		return m.Timeouts.Create(ctx, DefaultCreateTimeout)
+	case updating:
+		return m.Timeouts.Update(ctx, DefaultUpdateTimeout)
+	}
+	return m.Timeouts.Delete(ctx, DefaultDeleteTimeout)
 }
 
 // createLinkInput is what Create sends for plan, and the UTM parameters
@@ -312,22 +344,15 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 }
 
 func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	if !configured(r.data, &resp.Diagnostics) {
+	ctx, plan, done, ok := r.begin(ctx, req.Plan, updating, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var plan, state linkResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Update(ctx, DefaultUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, done := r.data.operation(ctx, timeout, &resp.Diagnostics)
 	defer done()
+	var state linkResourceModel
+	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
+		return
+	}
 
 	plan.ID = state.ID
 	destinationChanged := !plan.Destination.Equal(state.Destination)
@@ -363,20 +388,10 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 }
 
 func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	if !configured(r.data, &resp.Diagnostics) {
+	ctx, state, done, ok := r.begin(ctx, req.State, deleting, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	var state linkResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := state.Timeouts.Delete(ctx, DefaultDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, done := r.data.operation(ctx, timeout, &resp.Diagnostics)
 	defer done()
 
 	err := r.data.client.DeleteLink(ctx, state.ID.ValueString())

@@ -25,9 +25,7 @@ var (
 // NewLinksDataSource is shortlink_links.
 func NewLinksDataSource() datasource.DataSource { return &linksDataSource{} }
 
-type linksDataSource struct {
-	data *providerData
-}
+type linksDataSource struct{ configuredDataSource }
 
 type linksDataSourceModel struct {
 	DomainID types.String `tfsdk:"domain_id"`
@@ -81,10 +79,6 @@ func linkDataAttributes() map[string]schema.Attribute {
 		"qr_code_url": str("URL of the QR code; null when the service sends none."),
 		"created_at":  created,
 	}
-}
-
-func (d *linksDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *linksDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -253,6 +253,14 @@ func (d *providerData) operation(ctx context.Context, timeout time.Duration, dia
 	}
 }
 
+// configuredDataSource is embedded by every data source: it keeps what the
+// provider's Configure hands over.
+type configuredDataSource struct{ data *providerData }
+
+func (d *configuredDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
 // providerDataFrom unpacks what Configure handed over; nil before Configure.
 func providerDataFrom(data any, diags interface{ AddError(string, string) }) *providerData {
 	if data == nil {
