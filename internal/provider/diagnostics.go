@@ -367,3 +367,91 @@ func configured(data *providerData, diags *diag.Diagnostics) bool {
 			"Apply what the provider configuration depends on first (terraform apply -target=<address>), or give base_url and api_key values known before apply.")
 	return false
 }
+
+// addExportError reports a reading of the export that failed.
+func addExportError(diags *diag.Diagnostics, linkID string, err error) {
+	const summary = "Could not read the analytics export"
+	switch {
+	case linkID != "" && client.IsNotFound(err):
+		diags.AddAttributeError(path.Root("link_id"), summary,
+			fmt.Sprintf("No link with ID %s exists on this account (404 not_found): %v. Check link_id; the account's links are listed by data.shortlink_links, and a link managed here is referenced as shortlink_link.<name>.id.", linkID, err))
+	case errors.Is(err, client.ErrUnexpectedResponse):
+		diags.AddError(summary, err.Error()+"\n\nThe service's answer to GET /api/analytics/export cannot be read as CSV with a header row and one record per click. "+
+			"Please report this to the provider's developers, with the beginning of the export and the line named.")
+	default:
+		addServiceError(diags, "export the analytics", err)
+	}
+}
+
+// addReplacementWarning warns that changing the attribute at p replaces
+// the link id (shortURL): what is lost, and what becomes of the short URL.
+func addReplacementWarning(diags *diag.Diagnostics, p path.Path, id, shortURL, newShortURL string) {
+	diags.AddAttributeWarning(p, "Replacing the link loses its click history",
+		fmt.Sprintf("Changing %s replaces link %s (%s): the service takes it only when a link is created, so the link is deleted and a new one made. The new link starts with no click history (the old link's clicks stay in the account-wide export), a new QR code %s. To keep the link, leave %s as it is.",
+			p, id, shortURL, newShortURL, p))
+}
+
+// addPastExpiry warns that a link about to be created has expired already.
+func addPastExpiry(diags *diag.Diagnostics, expiresAt string) {
+	diags.AddAttributeWarning(path.Root("expires_at"), "Expiry in the past",
+		fmt.Sprintf("expires_at %s has already passed: the link will be created expired, and every visit will answer 410 Gone. Set a future time, or remove expires_at.", expiresAt))
+}
+
+// addNoSuchLink reports a lookup that found no link, on the attribute
+// that named it.
+func addNoSuchLink(diags *diag.Diagnostics, at path.Path, detail string) {
+	diags.AddAttributeError(at, "No such link", detail)
+}
+
+// addImportError reports an import that names no link it can find.
+func addImportError(diags *diag.Diagnostics, detail string) {
+	diags.AddError("Could not import the link", detail)
+}
+
+// noLinkOnDomain warns that a domain_id matched nothing at all: most often
+// an ID copied wrong, which the service cannot tell from an empty domain.
+func noLinkOnDomain(domainID string, total int) diag.Diagnostics {
+	var diags diag.Diagnostics
+	diags.AddAttributeWarning(path.Root("domain_id"), "No link on this domain",
+		fmt.Sprintf("None of the account's %d links is on domain %s. If that is unexpected, check domain_id against the domain cards of the dashboard's Domains section (the service cannot list domains to an API key, so the provider cannot tell an unknown domain from an empty one).", total, domainID))
+	return diags
+}
+
+// addUnknownFilter reports a filter of terraform query known only later.
+func addUnknownFilter(diags *diag.Diagnostics, name string) {
+	diags.AddAttributeError(path.Root(name), "Unknown "+name, name+" must be known when the query runs; use a literal or a variable.")
+}
+
+// addInvalidFilter reports a filter value that can match nothing; problem
+// says why.
+func addInvalidFilter(diags *diag.Diagnostics, name, problem string) {
+	diags.AddAttributeError(path.Root(name), "Invalid "+name, name+" "+problem)
+}
+
+// addNotRefreshedUnconfigured warns that a refresh kept the state because
+// the provider's settings are known only at apply.
+func addNotRefreshedUnconfigured(diags *diag.Diagnostics) {
+	diags.AddWarning("Link not refreshed",
+		"The provider's base_url or api_key is not known until apply, so this plan uses the link as last recorded in the state.")
+}
+
+// addLinkGone warns that a refresh found the link deleted outside
+// Terraform, and drops it from the state.
+func addLinkGone(diags *diag.Diagnostics, id, shortURL string) {
+	diags.AddWarning("Link no longer exists",
+		fmt.Sprintf("The link %s (%s) is no longer on the service; it was probably deleted outside Terraform. It is removed from the state, and the next apply creates it again.", id, shortURL))
+}
+
+// addDeletedBeforeChange reports a change of destination whose link was
+// deleted outside Terraform since the refresh.
+func addDeletedBeforeChange(diags *diag.Diagnostics, id string) {
+	diags.AddError("Could not change the link's destination",
+		fmt.Sprintf("The link %s was deleted outside Terraform. Run `terraform apply` again: the refresh removes it from the state and the plan creates it anew.", id))
+}
+
+// addMissingSetting reports a required setting given neither in the
+// provider block nor in its environment variable.
+func addMissingSetting(diags *diag.Diagnostics, name, env, what string) {
+	diags.AddAttributeError(path.Root(name), "Missing "+name,
+		"Set "+name+" in the provider block or the "+env+" environment variable to "+what+".")
+}

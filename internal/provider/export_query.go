@@ -2,8 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -86,19 +84,4 @@ func readExportConfig(ctx context.Context, data *providerData, config tfsdk.Conf
 	q, d := cfg.query()
 	diags.Append(d...)
 	return q, !diags.HasError()
-}
-
-// addExportError reports a reading of the export that failed.
-func addExportError(diags *diag.Diagnostics, linkID string, err error) {
-	const summary = "Could not read the analytics export"
-	switch {
-	case linkID != "" && client.IsNotFound(err):
-		diags.AddAttributeError(path.Root("link_id"), summary,
-			fmt.Sprintf("No link with ID %s exists on this account (404 not_found): %v. Check link_id; the account's links are listed by data.shortlink_links, and a link managed here is referenced as shortlink_link.<name>.id.", linkID, err))
-	case errors.Is(err, client.ErrUnexpectedResponse):
-		diags.AddError(summary, err.Error()+"\n\nThe service's answer to GET /api/analytics/export cannot be read as CSV with a header row and one record per click. "+
-			"Please report this to the provider's developers, with the beginning of the export and the line named.")
-	default:
-		addServiceError(diags, "export the analytics", err)
-	}
 }

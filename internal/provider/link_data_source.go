@@ -79,11 +79,10 @@ func (d *linkDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 	link, err := d.lookup(ctx, m)
 	switch {
 	case errors.Is(err, links.ErrNotListed):
-		resp.Diagnostics.AddAttributeError(path.Root("id"), "No such link",
-			fmt.Sprintf("No link with ID %q exists on this account; list the account's links with data.shortlink_links.", m.ID.ValueString()))
+		addNoSuchLink(&resp.Diagnostics, path.Root("id"), fmt.Sprintf("No link with ID %q exists on this account; list the account's links with data.shortlink_links.", m.ID.ValueString()))
 		return
 	case errors.Is(err, links.ErrNoSuchLink):
-		resp.Diagnostics.AddAttributeError(path.Root("slug"), "No such link", err.Error())
+		addNoSuchLink(&resp.Diagnostics, path.Root("slug"), err.Error())
 		return
 	case err != nil:
 		addOperationError(&resp.Diagnostics, d.data.client, "look up the link", err)

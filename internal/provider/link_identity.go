@@ -59,8 +59,7 @@ func setIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, id types
 // <domain_id>/<slug> form is an import ID, not an identity.
 func identityImportID(ctx context.Context, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) (string, bool) {
 	if identity == nil {
-		diags.AddError("Could not import the link",
-			"The import names neither an ID nor an identity. Write `id = \"<link ID>\"` or `identity = { id = \"<link ID>\" }` in the import block.")
+		addImportError(diags, "The import names neither an ID nor an identity. Write `id = \"<link ID>\"` or `identity = { id = \"<link ID>\" }` in the import block.")
 		return "", false
 	}
 	var id types.String
@@ -69,8 +68,7 @@ func identityImportID(ctx context.Context, identity *tfsdk.ResourceIdentity, dia
 		return "", false
 	}
 	if id.IsNull() || id.IsUnknown() || !validate.IsUUID(id.ValueString()) {
-		diags.AddError("Could not import the link",
-			fmt.Sprintf("The identity's id %s is not a link ID. It must be the UUID of a link, such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60 (the resource's id attribute, or a result of `terraform query`). To import by domain and slug, write `id = \"<domain_id>/<slug>\"` instead of identity.", id.String()))
+		addImportError(diags, fmt.Sprintf("The identity's id %s is not a link ID. It must be the UUID of a link, such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60 (the resource's id attribute, or a result of `terraform query`). To import by domain and slug, write `id = \"<domain_id>/<slug>\"` instead of identity.", id.String()))
 		return "", false
 	}
 	return id.ValueString(), true

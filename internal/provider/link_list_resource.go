@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -142,15 +141,6 @@ func (f linkFilter) domainListed(links client.Listing) bool {
 	return false
 }
 
-// noLinkOnDomain warns that a domain_id matched nothing at all: most often
-// an ID copied wrong, which the service cannot tell from an empty domain.
-func noLinkOnDomain(domainID string, total int) diag.Diagnostics {
-	var diags diag.Diagnostics
-	diags.AddAttributeWarning(path.Root("domain_id"), "No link on this domain",
-		fmt.Sprintf("None of the account's %d links is on domain %s. If that is unexpected, check domain_id against the domain cards of the dashboard's Domains section (the service cannot list domains to an API key, so the provider cannot tell an unknown domain from an empty one).", total, domainID))
-	return diags
-}
-
 // listResult is one link: its identity, a display name and, when asked
 // for, the state an import of it would record.
 func listResult(ctx context.Context, req list.ListRequest, l *client.Link, now time.Time) list.ListResult {
@@ -210,8 +200,7 @@ func linkFilterFrom(ctx context.Context, config tfsdk.Config, now time.Time, dia
 	f.slugPrefix = filterValue(m.SlugPrefix, "slug_prefix", validate.SlugPrefixProblem, diags)
 	f.host = normalHost(filterValue(m.DestinationHost, "destination_host", validate.HostNameProblem, diags))
 	if m.IncludeExpired.IsUnknown() {
-		diags.AddAttributeError(path.Root("include_expired"), "Unknown include_expired",
-			"include_expired must be known when the query runs; use a literal or a variable.")
+		addUnknownFilter(diags, "include_expired")
 	}
 	return f
 }
@@ -223,12 +212,11 @@ func filterValue(v types.String, name string, problem func(string) string, diags
 	case v.IsNull():
 		return ""
 	case v.IsUnknown():
-		diags.AddAttributeError(path.Root(name), "Unknown "+name,
-			name+" must be known when the query runs; use a literal or a variable.")
+		addUnknownFilter(diags, name)
 		return ""
 	}
 	if p := problem(v.ValueString()); p != "" {
-		diags.AddAttributeError(path.Root(name), "Invalid "+name, name+" "+p)
+		addInvalidFilter(diags, name, p)
 	}
 	return v.ValueString()
 }

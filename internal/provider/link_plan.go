@@ -99,9 +99,7 @@ func warnOfReplacement(diags *diag.Diagnostics, replacing path.Paths, state, pla
 	}
 	shortURL := newShortURL(state, plan, configuredSlug)
 	for _, p := range replacing {
-		diags.AddAttributeWarning(p, "Replacing the link loses its click history",
-			fmt.Sprintf("Changing %s replaces link %s (%s): the service takes it only when a link is created, so the link is deleted and a new one made. The new link starts with no click history (the old link's clicks stay in the account-wide export), a new QR code %s. To keep the link, leave %s as it is.",
-				p, state.ID.ValueString(), state.ShortURL.ValueString(), shortURL, p))
+		addReplacementWarning(diags, p, state.ID.ValueString(), state.ShortURL.ValueString(), shortURL)
 	}
 }
 
@@ -116,8 +114,7 @@ func warnOfPastExpiry(diags *diag.Diagnostics, plan linkResourceModel, now time.
 	if d.HasError() || t.After(now) {
 		return
 	}
-	diags.AddAttributeWarning(path.Root("expires_at"), "Expiry in the past",
-		fmt.Sprintf("expires_at %s has already passed: the link will be created expired, and every visit will answer 410 Gone. Set a future time, or remove expires_at.", plan.ExpiresAt.ValueString()))
+	addPastExpiry(diags, plan.ExpiresAt.ValueString())
 }
 
 // checkNewLink checks a link the plan creates against the rest of the run

@@ -316,15 +316,12 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	if r.data == nil {
 		// base_url or api_key is known only after apply: keep the state as
 		// it is, and say that it was not refreshed.
-		resp.Diagnostics.AddWarning("Link not refreshed",
-			"The provider's base_url or api_key is not known until apply, so this plan uses the link as last recorded in the state.")
+		addNotRefreshedUnconfigured(&resp.Diagnostics)
 		return
 	}
 	link, err := links.ByID(ctx, r.data.listing, state.ID.ValueString())
 	if errors.Is(err, links.ErrNotListed) {
-		resp.Diagnostics.AddWarning("Link no longer exists",
-			fmt.Sprintf("The link %s (%s) is no longer on the service; it was probably deleted outside Terraform. It is removed from the state, and the next apply creates it again.",
-				state.ID.ValueString(), state.ShortURL.ValueString()))
+		addLinkGone(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString())
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -375,8 +372,7 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	link, err := r.changeDestination(ctx, state.ID.ValueString(), in)
 	if err != nil {
 		if errors.Is(err, links.ErrNotListed) || client.IsNotFound(err) {
-			resp.Diagnostics.AddError("Could not change the link's destination",
-				fmt.Sprintf("The link %s was deleted outside Terraform. Run `terraform apply` again: the refresh removes it from the state and the plan creates it anew.", state.ID.ValueString()))
+			addDeletedBeforeChange(&resp.Diagnostics, state.ID.ValueString())
 			return
 		}
 		addOperationError(&resp.Diagnostics, r.data.client, "change the link's destination", err)
@@ -421,8 +417,7 @@ func (r *linkResource) ImportState(ctx context.Context, req resource.ImportState
 	link, err := r.importedLink(ctx, importID)
 	switch {
 	case errors.Is(err, errImportID):
-		resp.Diagnostics.AddError("Could not import the link",
-			fmt.Sprintf("The import ID %q is neither a link ID (a UUID such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60) nor <domain_id>/<slug> (such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60/spring).", importID))
+		addImportError(&resp.Diagnostics, fmt.Sprintf("The import ID %q is neither a link ID (a UUID such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60) nor <domain_id>/<slug> (such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60/spring).", importID))
 		return
 	case err != nil:
 		addOperationError(&resp.Diagnostics, r.data.client, "import the link "+importID, err)

@@ -2,14 +2,12 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -103,8 +101,7 @@ func (d *linksDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		elems = append(elems, linkObject(&l))
 	}
 	if !cfg.DomainID.IsNull() && len(elems) == 0 {
-		resp.Diagnostics.AddAttributeWarning(path.Root("domain_id"), "No link on this domain",
-			fmt.Sprintf("None of the account's %d links is on domain %s. If that is unexpected, check domain_id against the domain cards of the dashboard's Domains section (the service cannot list domains to an API key, so the provider cannot tell an unknown domain from an empty one).", links.Len(), cfg.DomainID.ValueString()))
+		resp.Diagnostics.Append(noLinkOnDomain(cfg.DomainID.ValueString(), links.Len())...)
 	}
 	list, diags := types.ListValue(types.ObjectType{AttrTypes: linkAttrTypes}, elems)
 	resp.Diagnostics.Append(diags...)

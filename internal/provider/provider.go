@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -132,12 +131,10 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 		return
 	}
 	if baseURL == "" {
-		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Missing base_url",
-			"Set base_url in the provider block or the "+EnvBaseURL+" environment variable to the service's base URL.")
+		addMissingSetting(&resp.Diagnostics, "base_url", EnvBaseURL, "the service's base URL")
 	}
 	if apiKey == "" {
-		resp.Diagnostics.AddAttributeError(path.Root("api_key"), "Missing api_key",
-			"Set api_key in the provider block or the "+EnvAPIKey+" environment variable to an API key from the dashboard's API-key section.")
+		addMissingSetting(&resp.Diagnostics, "api_key", EnvAPIKey, "an API key from the dashboard's API-key section")
 	}
 	if baseURL != "" {
 		if err := client.CheckBaseURL(baseURL); err != nil {
@@ -162,7 +159,7 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 		MaxRateShare: float64(cfg.MaxRatePercent.ValueInt64()) / 100,
 	})
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid provider configuration", err.Error())
+		addInvalidBaseURL(&resp.Diagnostics, err, cfg.BaseURL.IsNull() || cfg.BaseURL.ValueString() == "")
 		return
 	}
 	lifetime := snapshot.DefaultLifetime
