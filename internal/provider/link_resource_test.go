@@ -21,6 +21,11 @@ import (
 
 const linkAddr = "shortlink_link.test"
 
+// expectAction checks that the plan takes action on shortlink_link.test.
+func expectAction(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, action)}}
+}
+
 func (e *testEnv) linkConfig(attrs string) string {
 	return e.config(fmt.Sprintf(`
 resource "shortlink_link" "test" {
@@ -186,10 +191,8 @@ func TestAccLink_changeDestinationInPlace(t *testing.T) {
 	sameShortURL := statecheck.CompareValue(compare.ValuesSame())
 	step := func(dest string, action plancheck.ResourceActionType) resource.TestStep {
 		return resource.TestStep{
-			Config: e.linkConfig(`  destination = "` + dest + `"`),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, action)},
-			},
+			Config:           e.linkConfig(`  destination = "` + dest + `"`),
+			ConfigPlanChecks: expectAction(action),
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
 				sameShortURL.AddStateValue(linkAddr, tfjsonpath.New("short_url")),
@@ -262,9 +265,7 @@ func TestAccLink_changeSlugReplaces(t *testing.T) {
 			Config: e.linkConfig(`
   destination = "https://example.com/x"
   slug        = "` + slug + `"`),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, action)},
-			},
+			ConfigPlanChecks: expectAction(action),
 			ConfigStateChecks: []statecheck.StateCheck{
 				differentID.AddStateValue(linkAddr, tfjsonpath.New("id")),
 				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("short_url"), knownvalue.StringExact("https://go.example.test/"+slug)),
@@ -289,9 +290,7 @@ func TestAccLink_expiresAtComparedByInstant(t *testing.T) {
 			Config: e.linkConfig(`
   destination = "https://example.com/exp"
   expires_at  = "` + expires + `"`),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, action)},
-			},
+			ConfigPlanChecks: expectAction(action),
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
 				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact(expires)),

@@ -204,10 +204,8 @@ func testVariantExpiryPrecision(t *testing.T, timeFormat string) {
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	step := func(dest string, action plancheck.ResourceActionType) resource.TestStep {
 		return resource.TestStep{
-			Config: config(dest),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, action)},
-			},
+			Config:           config(dest),
+			ConfigPlanChecks: expectAction(action),
 			ConfigStateChecks: []statecheck.StateCheck{
 				sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
 				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact(expires)),
@@ -319,10 +317,8 @@ func (lc *variantLifecycle) config(dest string) string {
 // action, then checks the state and that the service stores svc.
 func (lc *variantLifecycle) apply(dest, svc string, action plancheck.ResourceActionType) resource.TestStep {
 	return resource.TestStep{
-		Config: lc.config(dest),
-		ConfigPlanChecks: resource.ConfigPlanChecks{
-			PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, action)},
-		},
+		Config:            lc.config(dest),
+		ConfigPlanChecks:  expectAction(action),
 		ConfigStateChecks: lc.stateChecks(dest),
 		Check:             lc.serviceHolds(svc),
 	}

@@ -502,49 +502,68 @@ func TestSnapshotFailedRefreshListsAgain(t *testing.T) {
 	checkCalls(t, svc, 4) // the refresh, then the confirming listing
 }
 
+// A leader cancelled while its listing is under way, the first or one that
+// confirms a miss, does not fail its waiters: they list again with their
+// own context.
 func TestSnapshotCancelledLeaderDoesNotFailWaiters(t *testing.T) {
-	svc := newService("a")
-	svc.hold = make(chan struct{})
-	svc.started = make(chan int, 64)
-	s, _ := newSnapshot(svc, lifetime)
-
-	leaderCtx, cancelLeader := context.WithCancel(context.Background())
-	leader := make(chan error, 1)
-	go func() {
-		_, _, err := s.Get(leaderCtx, "a")
-		leader <- err
-	}()
-	if n := receive(t, svc.started, "a listing to start"); n != 1 {
-		t.Fatalf("listing %d started first", n)
+	for name, tc := range map[string]struct {
+		confirming             bool // the leader's listing confirms a miss
+		leaderGets, waiterGets string
+		waiterFinds            bool
+	}{
+		"first listing":      {false, "a", "a", true},
+		"confirming listing": {true, "x", "y", false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			svc := newService("a")
+			s, _ := newSnapshot(svc, lifetime)
+			first := 1
+			if tc.confirming {
+				mustGet(t, s, "a")
+				first = 2
+			}
+			svc.set(func(svc *service) {
+				svc.hold = make(chan struct{})
+				svc.started = make(chan int, 64)
+			})
+			leaderCtx, cancelLeader := context.WithCancel(context.Background())
+			leader := make(chan error, 1)
+			go func() {
+				_, _, err := s.Get(leaderCtx, tc.leaderGets)
+				leader <- err
+			}()
+			if n := receive(t, svc.started, "the leader's listing to start"); n != first {
+				t.Fatalf("listing %d started, want %d", n, first)
+			}
+			waiter := make(chan error, 1)
+			startAll(1, func(int) {
+				_, ok, err := s.Get(context.Background(), tc.waiterGets)
+				if err == nil && ok != tc.waiterFinds {
+					err = fmt.Errorf("Get(%s) found it: %v, want %v", tc.waiterGets, ok, tc.waiterFinds)
+				}
+				waiter <- err
+			})
+			cancelLeader()
+			if err := receive(t, leader, "the leader"); !errors.Is(err, context.Canceled) {
+				t.Errorf("leader: %v, want context.Canceled", err)
+			}
+			select {
+			case n := <-svc.started:
+				if n != first+1 {
+					t.Errorf("listing %d started, want %d", n, first+1)
+				}
+			case err := <-waiter:
+				t.Fatalf("the waiter returned %v without listing again", err)
+			case <-time.After(5 * time.Second):
+				t.Fatal("the waiter did not list again")
+			}
+			close(svc.hold)
+			if err := receive(t, waiter, "the waiter"); err != nil {
+				t.Errorf("waiter: %v", err)
+			}
+			checkCalls(t, svc, first+1)
+		})
 	}
-	waiter := make(chan error, 1)
-	startAll(1, func(int) {
-		_, ok, err := s.Get(context.Background(), "a")
-		if err == nil && !ok {
-			err = errors.New("link a not found")
-		}
-		waiter <- err
-	})
-	cancelLeader()
-	if err := receive(t, leader, "the leader"); !errors.Is(err, context.Canceled) {
-		t.Errorf("leader: %v, want context.Canceled", err)
-	}
-	// The waiter lists again, with its own context.
-	select {
-	case n := <-svc.started:
-		if n != 2 {
-			t.Errorf("listing %d started, want 2", n)
-		}
-	case err := <-waiter:
-		t.Fatalf("the waiter returned %v without listing again", err)
-	case <-time.After(5 * time.Second):
-		t.Fatal("the waiter did not list again")
-	}
-	close(svc.hold)
-	if err := receive(t, waiter, "the waiter"); err != nil {
-		t.Errorf("waiter: %v", err)
-	}
-	checkCalls(t, svc, 2)
 }
 
 func TestSnapshotCancelledWaiterReturnsPromptly(t *testing.T) {
@@ -822,53 +841,6 @@ func TestSnapshotLifetimeZeroConfirmsMisses(t *testing.T) {
 
 // A miss whose confirming listing was started by a caller whose context
 // then ended lists again with the waiter's own context.
-func TestSnapshotCancelledLeaderDoesNotFailConfirmingWaiters(t *testing.T) {
-	svc := newService("a")
-	s, _ := newSnapshot(svc, lifetime)
-	mustGet(t, s, "a")
-	svc.set(func(svc *service) {
-		svc.hold = make(chan struct{})
-		svc.started = make(chan int, 64)
-	})
-
-	leaderCtx, cancelLeader := context.WithCancel(context.Background())
-	leader := make(chan error, 1)
-	go func() {
-		_, _, err := s.Get(leaderCtx, "x")
-		leader <- err
-	}()
-	if n := receive(t, svc.started, "the confirming listing to start"); n != 2 {
-		t.Fatalf("listing %d started, want 2", n)
-	}
-	waiter := make(chan error, 1)
-	startAll(1, func(int) {
-		_, ok, err := s.Get(context.Background(), "y")
-		if err == nil && ok {
-			err = errors.New("Get(y) found a link the service does not have")
-		}
-		waiter <- err
-	})
-	cancelLeader()
-	if err := receive(t, leader, "the leader"); !errors.Is(err, context.Canceled) {
-		t.Errorf("leader: %v, want context.Canceled", err)
-	}
-	select {
-	case n := <-svc.started:
-		if n != 3 {
-			t.Errorf("listing %d started, want 3", n)
-		}
-	case err := <-waiter:
-		t.Fatalf("the waiter returned %v without listing again", err)
-	case <-time.After(5 * time.Second):
-		t.Fatal("the waiter did not list again")
-	}
-	close(svc.hold)
-	if err := receive(t, waiter, "the waiter"); err != nil {
-		t.Errorf("waiter: %v", err)
-	}
-	checkCalls(t, svc, 3)
-}
-
 func TestSnapshotBySlugConfirmsAMiss(t *testing.T) {
 	svc := newService("a", "x", "b")
 	svc.omit = map[int][]string{1: {"x"}}

@@ -20,12 +20,11 @@ const accountManaged = 1000
 // the other, so that each ratio compares figures of the same moments.
 func (h *harness) accountScenario(report *bytes.Buffer) error {
 	fmt.Fprintf(report, "## Accounts of any size\n\n"+
-		"Method: `terraform plan` (with refresh, no changes) of %d `shortlink_link` resources (for_each over a map, state imported) "+
-		"in an unpaged account of N links; beside it, in the same rounds, the no-I/O provider (`scripts/bench/noio`: the same schema, "+
-		"no I/O) and `terraform_data` planning the same %d entries. Median of %d rounds. `list requests` is per plan; "+
-		"`emulator` is the time the emulator took to answer the list, from the request to its last byte (the provider reads as it comes, so this bounds the emulator's share from above), against the plan's wall time. "+
-		"Command: `go run ./scripts/bench -only account -account-sizes %s`.\n\n",
-		accountManaged, accountManaged, h.o.runs, joinNumbers(h.o.accountSizes))
+		"**Method** `terraform plan` (refresh, no change) of %d managed links in an unpaged account of N, median of %d rounds; "+
+		"`emulator` is its time to answer the list, an upper bound of its share. "+
+		"**Floor** in the same rounds: a framework provider of the same schema that does no I/O (`scripts/bench/noio`), and `terraform_data`. "+
+		"**Command** `go run ./scripts/bench -only account -account-sizes %s`.\n\n",
+		accountManaged, h.o.runs, joinNumbers(h.o.accountSizes))
 	fmt.Fprintf(report, "| N (account) | plan | no-I/O provider | ratio | terraform_data | ratio | provider peak RSS | list requests | emulator |\n|---|---|---|---|---|---|---|---|---|\n")
 	floors, err := h.accountFloors()
 	if err != nil {
@@ -103,11 +102,7 @@ func (h *harness) accountRow(n int, floors accountFloors) (string, error) {
 		logf("account of %d links: round %d", n, i+1)
 		es.srv.ResetCounts()
 		es.listing.Store(0)
-		var elapsed time.Duration
-		peak, err := peakRSS(func() (err error) {
-			elapsed, err = plan(w)
-			return err
-		})
+		elapsed, peak, err := timedPlan(w)
 		if err != nil {
 			return "", err
 		}

@@ -31,11 +31,9 @@ var clicksStart = time.Date(2027, 3, 1, 0, 0, 0, 0, time.UTC)
 
 func (h *harness) clicksScenario(report *bytes.Buffer) error {
 	fmt.Fprintf(report, "## Click analytics\n\n"+
-		"N clicks of %d links spread evenly over %d days, with %d referrers (some quoted in the CSV, some empty). "+
-		"After an apply has put the data source in the state, `terraform plan` (which reads it again) is timed, median of %d runs, "+
-		"with the provider process's peak memory; `state` is the size of terraform.tfstate. "+
-		"`shortlink_clicks` keeps the counts (total, per link, per day, top referrers); `shortlink_analytics_export` with its defaults keeps every click as CSV and as rows. "+
-		"The export data source is measured up to %d clicks.\n\n",
+		"**Method** N clicks of %d links over %d days and %d referrers; `terraform plan` re-reading one data source, median of %d; "+
+		"`shortlink_clicks` keeps counts, `shortlink_analytics_export` every click (measured up to %d clicks). "+
+		"**Command** `go run ./scripts/bench -only clicks`.\n\n",
 		clicksLinks, clicksDays, len(clickReferrers), h.o.runs, h.o.clicksExportMax)
 	fmt.Fprintf(report, "| clicks | export body | data source | plan | provider peak RSS | state |\n|---|---|---|---|---|---|\n")
 	for _, n := range h.o.clickSizes {
@@ -140,12 +138,7 @@ func (h *harness) clicksPlan(es *emulatorServer, n int, name, dataSource string)
 	var times []time.Duration
 	for i := 0; i < h.o.runs; i++ {
 		logf("%d clicks, %s: plan %d", n, name, i+1)
-		var elapsed time.Duration
-		peak, err := peakRSS(func() error {
-			var err error
-			elapsed, err = w.terraform("plan", "-input=false", "-lock=false", "-detailed-exitcode")
-			return err
-		})
+		elapsed, peak, err := timedPlan(w)
 		if err != nil {
 			return m, err
 		}

@@ -364,6 +364,16 @@ func machine(h *harness) string {
 
 // peakRSS samples the high-water mark of the provider processes' resident
 // memory while f runs.
+// timedPlan runs a `terraform plan` that changes nothing in w and returns
+// its time and the provider's peak RSS.
+func timedPlan(w *workdir) (elapsed time.Duration, peakKB int64, err error) {
+	peakKB, err = peakRSS(func() (err error) {
+		elapsed, err = w.terraform("plan", "-input=false", "-lock=false", "-detailed-exitcode")
+		return err
+	})
+	return elapsed, peakKB, err
+}
+
 func peakRSS(f func() error) (int64, error) {
 	var peak atomic.Int64
 	ctx, cancel := context.WithCancel(context.Background())

@@ -20,9 +20,8 @@ const (
 func (h *harness) throttleScenario(report *bytes.Buffer) error {
 	floor := time.Duration(throttleLinks/throttleBudget-1) * throttleWindow
 	fmt.Fprintf(report, "## Applying under a write budget\n\n"+
-		"%d links applied at Terraform's default parallelism of 10, with a write budget of %d requests per %s window "+
-		"and a fraud filter taking %s per create. The budget allows no apply faster than %d windows of waiting: "+
-		"the floor is %s. `wall` is the whole `terraform apply`; `writes` spans the first to the last write the service received.\n\n",
+		"**Method** one `terraform apply` of %d links (parallelism 10); %d writes per %s window, filter %s per create; "+
+		"`writes` spans the first to the last write received. **Floor** %d windows, %s. **Command** `go run ./scripts/bench -only throttle`.\n\n",
 		throttleLinks, throttleBudget, throttleWindow, throttleDelay, throttleLinks/throttleBudget-1, seconds(floor))
 	fmt.Fprintf(report, "| run | wall | wall / floor | writes | writes / floor | requests | answered 429 |\n|---|---|---|---|---|---|---|\n")
 	config := providerBlock + fmt.Sprintf(`
@@ -73,11 +72,10 @@ resource "shortlink_link" "l" {
 // Refresh scenario.
 func (h *harness) refreshScenario(report *bytes.Buffer) error {
 	fmt.Fprintf(report, "## Refresh at scale\n\n"+
-		"N links seeded on the emulator (cursor paging, %d links a page, default read budget of 600 per 60 s window), "+
-		"brought under management with `import` blocks, then `terraform plan` (with refresh, no changes) timed, median of %d runs. "+
-		"`terraform_data` is Terraform's own plan of N `terraform_data` resources: the floor no provider can beat. "+
-		"`bulk_refresh = false` lists the links again for every resource; its read budget is lifted so that it measures I/O, not waiting.\n\n",
-		h.o.pageSize, h.o.runs)
+		"**Method** N links imported, then `terraform plan` (refresh, no change), median of %d; cursor paging of %d links, 600 reads per 60 s "+
+		"(lifted for `bulk_refresh = false`, which lists once per resource). **Floor** `terraform_data` planning N resources. "+
+		"**Command** `go run ./scripts/bench -only refresh`.\n\n",
+		h.o.runs, h.o.pageSize)
 	fmt.Fprintf(report, "| N | plan | terraform_data floor | ratio | list requests (pages) | import | 429 during import | provider peak RSS | plan, bulk_refresh = false | list requests |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, n := range h.o.sizes {
 		row, err := h.refreshRow(n)
@@ -159,12 +157,7 @@ func (h *harness) refreshPlan(n int, bulk bool) (refreshMeasure, error) {
 	for i := 0; i < h.o.runs; i++ {
 		es.srv.ResetCounts()
 		logf("N=%d bulk_refresh=%t: plan %d", n, bulk, i+1)
-		var elapsed time.Duration
-		peak, err := peakRSS(func() error {
-			var err error
-			elapsed, err = w.terraform("plan", "-input=false", "-lock=false", "-detailed-exitcode")
-			return err
-		})
+		elapsed, peak, err := timedPlan(w)
 		if err != nil {
 			return m, err
 		}
