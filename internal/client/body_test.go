@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
 )
 
 func TestOversizedBodies(t *testing.T) {
@@ -106,7 +108,7 @@ func TestStreamedBodyBounds(t *testing.T) {
 		var got reading
 		cl := call{method: "GET", path: pathExport, url: c.endpoint(pathExport, nil), accept: "text/csv", limit: 1 << 10}
 		cl.stream = func(resp *http.Response) error {
-			return readExportBody(resp.Body, ExportQuery{}, nil, &got, noRedaction)
+			return analytics.Read(resp.Body, analytics.Query{}, nil, &got, func(s string) string { return s })
 		}
 		_, err := c.do(context.Background(), cl)
 		var tooLarge *bodyTooLargeError
@@ -121,7 +123,7 @@ func TestStreamedBodyBounds(t *testing.T) {
 		var got reading
 		cl := call{method: "GET", path: pathExport, url: c.endpoint(pathExport, nil), accept: "text/csv", limit: int64(len(body))}
 		cl.stream = func(resp *http.Response) error {
-			return readExportBody(resp.Body, ExportQuery{}, nil, &got, noRedaction)
+			return analytics.Read(resp.Body, analytics.Query{}, nil, &got, func(s string) string { return s })
 		}
 		if _, err := c.do(context.Background(), cl); err != nil || len(got.rows) != 255 {
 			t.Fatalf("%d rows, %v; want 255", len(got.rows), err)

@@ -10,13 +10,16 @@
 //     top to bottom: the transport chain, the retryablehttp hooks in the
 //     order they run, and the mapping of the outcome to our errors;
 //   - body.go: reading response bodies, within bounds;
-//   - links.go, export.go: one file per resource;
+//   - links.go, export.go: one file per resource (the export's CSV is read
+//     by internal/analytics, which the stream of its body is handed to);
 //   - retry.go: the retry policy: when to retry and how long to wait;
 //   - throttle.go, share.go, ratelimit.go: keeping within the service's
 //     rate limits, read from the X-RateLimit-* headers;
 //   - stop.go: the provider's stop signal; verdict.go: giving up on a
-//     service that cannot be reached;
-//   - paging.go: following the pages of the link list;
+//     service that cannot be reached, or a key it refuses;
+//   - waits.go: how long an operation waited for the rate limit;
+//   - paging.go, list_stream.go, linkset.go: following the pages of the
+//     link list, read as a stream and held compactly;
 //   - decode.go: the tolerant reader of response bodies;
 //   - errors.go: APIError and the sentinel errors callers match with errors.Is;
 //   - logging.go: tflog output, with the API key redacted.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/wire"
 )
 
 // The service's specification does not show its response bodies, so this
@@ -148,43 +150,11 @@ func (o object) time(keys ...string) (*time.Time, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
-	t, err := parseTime(s)
+	t, err := wire.ParseTime(s)
 	if err != nil {
 		return nil, fmt.Errorf("field %q: %w", k, err)
 	}
 	return &t, nil
-}
-
-// timeLayouts are the RFC 3339 spellings accepted. Parsing with a layout
-// that has fractional seconds also accepts none, and Z07:00 accepts both
-// "Z" and "+00:00".
-var timeLayouts = []string{
-	time.RFC3339Nano,
-	"2006-01-02T15:04:05.999999999Z0700",  // offset without a colon
-	"2006-01-02 15:04:05.999999999Z07:00", // space instead of T (RFC 3339 allows it)
-}
-
-// parseTime parses an RFC 3339 timestamp and returns it in UTC: timestamps
-// are compared by instant, never by spelling.
-func parseTime(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	var firstErr error
-	for _, layout := range timeLayouts {
-		t, err := time.Parse(layout, s)
-		if err == nil {
-			t = t.UTC()
-			if t.Year() < 0 || t.Year() > 9999 {
-				// "0000-01-01T00:30:00+01:00" is in the year -1 in UTC,
-				// which RFC 3339 cannot write: we could not send it back.
-				return time.Time{}, fmt.Errorf("%q is not an RFC 3339 timestamp: in UTC it falls outside the years 0000 to 9999", s)
-			}
-			return t, nil
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is not an RFC 3339 timestamp: %w", s, firstErr)
 }
 
 func isNull(raw json.RawMessage) bool {

@@ -286,26 +286,6 @@ func TestMalformedSuccessBodies(t *testing.T) {
 	}
 }
 
-func TestParseTime(t *testing.T) {
-	want := utc("2027-01-31T23:59:59Z")
-	for _, s := range []string{
-		"2027-01-31T23:59:59Z", "2027-01-31T23:59:59.000Z", "2027-01-31T23:59:59.000000000Z",
-		"2027-01-31T23:59:59+00:00", "2027-02-01T00:59:59+01:00", "2027-01-31T18:59:59-05:00",
-		"2027-01-31T23:59:59+0000", " 2027-01-31T23:59:59Z ",
-	} {
-		got, err := parseTime(s)
-		if err != nil || !got.Equal(want) || got.Location() != time.UTC {
-			t.Errorf("parseTime(%q) = %v, %v; want %v in UTC", s, got, err, want)
-		}
-	}
-	for _, s := range []string{"2027-01-31", "yesterday", "1700000000", "2027-01-31T23:59:59",
-		"0000-01-01T00:30:00+01:00", "9999-12-31T23:30:00-01:00"} { // years -1 and 10000 in UTC
-		if _, err := parseTime(s); err == nil {
-			t.Errorf("parseTime(%q) succeeded, want an error", s)
-		}
-	}
-}
-
 func TestMissingFields(t *testing.T) {
 	tests := []struct {
 		body string

@@ -9,7 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/wire"
 )
 
 // Sentinel errors. An *APIError matches the sentinel of its status code
@@ -101,9 +102,9 @@ func (e *APIError) Error() string {
 	case e.Message != "":
 		b.WriteString(": " + e.Message)
 	case e.PageText != "":
-		fmt.Fprintf(&b, ": HTML page %q", snippet(e.PageText, 120))
+		fmt.Fprintf(&b, ": HTML page %q", wire.Snippet(e.PageText, 120))
 	case e.Body != "":
-		fmt.Fprintf(&b, ": non-JSON body %q", snippet(e.Body, 120))
+		fmt.Fprintf(&b, ": non-JSON body %q", wire.Snippet(e.Body, 120))
 	}
 	if e.Attempts > 1 {
 		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
@@ -137,9 +138,9 @@ func newAPIError(method, path string, r *response, redact func(string) string) *
 	code, msg, isJSON := parseErrorBody(r.body)
 	e.Code, e.Message = redact(code), redact(msg)
 	if !isJSON {
-		e.Body = redact(snippet(string(r.body), maxErrorSnippet))
+		e.Body = redact(wire.Snippet(string(r.body), maxErrorSnippet))
 		if looksLikeHTML(r.body, r.contentType) {
-			e.PageText = redact(snippet(htmlText(r.body), maxErrorSnippet))
+			e.PageText = redact(wire.Snippet(htmlText(r.body), maxErrorSnippet))
 		}
 	}
 	if e.Code == "" {
@@ -183,18 +184,6 @@ func parseErrorBody(body []byte) (code, message string, isJSON bool) {
 // looksLikeCode tells a machine code (slug_taken) from a sentence.
 func looksLikeCode(s string) bool {
 	return s != "" && len(s) <= 64 && !strings.ContainsAny(s, " \t\n")
-}
-
-// snippet returns at most n bytes of s, cut at a rune boundary.
-func snippet(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // looksLikeHTML reports whether an error body is an HTML page: so labelled,

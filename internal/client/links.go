@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/wire"
 )
 
 const pathLinks = "/api/links"
@@ -227,7 +229,7 @@ type listAnswerError struct {
 
 func (e *listAnswerError) Error() string {
 	return fmt.Sprintf("%v: status %d, Content-Type %q, expected a list of links: %v; the answer begins %q",
-		ErrUnexpectedResponse, e.status, e.contentType, e.cause, e.redact(snippet(string(e.head), headBytes)))
+		ErrUnexpectedResponse, e.status, e.contentType, e.cause, e.redact(wire.Snippet(string(e.head), headBytes)))
 }
 
 func (e *listAnswerError) Unwrap() []error { return []error{ErrUnexpectedResponse, e.cause} }
@@ -326,5 +328,5 @@ func marshal(v any) ([]byte, error) {
 func (c *Client) unexpected(cl call, resp *response, want string, cause error) error {
 	return fmt.Errorf("%s %s: %w: status %d, Content-Type %q, expected %s: %w; the body begins %q",
 		cl.method, cl.path, ErrUnexpectedResponse, resp.status, resp.contentType, want, cause,
-		c.redact(snippet(string(resp.body), 200)))
+		c.redact(wire.Snippet(string(resp.body), 200)))
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/wire"
 )
 
 // MaxLinkRecordBytes bounds one link of a list answer, and any other value
@@ -99,7 +101,7 @@ func (s *listStream) value(what func() string) ([]byte, error) {
 	}
 	raw := s.buf[s.pos : s.pos+n]
 	if !json.Valid(raw) {
-		return nil, fmt.Errorf("%s is not valid JSON: %w; it begins %q", what(), json.Unmarshal(raw, new(json.RawMessage)), snippet(string(raw), headBytes))
+		return nil, fmt.Errorf("%s is not valid JSON: %w; it begins %q", what(), json.Unmarshal(raw, new(json.RawMessage)), wire.Snippet(string(raw), headBytes))
 	}
 	s.pos += n
 	return raw, nil
@@ -185,7 +187,7 @@ func (s *listStream) explain(what string, err error) error {
 
 // rest is the start of what is read and not yet used.
 func (s *listStream) rest() string {
-	return snippet(string(s.buf[s.pos:min(len(s.buf), s.pos+headBytes+1)]), headBytes)
+	return wire.Snippet(string(s.buf[s.pos:min(len(s.buf), s.pos+headBytes+1)]), headBytes)
 }
 
 // decodeList reads a list answer as it streams in, one link at a time: a

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
 )
 
 // A slow write is never cut short by the per-attempt bound of reads: only
@@ -152,7 +154,7 @@ func TestRequestShape(t *testing.T) {
 			name:   "export all",
 			answer: step{body: "a,b\n", header: map[string]string{"Content-Type": "text/csv"}},
 			run: func(c *Client) error {
-				return c.ReadExport(context.Background(), ExportQuery{}, &reading{})
+				return c.ReadExport(context.Background(), analytics.Query{}, nil, &reading{})
 			},
 			method: "GET", path: "/api/analytics/export", accept: "text/csv",
 		},
@@ -160,7 +162,7 @@ func TestRequestShape(t *testing.T) {
 			name:   "export one link",
 			answer: step{body: "a,b\n", header: map[string]string{"Content-Type": "text/csv"}},
 			run: func(c *Client) error {
-				return c.ReadExport(context.Background(), ExportQuery{LinkID: "l-1 &x"}, &reading{})
+				return c.ReadExport(context.Background(), analytics.Query{LinkID: "l-1 &x"}, nil, &reading{})
 			},
 			method: "GET", path: "/api/analytics/export", query: "linkId=l-1+%26x", accept: "text/csv",
 		},

@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
 )
 
 var (
@@ -81,7 +81,7 @@ func (d *analyticsExportDataSource) Read(ctx context.Context, req datasource.Rea
 		return
 	}
 	kept := &exportCollector{keepCSV: trueUnlessFalse(cfg.IncludeCSV), keepRows: trueUnlessFalse(cfg.IncludeRows)}
-	if err := d.data.client.ReadExport(ctx, q, kept); err != nil {
+	if err := d.data.client.ReadExport(ctx, q, nil, kept); err != nil {
 		addExportError(&resp.Diagnostics, q.LinkID, err)
 		return
 	}
@@ -115,7 +115,7 @@ type exportCollector struct {
 	count             int64
 }
 
-func (c *exportCollector) Begin(h client.ExportHeader) {
+func (c *exportCollector) Begin(h analytics.Header) {
 	c.columns, c.rows, c.count = h.Columns, []attr.Value{}, 0
 	c.csv.Reset()
 	if c.keepCSV {
@@ -123,7 +123,7 @@ func (c *exportCollector) Begin(h client.ExportHeader) {
 	}
 }
 
-func (c *exportCollector) Row(r client.ExportRow) {
+func (c *exportCollector) Row(r analytics.Row) {
 	c.count++
 	if c.keepCSV {
 		c.csv.Write(r.Raw)

@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
 )
 
 var (
@@ -72,7 +72,7 @@ func (d *clicksDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 	}
 	attrs["top_referrers"] = schema.ListNestedAttribute{
 		MarkdownDescription: fmt.Sprintf("The %d most frequent referrers (the page a visitor came from, the `Referer` header of the visit), most clicks first; "+
-			"referrers with as many clicks are in byte order of `referrer`. Visits without a referrer (a typed or bookmarked address, an app) count for `\"\"`.", client.TopReferrers),
+			"referrers with as many clicks are in byte order of `referrer`. Visits without a referrer (a typed or bookmarked address, an app) count for `\"\"`.", analytics.TopReferrers),
 		Computed: true,
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"referrer": schema.StringAttribute{MarkdownDescription: "The referrer, as the service recorded it.", Computed: true},
@@ -82,7 +82,7 @@ func (d *clicksDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 	attrs["top_referrers_exact"] = schema.BoolAttribute{
 		MarkdownDescription: fmt.Sprintf("Whether the counts of `top_referrers` are exact. They are unless the clicks came from more than %[1]d different referrers: "+
 			"the provider then keeps counting only the %[1]d most frequent as it reads, so that its memory stays bounded, and a count may be over by at most the number of clicks divided by %[1]d. "+
-			"Every referrer with more clicks than that is still counted.", client.MaxTrackedReferrers),
+			"Every referrer with more clicks than that is still counted.", analytics.MaxTrackedReferrers),
 		Computed: true,
 	}
 	resp.Schema = schema.Schema{
@@ -99,7 +99,7 @@ func (d *clicksDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	if !ok {
 		return
 	}
-	summary, err := d.data.client.SummarizeClicks(ctx, q)
+	summary, err := analytics.Summarize(ctx, d.data.client.ReadExport, q)
 	if err != nil {
 		addExportError(&resp.Diagnostics, q.LinkID, err)
 		return
@@ -131,7 +131,7 @@ func instant(t time.Time) timetypes.RFC3339 {
 	return timetypes.NewRFC3339ValueMust(t.UTC().Format(time.RFC3339Nano))
 }
 
-func referrerList(top []client.ReferrerClicks) types.List {
+func referrerList(top []analytics.ReferrerClicks) types.List {
 	elems := make([]attr.Value, len(top))
 	for i, r := range top {
 		elems[i] = types.ObjectValueMust(referrerClicksType.AttrTypes, map[string]attr.Value{

@@ -14,7 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
 )
 
 func mustParseTime(t *testing.T, s string) time.Time {
@@ -34,7 +34,7 @@ const (
 )
 
 // topReferrersExact checks top_referrers, in order.
-func topReferrersExact(want ...client.ReferrerClicks) knownvalue.Check {
+func topReferrersExact(want ...analytics.ReferrerClicks) knownvalue.Check {
 	checks := make([]knownvalue.Check, len(want))
 	for i, r := range want {
 		checks[i] = knownvalue.ObjectExact(map[string]knownvalue.Check{
@@ -45,8 +45,8 @@ func topReferrersExact(want ...client.ReferrerClicks) knownvalue.Check {
 	return knownvalue.ListExact(checks)
 }
 
-func referrerClicks(referrer string, clicks int64) client.ReferrerClicks {
-	return client.ReferrerClicks{Referrer: referrer, Clicks: clicks}
+func referrerClicks(referrer string, clicks int64) analytics.ReferrerClicks {
+	return analytics.ReferrerClicks{Referrer: referrer, Clicks: clicks}
 }
 
 // countsExact checks a map of counts.

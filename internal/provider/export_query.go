@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
 	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
 )
 
@@ -48,9 +48,9 @@ type exportFilterModel struct {
 }
 
 // query is the query of the filter attributes, as validated at plan time.
-func (f exportFilterModel) query() (client.ExportQuery, diag.Diagnostics) {
+func (f exportFilterModel) query() (analytics.Query, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	q := client.ExportQuery{LinkID: f.LinkID.ValueString()}
+	q := analytics.Query{LinkID: f.LinkID.ValueString()}
 	if !f.Since.IsNull() {
 		t, d := f.Since.ValueRFC3339Time()
 		diags.Append(d...)
@@ -66,20 +66,20 @@ func (f exportFilterModel) query() (client.ExportQuery, diag.Diagnostics) {
 
 // exportFiltered is a model that embeds exportFilterModel.
 type exportFiltered interface {
-	query() (client.ExportQuery, diag.Diagnostics)
+	query() (analytics.Query, diag.Diagnostics)
 }
 
 // readExportConfig is the first step of reading a data source that reads
 // the export: it reads the configuration into cfg (a pointer to its model)
 // and returns the query of its filter attributes. ok is false when that
 // failed or the provider is not configured; diags then says why.
-func readExportConfig(ctx context.Context, data *providerData, config tfsdk.Config, cfg exportFiltered, diags *diag.Diagnostics) (q client.ExportQuery, ok bool) {
+func readExportConfig(ctx context.Context, data *providerData, config tfsdk.Config, cfg exportFiltered, diags *diag.Diagnostics) (q analytics.Query, ok bool) {
 	diags.Append(config.Get(ctx, cfg)...)
 	if diags.HasError() {
-		return client.ExportQuery{}, false
+		return analytics.Query{}, false
 	}
 	if !configured(data, diags) {
-		return client.ExportQuery{}, false
+		return analytics.Query{}, false
 	}
 	q, d := cfg.query()
 	diags.Append(d...)

@@ -1,4 +1,4 @@
-package client
+package analytics
 
 import (
 	"context"
@@ -6,16 +6,16 @@ import (
 	"time"
 )
 
-// TopReferrers is how many referrers a ClickSummary ranks.
+// TopReferrers is how many referrers a Summary ranks.
 const TopReferrers = 10
 
-// MaxTrackedReferrers bounds the distinct referrers a ClickSummary counts
+// MaxTrackedReferrers bounds the distinct referrers a Summary counts
 // at once, and so its memory; see referrerCounter.
 const MaxTrackedReferrers = 10_000
 
-// ClickSummary counts the clicks of an export. Its size grows with the
+// Summary counts the clicks of an export. Its size grows with the
 // links and days that had clicks, never with the number of clicks.
-type ClickSummary struct {
+type Summary struct {
 	Total int64
 	// ByLink maps a link ID to its clicks; links without clicks are absent.
 	ByLink map[string]int64
@@ -41,21 +41,26 @@ type ReferrerClicks struct {
 	Clicks   int64
 }
 
-// SummarizeClicks reads the export of q as ReadExport does and counts its
-// clicks: in total, per link, per UTC day and per referrer. The export must
-// name the time, the link and the referrer of each click.
-func (c *Client) SummarizeClicks(ctx context.Context, q ExportQuery) (*ClickSummary, error) {
+// ReadFunc reads the export of q as a stream and hands v the clicks in q's
+// range; needed are the columns the reading cannot do without (the
+// client's ReadExport).
+type ReadFunc func(ctx context.Context, q Query, needed []Column, v Visitor) error
+
+// Summarize reads the export of q with read and counts its clicks: in
+// total, per link, per UTC day and per referrer. The export must name the
+// time, the link and the referrer of each click.
+func Summarize(ctx context.Context, read ReadFunc, q Query) (*Summary, error) {
 	var counter clickCounter
-	if err := c.readExport(ctx, q, summaryColumns, &counter); err != nil {
+	if err := read(ctx, q, summaryColumns, &counter); err != nil {
 		return nil, err
 	}
 	return counter.summary(), nil
 }
 
-// summaryColumns are the columns SummarizeClicks needs.
-var summaryColumns = []columnRole{roleClickedAt, roleLinkID, roleReferrer}
+// summaryColumns are the columns Summarize needs.
+var summaryColumns = []Column{ClickedAt, LinkID, Referrer}
 
-// clickCounter is the ExportVisitor of SummarizeClicks.
+// clickCounter is the Visitor of SummarizeClicks.
 type clickCounter struct {
 	linkColumn, referrerColumn int
 	total                      int64
@@ -65,17 +70,17 @@ type clickCounter struct {
 	referrers                  *referrerCounter
 }
 
-func (s *clickCounter) Begin(h ExportHeader) {
+func (s *clickCounter) Begin(h Header) {
 	*s = clickCounter{
-		linkColumn:     roleLinkID.find(h.Columns),
-		referrerColumn: roleReferrer.find(h.Columns),
+		linkColumn:     LinkID.find(h.Columns),
+		referrerColumn: Referrer.find(h.Columns),
 		byLink:         map[string]int64{},
 		byDay:          map[int64]int64{},
 		referrers:      newReferrerCounter(MaxTrackedReferrers),
 	}
 }
 
-func (s *clickCounter) Row(r ExportRow) {
+func (s *clickCounter) Row(r Row) {
 	s.total++
 	increment(s.byLink, r.Fields[s.linkColumn])
 	s.byDay[daysSinceEpoch(r.ClickedAt)]++
@@ -109,8 +114,8 @@ func daysSinceEpoch(t time.Time) int64 {
 	return d
 }
 
-func (s *clickCounter) summary() *ClickSummary {
-	out := &ClickSummary{
+func (s *clickCounter) summary() *Summary {
+	out := &Summary{
 		Total:          s.total,
 		ByLink:         s.byLink,
 		ByDay:          make(map[string]int64, len(s.byDay)),

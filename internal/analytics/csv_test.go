@@ -1,4 +1,4 @@
-package client
+package analytics
 
 import (
 	"reflect"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The CSV dialect of the export, as readExportBody reads it.
+// The CSV dialect of the export, as Read reads it.
 func TestReadExportCSV(t *testing.T) {
 	emulatorCSV := "clicked_at,link_id,slug,short_url,destination,referrer,user_agent\r\n" +
 		"2026-01-02T03:04:05.678Z,l-1,spring,https://go.example.test/spring,\"https://example.com/?a=1,b\",,\"Mozilla/5.0 \"\"quoted\"\"\"\r\n" +
@@ -61,7 +61,7 @@ func TestReadExportCSV(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := readAll(tt.body, ExportQuery{})
+			got, err := readAll(tt.body, Query{})
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.err)

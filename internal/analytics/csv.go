@@ -1,4 +1,4 @@
-package client
+package analytics
 
 import (
 	"bufio"
@@ -9,9 +9,11 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/wire"
 )
 
-// readExportBody reads an export as RFC 4180 CSV: a header row naming the
+// Read reads an export as RFC 4180 CSV: a header row naming the
 // columns, then one record per click. Quoted fields may hold commas,
 // quotes and line breaks; lines may end in CRLF or LF; a leading byte order
 // mark (as spreadsheets write) is ignored. needed are the columns the
@@ -19,9 +21,9 @@ import (
 //
 // Malformed input is an error, never a guess: a column named twice, a
 // record whose number of fields differs from the header's, broken quoting,
-// a record over MaxExportRecordBytes, text that is not UTF-8, a time that
+// a record over MaxRecordBytes, text that is not UTF-8, a time that
 // cannot be read where one is needed.
-func readExportBody(body io.Reader, q ExportQuery, needed []columnRole, v ExportVisitor, redact func(string) string) error {
+func Read(body io.Reader, q Query, needed []Column, v Visitor, redact func(string) string) error {
 	r := newExportReader(body, redact)
 	header, err := r.header()
 	if err != nil {
@@ -35,10 +37,10 @@ func readExportBody(body io.Reader, q ExportQuery, needed []columnRole, v Export
 				return missingColumn(header.Columns, role, redact)
 			}
 		}
-		if q.hasRange() || hasRole(needed, roleClickedAt) {
-			timeColumn = roleClickedAt.find(header.Columns)
+		if q.hasRange() || hasRole(needed, ClickedAt) {
+			timeColumn = ClickedAt.find(header.Columns)
 			if timeColumn < 0 {
-				return missingColumn(header.Columns, roleClickedAt, redact)
+				return missingColumn(header.Columns, ClickedAt, redact)
 			}
 		}
 	}
@@ -51,7 +53,7 @@ func readExportBody(body io.Reader, q ExportQuery, needed []columnRole, v Export
 			return err
 		}
 		if timeColumn >= 0 {
-			t, err := parseTime(row.Fields[timeColumn])
+			t, err := wire.ParseTime(row.Fields[timeColumn])
 			if err != nil {
 				return r.malformed("column %q: %v", header.Columns[timeColumn], err)
 			}
@@ -77,7 +79,7 @@ var byteOrderMark = []byte("\uFEFF")
 
 func newExportReader(body io.Reader, redact func(string) string) *exportReader {
 	rec := &recorder{r: body}
-	br := bufio.NewReaderSize(rec, exportReadAhead)
+	br := bufio.NewReaderSize(rec, readAhead)
 	r := &exportReader{rec: rec, redact: redact}
 	if b, _ := br.Peek(len(byteOrderMark)); bytes.Equal(b, byteOrderMark) {
 		_, _ = br.Discard(len(byteOrderMark))
@@ -91,26 +93,26 @@ func newExportReader(body io.Reader, redact func(string) string) *exportReader {
 
 // header reads the header row. A body without one (empty, or only white
 // space) is an export without clicks.
-func (r *exportReader) header() (ExportHeader, error) {
+func (r *exportReader) header() (Header, error) {
 	record, err := r.read()
 	if errors.Is(err, io.EOF) {
-		return ExportHeader{Columns: []string{}, Raw: r.rec.take(r.bom + r.csv.InputOffset())}, nil
+		return Header{Columns: []string{}, Raw: r.rec.take(r.bom + r.csv.InputOffset())}, nil
 	}
 	if err != nil {
-		return ExportHeader{}, err
+		return Header{}, err
 	}
-	h := ExportHeader{Raw: r.rec.take(r.bom + r.csv.InputOffset())}
+	h := Header{Raw: r.rec.take(r.bom + r.csv.InputOffset())}
 	if !utf8.Valid(h.Raw) {
-		return ExportHeader{}, r.malformed("the header row is not UTF-8 text")
+		return Header{}, r.malformed("the header row is not UTF-8 text")
 	}
 	if len(record) == 1 && strings.TrimSpace(record[0]) == "" {
-		return ExportHeader{Columns: []string{}, Raw: h.Raw}, nil
+		return Header{Columns: []string{}, Raw: h.Raw}, nil
 	}
 	h.Columns = append([]string(nil), record...) // record is reused
 	seen := make(map[string]bool, len(h.Columns))
 	for _, name := range h.Columns {
 		if seen[name] {
-			return ExportHeader{}, r.malformed("the header row names the column %q twice", snippet(name, 100))
+			return Header{}, r.malformed("the header row names the column %q twice", wire.Snippet(name, 100))
 		}
 		seen[name] = true
 	}
@@ -118,19 +120,19 @@ func (r *exportReader) header() (ExportHeader, error) {
 }
 
 // next reads the next record, which must have one field per column.
-func (r *exportReader) next(columns int) (ExportRow, error) {
+func (r *exportReader) next(columns int) (Row, error) {
 	record, err := r.read()
 	if err != nil {
-		return ExportRow{}, err
+		return Row{}, err
 	}
 	raw := r.rec.take(r.bom + r.csv.InputOffset())
 	if len(record) != columns {
-		return ExportRow{}, r.malformed("the record has %d fields, but the header row names %d columns", len(record), columns)
+		return Row{}, r.malformed("the record has %d fields, but the header row names %d columns", len(record), columns)
 	}
 	if !utf8.Valid(raw) {
-		return ExportRow{}, r.malformed("the record is not UTF-8 text")
+		return Row{}, r.malformed("the record is not UTF-8 text")
 	}
-	return ExportRow{Fields: record, Raw: raw}, nil
+	return Row{Fields: record, Raw: raw}, nil
 }
 
 // read is csv.Reader.Read with its errors explained. A transport error is
@@ -143,9 +145,9 @@ func (r *exportReader) read() ([]string, error) {
 		r.line, _ = r.csv.FieldPos(0)
 		return record, nil
 	case errors.As(err, &parseErr):
-		return nil, fmt.Errorf("%w: export: %w", ErrUnexpectedResponse, parseErr)
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, parseErr)
 	case errors.Is(err, errRecordTooLarge):
-		return nil, fmt.Errorf("%w: export: the record after line %d is longer than %d MiB, the most one click may take", ErrUnexpectedResponse, r.line, MaxExportRecordBytes>>20)
+		return nil, fmt.Errorf("%w: the record after line %d is longer than %d MiB, the most one click may take", ErrMalformed, r.line, MaxRecordBytes>>20)
 	}
 	return nil, err
 }
@@ -153,14 +155,14 @@ func (r *exportReader) read() ([]string, error) {
 // malformed is an error about the record (or header) read last. It may
 // quote the export, so it is redacted.
 func (r *exportReader) malformed(format string, args ...any) error {
-	return fmt.Errorf("%w: export: line %d: %s", ErrUnexpectedResponse, r.line, r.redact(fmt.Sprintf(format, args...)))
+	return fmt.Errorf("%w: line %d: %s", ErrMalformed, r.line, r.redact(fmt.Sprintf(format, args...)))
 }
 
 var errRecordTooLarge = errors.New("record too large")
 
 // recorder keeps the bytes of the body from the start of the record being
 // read, so that each record can be handed on as it was sent, and refuses a
-// record longer than MaxExportRecordBytes before it is held in memory.
+// record longer than MaxRecordBytes before it is held in memory.
 type recorder struct {
 	r     io.Reader
 	buf   []byte // body bytes from the start of the previous record on
@@ -170,7 +172,7 @@ type recorder struct {
 }
 
 func (c *recorder) Read(p []byte) (int, error) {
-	if c.read-c.start > MaxExportRecordBytes+exportReadAhead {
+	if c.read-c.start > MaxRecordBytes+readAhead {
 		return 0, errRecordTooLarge
 	}
 	if c.head > 0 && len(c.buf)+len(p) > cap(c.buf) {

@@ -1,26 +1,29 @@
-package client
+package analytics
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/wire"
 )
 
-// columnRole is a column the reader looks for by meaning, since the
+// Column is a column the reader looks for by meaning, since the
 // specification does not show the export's columns: any of its spellings
 // matches, ignoring case, '_', '-', '.' and spaces.
-type columnRole struct {
+type Column struct {
 	meaning   string
 	spellings []string // in order of preference
 }
 
+// The columns a reading may need, found by any of their usual spellings.
 var (
-	roleClickedAt = columnRole{"the time of each click", []string{"clicked_at", "click_time", "clicked_on", "timestamp", "time", "occurred_at", "created_at", "date_time"}}
-	roleLinkID    = columnRole{"the link of each click", []string{"link_id", "short_link_id"}}
-	roleReferrer  = columnRole{"the referrer of each click", []string{"referrer", "referer", "referrer_url", "referer_url", "http_referer", "http_referrer"}}
+	ClickedAt = Column{"the time of each click", []string{"clicked_at", "click_time", "clicked_on", "timestamp", "time", "occurred_at", "created_at", "date_time"}}
+	LinkID    = Column{"the link of each click", []string{"link_id", "short_link_id"}}
+	Referrer  = Column{"the referrer of each click", []string{"referrer", "referer", "referrer_url", "referer_url", "http_referer", "http_referrer"}}
 )
 
 // find returns the index of the role's column in columns, or -1.
-func (r columnRole) find(columns []string) int {
+func (r Column) find(columns []string) int {
 	for _, spelling := range r.spellings {
 		want := normalizeColumn(spelling)
 		for i, c := range columns {
@@ -43,9 +46,9 @@ func normalizeColumn(name string) string {
 }
 
 // missingColumn explains a header row without a column the reading needs.
-func missingColumn(columns []string, r columnRole, redact func(string) string) error {
-	return fmt.Errorf("%w: export: the header row names the columns %s, none of which holds %s (looked for %s)",
-		ErrUnexpectedResponse, redact(snippet(quoteAll(columns), 300)), r.meaning, strings.Join(r.spellings, ", "))
+func missingColumn(columns []string, r Column, redact func(string) string) error {
+	return fmt.Errorf("%w: the header row names the columns %s, none of which holds %s (looked for %s)",
+		ErrMalformed, redact(wire.Snippet(quoteAll(columns), 300)), r.meaning, strings.Join(r.spellings, ", "))
 }
 
 func quoteAll(values []string) string {
@@ -56,7 +59,7 @@ func quoteAll(values []string) string {
 	return strings.Join(quoted, ", ")
 }
 
-func hasRole(roles []columnRole, r columnRole) bool {
+func hasRole(roles []Column, r Column) bool {
 	for _, x := range roles {
 		if x.meaning == r.meaning {
 			return true

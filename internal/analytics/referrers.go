@@ -1,4 +1,4 @@
-package client
+package analytics
 
 import (
 	"container/heap"

@@ -1,4 +1,4 @@
-package client
+package analytics
 
 import (
 	"bufio"
@@ -12,9 +12,9 @@ import (
 )
 
 // summarize counts an export held in memory as SummarizeClicks does.
-func summarize(body string, q ExportQuery) (*ClickSummary, error) {
+func summarize(body string, q Query) (*Summary, error) {
 	var counter clickCounter
-	if err := readExportBody(strings.NewReader(body), q, summaryColumns, &counter, noRedaction); err != nil {
+	if err := Read(strings.NewReader(body), q, summaryColumns, &counter, noRedaction); err != nil {
 		return nil, err
 	}
 	return counter.summary(), nil
@@ -33,11 +33,11 @@ func TestSummarizeClicks(t *testing.T) {
 		click("2027-03-01T12:00:00Z", "l-2", newline) +
 		click("2027-03-02T08:00:00Z", "l-1", "") +
 		click("2027-03-02T09:00:00Z", "l-1", comma)
-	s, err := summarize(body, ExportQuery{})
+	s, err := summarize(body, Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &ClickSummary{
+	want := &Summary{
 		Total:      6,
 		ByLink:     map[string]int64{"l-1": 4, "l-2": 2},
 		ByDay:      map[string]int64{"2027-02-28": 2, "2027-03-01": 2, "2027-03-02": 2},
@@ -54,7 +54,7 @@ func TestSummarizeClicks(t *testing.T) {
 	}
 
 	t.Run("in a range", func(t *testing.T) {
-		s, err := summarize(body, ExportQuery{Since: mustTime(t, "2027-03-01T00:00:00Z"), Until: mustTime(t, "2027-03-02T09:00:00Z")})
+		s, err := summarize(body, Query{Since: mustTime(t, "2027-03-01T00:00:00Z"), Until: mustTime(t, "2027-03-02T09:00:00Z")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,18 +64,18 @@ func TestSummarizeClicks(t *testing.T) {
 		}
 	})
 	t.Run("an empty range", func(t *testing.T) {
-		s, err := summarize(body, ExportQuery{Since: mustTime(t, "2030-01-01T00:00:00Z")})
+		s, err := summarize(body, Query{Since: mustTime(t, "2030-01-01T00:00:00Z")})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := &ClickSummary{ByLink: map[string]int64{}, ByDay: map[string]int64{}, TopReferrers: []ReferrerClicks{}, ReferrersExact: true}
+		want := &Summary{ByLink: map[string]int64{}, ByDay: map[string]int64{}, TopReferrers: []ReferrerClicks{}, ReferrersExact: true}
 		if !reflect.DeepEqual(s, want) {
 			t.Fatalf("got %+v, want %+v", s, want)
 		}
 	})
 	t.Run("an empty export", func(t *testing.T) {
 		for _, body := range []string{"", "\ufeff", "\r\n", " \n", csvHeader} {
-			s, err := summarize(body, ExportQuery{})
+			s, err := summarize(body, Query{})
 			if err != nil || s.Total != 0 || len(s.ByLink) != 0 || len(s.TopReferrers) != 0 || !s.LastClick.IsZero() {
 				t.Fatalf("%q: %+v, %v; want no clicks", body, s, err)
 			}
@@ -101,7 +101,7 @@ func TestSummarizeClicksColumns(t *testing.T) {
 				}
 				return strings.Join(fields, ",") + "\n"
 			}
-			s, err := summarize(header+"\n"+row("2027-03-01T10:00:00Z", "l-1", "https://a/")+row("2027-03-02T10:00:00Z", "l-2", "https://a/"), ExportQuery{})
+			s, err := summarize(header+"\n"+row("2027-03-01T10:00:00Z", "l-1", "https://a/")+row("2027-03-02T10:00:00Z", "l-2", "https://a/"), Query{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,9 +111,9 @@ func TestSummarizeClicksColumns(t *testing.T) {
 		})
 	}
 	t.Run("a missing column is named with what came back", func(t *testing.T) {
-		_, err := summarize("clicked_at,link,source\n2027-03-01T10:00:00Z,l-1,x\n", ExportQuery{})
+		_, err := summarize("clicked_at,link,source\n2027-03-01T10:00:00Z,l-1,x\n", Query{})
 		want := `export: the header row names the columns "clicked_at", "link", "source", none of which holds the link of each click (looked for link_id, short_link_id)`
-		if !errors.Is(err, ErrUnexpectedResponse) || !strings.Contains(fmt.Sprint(err), want) {
+		if !errors.Is(err, ErrMalformed) || !strings.Contains(fmt.Sprint(err), want) {
 			t.Fatalf("error = %v, want %q", err, want)
 		}
 	})
@@ -128,7 +128,7 @@ func TestTopReferrersOrder(t *testing.T) {
 			fmt.Fprintf(&body, "2027-03-01T10:00:00Z,l-1,r%02d\n", i)
 		}
 	}
-	s, err := summarize(body.String(), ExportQuery{})
+	s, err := summarize(body.String(), Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestTopReferrersOrder(t *testing.T) {
 
 // BenchmarkSummarizeClicks reads exports of growing size: time and bytes
 // allocated per click stay the same, and what is held at once is one
-// record (see MaxExportRecordBytes), not the export.
+// record (see MaxRecordBytes), not the export.
 func BenchmarkSummarizeClicks(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		var body bytes.Buffer
@@ -157,7 +157,7 @@ func BenchmarkSummarizeClicks(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				var counter clickCounter
-				if err := readExportBody(bytes.NewReader(body.Bytes()), ExportQuery{}, summaryColumns, &counter, noRedaction); err != nil {
+				if err := Read(bytes.NewReader(body.Bytes()), Query{}, summaryColumns, &counter, noRedaction); err != nil {
 					b.Fatal(err)
 				}
 			}
