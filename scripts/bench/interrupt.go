@@ -24,11 +24,9 @@ const (
 
 func (h *harness) interruptScenario(report *bytes.Buffer) error {
 	fmt.Fprintf(report, "## Stopping on SIGINT\n\n"+
-		"An apply of %d links (half with a slug, every third with UTM parameters) at the default parallelism of 10, "+
-		"against a fraud filter taking %s per create and change, interrupted with SIGINT (as a Ctrl-C or a CI runner's cancel) "+
-		"once the service has answered 5 writes and holds at least 3 in flight. The provider lets writes already sent finish "+
-		"(stop_grace_period, 5 s by default) and sends nothing new. `longest write` is the longest of the writes in flight at the signal, "+
-		"from its arrival to its answer; the target is an exit within that plus %s. `links` compares the service's and the state's links after the exit.\n\n",
+		"**Method** an apply of %d links, filter %s per write, sent SIGINT once 5 writes are answered and 3 or more are in flight; "+
+		"`links` compares service and state after the exit. **Target** exit within the longest write in flight plus %s. "+
+		"**Command** `go run ./scripts/bench -only interrupt`.\n\n",
 		interruptLinks, interruptDelay, interruptMargin)
 	fmt.Fprintf(report, "| run | SIGINT → exit | longest write in flight | its answer after the signal | target | writes in flight | links (service / state) |\n|---|---|---|---|---|---|---|\n")
 	for i := 1; i <= h.o.runs; i++ {

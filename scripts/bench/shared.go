@@ -17,10 +17,9 @@ const sharedLinksPerRun = 30
 
 func (h *harness) sharedScenario(report *bytes.Buffer) error {
 	fmt.Fprintf(report, "## One key, several runs at once\n\n"+
-		"N `terraform apply` processes started together on one API key, each creating %d links, against a write budget "+
-		"of %d requests per %s window and a fraud filter taking %s per create. The key's budget allows no set of applies "+
-		"faster than its floor, (N × %d / %d − 1) windows of waiting. `total` runs from the start to the last apply's exit; "+
-		"`requests` and `answered 429` count every request the service received (reads included).\n\n",
+		"**Method** N `terraform apply` processes started together on one key, %d links each; %d writes per %s window, filter %s per create; "+
+		"`total` until the last exits, `requests` and `429` count reads too. "+
+		"**Floor** (N × %d / %d − 1) windows. **Command** `go run ./scripts/bench -only shared`.\n\n",
 		sharedLinksPerRun, throttleBudget, throttleWindow, throttleDelay, sharedLinksPerRun, throttleBudget)
 	fmt.Fprintf(report, "| runs | total | floor | total / floor | requests | answered 429 | failed applies | links |\n|---|---|---|---|---|---|---|---|\n")
 	for _, n := range h.o.sharedRuns {
@@ -34,9 +33,8 @@ func (h *harness) sharedScenario(report *bytes.Buffer) error {
 		fmt.Fprintln(report)
 		return nil
 	}
-	fmt.Fprintf(report, "\nThe same with a reading run beside two writing runs: a `terraform plan` that imports %d seeded links "+
-		"with `bulk_refresh = false` (a listing for each of them; the read budget is lifted to 2,000 per window so that it "+
-		"measures sharing, not waiting), started with the two applies. `writes done` is when the second apply exited; `reader` is the plan's own time.\n\n", h.o.sharedReadLinks)
+	fmt.Fprintf(report, "\n**Method** two applies as above beside a `terraform plan` importing %d links with `bulk_refresh = false` "+
+		"(a listing each; reads lifted to 2,000 a window); `writes done` when the second apply exits. **Floor** of the writes alone.\n\n", h.o.sharedReadLinks)
 	fmt.Fprintf(report, "| runs | writes done | floor of the writes | writes / floor | reader | requests | answered 429 (reads, writes) | failed runs | links |\n|---|---|---|---|---|---|---|---|---|\n")
 	row, err := h.sharedRow(2, h.o.sharedReadLinks)
 	if err != nil {
