@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
 // reading is an Visitor that keeps everything it is given.
@@ -67,33 +69,14 @@ func mustTime(t *testing.T, s string) time.Time {
 	return tm
 }
 
-const csvHeader = "clicked_at,link_id,slug,short_url,destination,referrer,user_agent\r\n"
-
-// click is one record in the emulator's layout.
-func click(at, linkID, referrer string) string {
-	var b bytes.Buffer
-	fields := []string{at, linkID, "s", "https://go.example.test/s", "https://example.com/", referrer, "curl/8"}
-	for i, f := range fields {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		if strings.ContainsAny(f, ",\"\r\n") {
-			f = `"` + strings.ReplaceAll(f, `"`, `""`) + `"`
-		}
-		b.WriteString(f)
-	}
-	b.WriteString("\r\n")
-	return b.String()
-}
-
 func TestReadExportRange(t *testing.T) {
-	body := csvHeader +
-		click("2027-03-01T09:59:59.999Z", "l-1", "a") +
-		click("2027-03-01T10:00:00.000Z", "l-1", "b") + // == since: in
-		click("2027-03-01T12:00:00+02:00", "l-1", "c") + // 10:00 UTC, another spelling: in
-		click("2027-03-01T10:30:00Z", "l-1", "d") +
-		click("2027-03-01T11:00:00.000Z", "l-1", "e") + // == until: out
-		click("2027-03-01T11:00:00.001Z", "l-1", "f")
+	body := testsupport.ExportHeader +
+		testsupport.ExportClick("2027-03-01T09:59:59.999Z", "l-1", "a") +
+		testsupport.ExportClick("2027-03-01T10:00:00.000Z", "l-1", "b") + // == since: in
+		testsupport.ExportClick("2027-03-01T12:00:00+02:00", "l-1", "c") + // 10:00 UTC, another spelling: in
+		testsupport.ExportClick("2027-03-01T10:30:00Z", "l-1", "d") +
+		testsupport.ExportClick("2027-03-01T11:00:00.000Z", "l-1", "e") + // == until: out
+		testsupport.ExportClick("2027-03-01T11:00:00.001Z", "l-1", "f")
 	since, until := mustTime(t, "2027-03-01T10:00:00Z"), mustTime(t, "2027-03-01T11:00:00Z")
 	referrers := func(r *reading) []string {
 		var out []string
@@ -123,7 +106,7 @@ func TestReadExportRange(t *testing.T) {
 			}
 			// The rows kept, as sent: the header and their own records.
 			var want strings.Builder
-			want.WriteString(csvHeader)
+			want.WriteString(testsupport.ExportHeader)
 			for _, line := range strings.SplitAfter(body, "\r\n")[1:] {
 				if line != "" && slices.Contains(tt.want, strings.Split(line, ",")[5]) {
 					want.WriteString(line)
@@ -197,7 +180,7 @@ func TestReadExportErrors(t *testing.T) {
 func TestReadExportBounds(t *testing.T) {
 	t.Run("a record of the most a click may take", func(t *testing.T) {
 		referrer := strings.Repeat("r", MaxRecordBytes-200)
-		got, err := readAll(csvHeader+click("2027-03-01T10:00:00Z", "l-1", referrer), Query{})
+		got, err := readAll(testsupport.ExportHeader+testsupport.ExportClick("2027-03-01T10:00:00Z", "l-1", referrer), Query{})
 		if err != nil || len(got.rows) != 1 || got.rows[0][5] != referrer {
 			t.Fatalf("%d rows, %v", len(got.rows), err)
 		}

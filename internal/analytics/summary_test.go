@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
 // summarize counts an export held in memory as SummarizeClicks does.
@@ -26,13 +28,13 @@ func TestSummarizeClicks(t *testing.T) {
 		quotes  = `https://news.example.org/?q="spring"`
 		newline = "https://forum.example.com/t/1\r\nsecond line"
 	)
-	body := "\ufeff" + csvHeader +
-		click("2027-02-28T23:59:59.999Z", "l-1", comma) +
-		click("2027-03-01T00:00:00.000Z", "l-1", comma) +
-		click("2027-03-01T01:30:00+02:00", "l-2", quotes) + // 2027-02-28T23:30 UTC
-		click("2027-03-01T12:00:00Z", "l-2", newline) +
-		click("2027-03-02T08:00:00Z", "l-1", "") +
-		click("2027-03-02T09:00:00Z", "l-1", comma)
+	body := "\ufeff" + testsupport.ExportHeader +
+		testsupport.ExportClick("2027-02-28T23:59:59.999Z", "l-1", comma) +
+		testsupport.ExportClick("2027-03-01T00:00:00.000Z", "l-1", comma) +
+		testsupport.ExportClick("2027-03-01T01:30:00+02:00", "l-2", quotes) + // 2027-02-28T23:30 UTC
+		testsupport.ExportClick("2027-03-01T12:00:00Z", "l-2", newline) +
+		testsupport.ExportClick("2027-03-02T08:00:00Z", "l-1", "") +
+		testsupport.ExportClick("2027-03-02T09:00:00Z", "l-1", comma)
 	s, err := summarize(body, Query{})
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +76,7 @@ func TestSummarizeClicks(t *testing.T) {
 		}
 	})
 	t.Run("an empty export", func(t *testing.T) {
-		for _, body := range []string{"", "\ufeff", "\r\n", " \n", csvHeader} {
+		for _, body := range []string{"", "\ufeff", "\r\n", " \n", testsupport.ExportHeader} {
 			s, err := summarize(body, Query{})
 			if err != nil || s.Total != 0 || len(s.ByLink) != 0 || len(s.TopReferrers) != 0 || !s.LastClick.IsZero() {
 				t.Fatalf("%q: %+v, %v; want no clicks", body, s, err)
@@ -145,10 +147,10 @@ func BenchmarkSummarizeClicks(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		var body bytes.Buffer
 		w := bufio.NewWriter(&body)
-		_, _ = w.WriteString(csvHeader)
+		_, _ = w.WriteString(testsupport.ExportHeader)
 		start := time.Date(2027, 3, 1, 0, 0, 0, 0, time.UTC)
 		for i := range n {
-			_, _ = w.WriteString(click(start.Add(time.Duration(i)*time.Minute).Format("2006-01-02T15:04:05.000Z"),
+			_, _ = w.WriteString(testsupport.ExportClick(start.Add(time.Duration(i)*time.Minute).Format("2006-01-02T15:04:05.000Z"),
 				fmt.Sprintf("l-%d", i%100), fmt.Sprintf("https://ref%d.example/", i%50)))
 		}
 		_ = w.Flush()

@@ -15,47 +15,28 @@ import (
 	"time"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
+	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
-// reading is an ExportVisitor that keeps everything it is given.
+// reading is an analytics.Visitor that keeps the rows and the text it is
+// given, and counts how often a reading began.
 type reading struct {
 	begins  int
 	columns []string
 	rows    [][]string
-	times   []time.Time
-	raw     bytes.Buffer // the header's and the rows' Raw, in order
+	raw     bytes.Buffer
 }
 
 func (r *reading) Begin(h analytics.Header) {
 	r.begins++
-	r.columns, r.rows, r.times = h.Columns, nil, nil
+	r.columns, r.rows = h.Columns, nil
 	r.raw.Reset()
 	r.raw.Write(h.Raw)
 }
 
 func (r *reading) Row(row analytics.Row) {
 	r.rows = append(r.rows, slices.Clone(row.Fields))
-	r.times = append(r.times, row.ClickedAt)
 	r.raw.Write(row.Raw)
-}
-
-const csvHeader = "clicked_at,link_id,slug,short_url,destination,referrer,user_agent\r\n"
-
-// click is one record in the emulator's layout.
-func click(at, linkID, referrer string) string {
-	var b bytes.Buffer
-	fields := []string{at, linkID, "s", "https://go.example.test/s", "https://example.com/", referrer, "curl/8"}
-	for i, f := range fields {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		if strings.ContainsAny(f, ",\"\r\n") {
-			f = `"` + strings.ReplaceAll(f, `"`, `""`) + `"`
-		}
-		b.WriteString(f)
-	}
-	b.WriteString("\r\n")
-	return b.String()
 }
 
 func TestReadExport(t *testing.T) {
@@ -121,9 +102,9 @@ func TestReadExportErrorsAreRedacted(t *testing.T) {
 // A connection lost part-way through the export is read again from the
 // start, and the visitor is told to begin again: nothing is counted twice.
 func TestReadExportRetriesFromTheStart(t *testing.T) {
-	body := csvHeader
+	body := testsupport.ExportHeader
 	for i := range 2000 {
-		body += click(fmt.Sprintf("2027-03-01T10:%02d:%02dZ", i/60%60, i%60), "l-1", "https://ref.example/")
+		body += testsupport.ExportClick(fmt.Sprintf("2027-03-01T10:%02d:%02dZ", i/60%60, i%60), "l-1", "https://ref.example/")
 	}
 	var requests atomic.Int32
 	srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -159,7 +140,7 @@ func TestReadExportRetriesFromTheStart(t *testing.T) {
 
 func TestReadExportBounds(t *testing.T) {
 	t.Run("a record longer than a click may be", func(t *testing.T) {
-		body := csvHeader + click("2027-03-01T10:00:00Z", "l-1", "a") + click("2027-03-01T10:00:00Z", "l-1", strings.Repeat("r", 2*analytics.MaxRecordBytes))
+		body := testsupport.ExportHeader + testsupport.ExportClick("2027-03-01T10:00:00Z", "l-1", "a") + testsupport.ExportClick("2027-03-01T10:00:00Z", "l-1", strings.Repeat("r", 2*analytics.MaxRecordBytes))
 		s, srv := serve(t, step{body: body, header: map[string]string{"Content-Type": "text/csv"}})
 		err := newTestClient(t, srv).ReadExport(context.Background(), analytics.Query{}, nil, &reading{})
 		if !errors.Is(err, ErrUnexpectedResponse) || !strings.Contains(err.Error(), "the record after line 2 is longer than 1 MiB") || s.count() != 1 {
