@@ -41,13 +41,7 @@ func TestAccAnalyticsExport_allAndOneLink(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Providers,
 		Steps: []resource.TestStep{{
-			Config: e.config(fmt.Sprintf(`
-data "shortlink_analytics_export" "all" {}
-
-data "shortlink_analytics_export" "one" {
-  link_id = %q
-}
-`, links[0].ID)),
+			Config: e.config(allAndOneExport(links[0].ID)),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.shortlink_analytics_export.all", tfjsonpath.New("row_count"), knownvalue.Int64Exact(5)),
 				statecheck.ExpectKnownValue("data.shortlink_analytics_export.all", tfjsonpath.New("rows"), knownvalue.ListSizeExact(5)),
@@ -84,13 +78,7 @@ func TestAccAnalyticsExport_empty(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Providers,
 		Steps: []resource.TestStep{{
-			Config: e.config(fmt.Sprintf(`
-data "shortlink_analytics_export" "all" {}
-
-data "shortlink_analytics_export" "one" {
-  link_id = %q
-}
-`, links[0].ID)),
+			Config: e.config(allAndOneExport(links[0].ID)),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.shortlink_analytics_export.all", tfjsonpath.New("row_count"), knownvalue.Int64Exact(0)),
 				statecheck.ExpectKnownValue("data.shortlink_analytics_export.all", tfjsonpath.New("rows"), knownvalue.ListSizeExact(0)),
@@ -220,4 +208,16 @@ func TestAccAnalyticsExport_rangeAndIncludes(t *testing.T) {
 			},
 		}},
 	})
+}
+
+// allAndOneExport declares the export of every link ("all") and of the
+// link linkID ("one").
+func allAndOneExport(linkID string) string {
+	return fmt.Sprintf(`
+data "shortlink_analytics_export" "all" {}
+
+data "shortlink_analytics_export" "one" {
+  link_id = %q
+}
+`, linkID)
 }

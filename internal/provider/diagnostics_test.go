@@ -22,13 +22,7 @@ import (
 
 func TestAccLinkErrors_unknownKey(t *testing.T) {
 	e := newTestEnv(t)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		Steps: []resource.TestStep{{
-			Config:      e.providerBlock("sl_test_not_a_key") + linkBody(e.fx.DomainID, "https://example.com/a"),
-			ExpectError: expectErr("401 invalid_api_key", "Check that api_key", "plan still includes the API"),
-		}},
-	})
+	expectFailure(t, e.providerBlock("sl_test_not_a_key")+linkBody(e.fx.DomainID, "https://example.com/a"), "401 invalid_api_key", "Check that api_key", "plan still includes the API")
 }
 
 func TestAccLinkErrors_planWithoutAPI(t *testing.T) {
@@ -36,24 +30,12 @@ func TestAccLinkErrors_planWithoutAPI(t *testing.T) {
 	if err := e.srv.SetAPIEnabled(e.fx.AccountID, false); err != nil {
 		t.Fatal(err)
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		Steps: []resource.TestStep{{
-			Config:      e.config(linkBody(e.fx.DomainID, "https://example.com/a")),
-			ExpectError: expectErr("401 invalid_api_key", "plan still includes the API"),
-		}},
-	})
+	expectFailure(t, e.config(linkBody(e.fx.DomainID, "https://example.com/a")), "401 invalid_api_key", "plan still includes the API")
 }
 
 func TestAccLinkErrors_readOnlyKeyCannotCreate(t *testing.T) {
 	e := newTestEnv(t)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		Steps: []resource.TestStep{{
-			Config:      e.providerBlock(e.fx.ReadKey) + linkBody(e.fx.DomainID, "https://example.com/a"),
-			ExpectError: expectErr("403 insufficient_scope", "needs links:write", "both links:read"),
-		}},
-	})
+	expectFailure(t, e.providerBlock(e.fx.ReadKey)+linkBody(e.fx.DomainID, "https://example.com/a"), "403 insufficient_scope", "needs links:write", "both links:read")
 }
 
 func TestAccLinkErrors_writeOnlyKeyCannotRefresh(t *testing.T) {
@@ -119,19 +101,13 @@ func TestAccLinkErrors_slugTaken(t *testing.T) {
 	if _, err := e.srv.SeedLinks(e.fx.DomainID, "taken", 1); err != nil {
 		t.Fatal(err)
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		Steps: []resource.TestStep{{
-			Config: e.config(fmt.Sprintf(`
+	expectFailure(t, e.config(fmt.Sprintf(`
 resource "shortlink_link" "test" {
   domain_id   = %q
   destination = "https://example.com/a"
   slug        = "taken-0"
 }
-`, e.fx.DomainID)),
-			ExpectError: expectErr("with shortlink_link.test,", "slug", "409 slug_taken", "destination", "differs", "import it", e.fx.DomainID+"/taken-0"),
-		}},
-	})
+`, e.fx.DomainID)), "with shortlink_link.test,", "slug", "409 slug_taken", "destination", "differs", "import it", e.fx.DomainID+"/taken-0")
 }
 
 // TestAccLinkErrors_slugHeldByAnotherResource: two resources of one
@@ -222,25 +198,13 @@ func TestAccLinkErrors_domainOfAnotherAccount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		Steps: []resource.TestStep{{
-			Config:      e.config(linkBody(other.DomainID, "https://example.com/a")),
-			ExpectError: expectErr("with shortlink_link.test,", "domain_id", "400 invalid_request", "no such domain on this account"),
-		}},
-	})
+	expectFailure(t, e.config(linkBody(other.DomainID, "https://example.com/a")), "with shortlink_link.test,", "domain_id", "400 invalid_request", "no such domain on this account")
 }
 
 func TestAccLinkErrors_rateLimitedAfterRetries(t *testing.T) {
 	e := newTestEnv(t)
 	e.srv.Burst429(20, 0)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		Steps: []resource.TestStep{{
-			Config:      e.config(linkBody(e.fx.DomainID, "https://example.com/a")),
-			ExpectError: expectErr("429 rate_limited after every retry", "-parallelism"),
-		}},
-	})
+	expectFailure(t, e.config(linkBody(e.fx.DomainID, "https://example.com/a")), "429 rate_limited after every retry", "-parallelism")
 }
 
 func TestAccLinkErrors_deletedBetweenRefreshAndUpdate(t *testing.T) {

@@ -106,6 +106,16 @@ resource "shortlink_link" "test" {
 `, domainID, destination)
 }
 
+// expectFailure runs config and expects it to fail with an error holding
+// each phrase in order (expectErr).
+func expectFailure(t *testing.T, config string, phrases ...string) {
+	t.Helper()
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps:                    []resource.TestStep{{Config: config, ExpectError: expectErr(phrases...)}},
+	})
+}
+
 // expectErr matches an error holding each phrase in order. Terraform wraps
 // diagnostics at about 80 columns, so a space in a phrase matches any run of
 // white space, line breaks included.
@@ -210,36 +220,24 @@ func TestAccValidation_badProviderSettings(t *testing.T) {
 }
 
 func TestAccSecurity_plainHTTPBaseURLRejected(t *testing.T) {
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		Steps: []resource.TestStep{{
-			Config: `
+	expectFailure(t, `
 provider "shortlink" {
   base_url = "http://api.example.com"
   api_key  = "sl_test_whatever"
 }
-` + linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a"),
-			ExpectError: expectErr("Invalid base_url", "uses plain http", "Use https"),
-		}},
-	})
+`+linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a"), "Invalid base_url", "uses plain http", "Use https")
 }
 
 func TestAccSecurity_tlsCertificatesAreVerified(t *testing.T) {
 	e := newTestEnv(t)
 	tlsServer := httptest.NewTLSServer(e.srv) // a certificate no system root signed
 	t.Cleanup(tlsServer.Close)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf(`
+	expectFailure(t, fmt.Sprintf(`
 provider "shortlink" {
   base_url = %q
   api_key  = %q
 }
-`, tlsServer.URL, e.fx.APIKey) + linkBody(e.fx.DomainID, "https://example.com/a"),
-			ExpectError: expectErr("certificate"),
-		}},
-	})
+`, tlsServer.URL, e.fx.APIKey)+linkBody(e.fx.DomainID, "https://example.com/a"), "certificate")
 	if n := len(e.srv.Links(e.fx.AccountID)); n != 0 {
 		t.Fatalf("%d links were created over an unverified connection", n)
 	}
