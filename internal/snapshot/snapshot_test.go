@@ -90,6 +90,15 @@ func (s *service) set(change func(*service)) {
 	change(s)
 }
 
+// holdListings makes every later listing report its start on started
+// and wait for hold to close.
+func (s *service) holdListings() {
+	s.set(func(s *service) {
+		s.hold = make(chan struct{})
+		s.started = make(chan int, 64)
+	})
+}
+
 // put changes a link on the service, then records it in snap, as the
 // provider does.
 func (s *service) put(snap *Snapshot, l client.Link) {
@@ -200,8 +209,7 @@ func inParallel(n int, f func(i int)) {
 
 func TestSnapshotConcurrentGetsShareOneListing(t *testing.T) {
 	svc := newService("a", "b", "c")
-	svc.hold = make(chan struct{})
-	svc.started = make(chan int, 64)
+	svc.holdListings()
 	s, clk := newSnapshot(svc, lifetime)
 
 	const n = 50
@@ -272,8 +280,7 @@ func TestSnapshotSeesChangesOfTheServiceAfterTheLifetime(t *testing.T) {
 // for it: they must not list again one after the other.
 func TestSnapshotSlowListingServesItsWaiters(t *testing.T) {
 	svc := newService("a")
-	svc.hold = make(chan struct{})
-	svc.started = make(chan int, 64)
+	svc.holdListings()
 	s, clk := newSnapshot(svc, lifetime)
 	svc.during = func() { clk.Advance(2 * lifetime) }
 
@@ -362,10 +369,7 @@ func TestSnapshotWritesDuringListingAreReplayed(t *testing.T) {
 				mustGet(t, s, "a")
 				clk.Advance(lifetime)
 			}
-			svc.set(func(svc *service) {
-				svc.hold = make(chan struct{})
-				svc.started = make(chan int, 64)
-			})
+			svc.holdListings()
 			got := make(chan error, 1)
 			go func() {
 				_, _, err := s.Get(context.Background(), "c")
@@ -457,8 +461,7 @@ func TestSnapshotListErrorReachesEveryWaiter(t *testing.T) {
 	boom := errors.New("boom")
 	svc := newService("a")
 	svc.err = boom
-	svc.hold = make(chan struct{})
-	svc.started = make(chan int, 64)
+	svc.holdListings()
 	s, _ := newSnapshot(svc, lifetime)
 
 	const n = 10
@@ -522,10 +525,7 @@ func TestSnapshotCancelledLeaderDoesNotFailWaiters(t *testing.T) {
 				mustGet(t, s, "a")
 				first = 2
 			}
-			svc.set(func(svc *service) {
-				svc.hold = make(chan struct{})
-				svc.started = make(chan int, 64)
-			})
+			svc.holdListings()
 			leaderCtx, cancelLeader := context.WithCancel(context.Background())
 			leader := make(chan error, 1)
 			go func() {
@@ -568,8 +568,7 @@ func TestSnapshotCancelledLeaderDoesNotFailWaiters(t *testing.T) {
 
 func TestSnapshotCancelledWaiterReturnsPromptly(t *testing.T) {
 	svc := newService("a")
-	svc.hold = make(chan struct{})
-	svc.started = make(chan int, 64)
+	svc.holdListings()
 	s, _ := newSnapshot(svc, lifetime)
 	leader := make(chan error, 1)
 	go func() {
@@ -709,10 +708,7 @@ func TestSnapshotConcurrentMissesShareOneListing(t *testing.T) {
 	svc := newService("a")
 	s, _ := newSnapshot(svc, lifetime)
 	mustGet(t, s, "a")
-	svc.set(func(svc *service) {
-		svc.hold = make(chan struct{})
-		svc.started = make(chan int, 64)
-	})
+	svc.holdListings()
 
 	const n = 50
 	errs := make(chan error, n)
@@ -799,10 +795,7 @@ func TestSnapshotLinksSharesTheConfirmingListing(t *testing.T) {
 	svc := newService("a", "b")
 	s, _ := newSnapshot(svc, lifetime)
 	mustGet(t, s, "a")
-	svc.set(func(svc *service) {
-		svc.hold = make(chan struct{})
-		svc.started = make(chan int, 64)
-	})
+	svc.holdListings()
 	const n = 10
 	done := make(chan struct{}, n)
 	startAll(n, func(i int) {
