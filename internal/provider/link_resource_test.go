@@ -21,6 +21,12 @@ import (
 
 const linkAddr = "shortlink_link.test"
 
+// plannedStep applies config, checking that the plan takes action on
+// shortlink_link.test, then checks the state.
+func plannedStep(config string, action plancheck.ResourceActionType, checks ...statecheck.StateCheck) resource.TestStep {
+	return resource.TestStep{Config: config, ConfigPlanChecks: expectAction(action), ConfigStateChecks: checks}
+}
+
 // expectAction checks that the plan takes action on shortlink_link.test.
 func expectAction(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
 	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, action)}}
@@ -261,16 +267,11 @@ func TestAccLink_changeSlugReplaces(t *testing.T) {
 	e := newTestEnv(t)
 	differentID := statecheck.CompareValue(compare.ValuesDiffer())
 	step := func(slug string, action plancheck.ResourceActionType) resource.TestStep {
-		return resource.TestStep{
-			Config: e.linkConfig(`
+		return plannedStep(e.linkConfig(`
   destination = "https://example.com/x"
-  slug        = "` + slug + `"`),
-			ConfigPlanChecks: expectAction(action),
-			ConfigStateChecks: []statecheck.StateCheck{
-				differentID.AddStateValue(linkAddr, tfjsonpath.New("id")),
-				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("short_url"), knownvalue.StringExact("https://go.example.test/"+slug)),
-			},
-		}
+  slug        = "`+slug+`"`), action,
+			differentID.AddStateValue(linkAddr, tfjsonpath.New("id")),
+			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("short_url"), knownvalue.StringExact("https://go.example.test/"+slug)))
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Providers,
@@ -286,16 +287,11 @@ func TestAccLink_expiresAtComparedByInstant(t *testing.T) {
 	e := newTestEnv(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	step := func(expires string, action plancheck.ResourceActionType) resource.TestStep {
-		return resource.TestStep{
-			Config: e.linkConfig(`
+		return plannedStep(e.linkConfig(`
   destination = "https://example.com/exp"
-  expires_at  = "` + expires + `"`),
-			ConfigPlanChecks: expectAction(action),
-			ConfigStateChecks: []statecheck.StateCheck{
-				sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
-				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact(expires)),
-			},
-		}
+  expires_at  = "`+expires+`"`), action,
+			sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
+			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact(expires)))
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Providers,
