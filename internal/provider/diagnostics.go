@@ -455,3 +455,9 @@ func addMissingSetting(diags *diag.Diagnostics, name, env, what string) {
 	diags.AddAttributeError(path.Root(name), "Missing "+name,
 		"Set "+name+" in the provider block or the "+env+" environment variable to "+what+".")
 }
+
+// addUnexpectedProviderData reports provider data of another type than
+// Configure hands over: a defect of the provider, never of the user.
+func addUnexpectedProviderData(diags interface{ AddError(string, string) }, data any) {
+	diags.AddError("Unexpected provider data", fmt.Sprintf("Expected *providerData, got %T. Please report this issue to the provider developers.", data))
+}

@@ -265,7 +265,7 @@ func providerDataFrom(data any, diags interface{ AddError(string, string) }) *pr
 	}
 	pd, ok := data.(*providerData)
 	if !ok {
-		diags.AddError("Unexpected provider data", fmt.Sprintf("Expected *providerData, got %T. Please report this issue to the provider developers.", data))
+		addUnexpectedProviderData(diags, data)
 		return nil
 	}
 	return pd
