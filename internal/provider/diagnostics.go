@@ -77,13 +77,20 @@ func plainErrorDetail(err error) string {
 	return err.Error() + "\n\nCheck that base_url points at the service and that it is reachable, then run the command again."
 }
 
+// verdictReportedElsewhere reports whether err is a run-wide verdict that another
+// operation explains in full: the first caller with a verdict claims the
+// report and gets false.
+func verdictReportedElsewhere(c *client.Client, err error) bool {
+	return client.IsVerdict(err) && !c.ClaimVerdictReport()
+}
+
 // addOperationError reports an operation that failed. A conclusion the
 // client holds for the whole run (the service cannot be reached, base_url
 // is wrong, the key is refused) is explained in full by the first
 // operation that reports it; the others fail with a line that points to
 // it, so a run of 30 links reads one explanation, not 30.
 func addOperationError(diags *diag.Diagnostics, c *client.Client, action string, err error) {
-	if client.IsVerdict(err) && !c.ClaimVerdictReport() {
+	if verdictReportedElsewhere(c, err) {
 		diags.AddError("Could not "+action, verdictSummary(err)+": the same as the error reported in full once for this run, which says why and what to do.")
 		return
 	}
@@ -95,7 +102,7 @@ func addOperationError(diags *diag.Diagnostics, c *client.Client, action string,
 // only: the run fails on it, and the other refreshes keep their state with
 // a warning (which Terraform folds into one) instead of repeating it.
 func addRefreshError(diags *diag.Diagnostics, c *client.Client, action string, err error) {
-	if client.IsVerdict(err) && !c.ClaimVerdictReport() {
+	if verdictReportedElsewhere(c, err) {
 		diags.AddWarning("Not refreshed", fmt.Sprintf("Could not %s: %s. The error is reported once for the whole run.", action, verdictSummary(err)))
 		return
 	}
@@ -239,7 +246,7 @@ func addSlugHeld(diags *diag.Diagnostics, in client.CreateLinkInput, holder *cli
 // an answer that cannot be read) only skips the check, with a warning.
 func addServiceNotAsked(diags *diag.Diagnostics, c *client.Client, err error) {
 	if client.IsVerdict(err) {
-		if c.ClaimVerdictReport() {
+		if !verdictReportedElsewhere(c, err) {
 			addServiceError(diags, "check the new link against the service", err)
 		}
 		return

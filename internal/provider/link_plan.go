@@ -155,11 +155,6 @@ func plannedCreate(plan linkResourceModel) (in client.CreateLinkInput, known boo
 	if plan.Slug.IsUnknown() || plan.DomainID.IsUnknown() || plan.Destination.IsUnknown() || plan.ExpiresAt.IsUnknown() {
 		return client.CreateLinkInput{}, false
 	}
-	in = client.CreateLinkInput{DomainID: plan.DomainID.ValueString(), Slug: plan.Slug.ValueString(), Destination: plan.Destination.ValueString()}
-	if !plan.ExpiresAt.IsNull() {
-		if t, d := plan.ExpiresAt.ValueRFC3339Time(); !d.HasError() {
-			in.ExpiresAt = &t
-		}
-	}
-	return in, true
+	in, diags := plan.createInput()
+	return in, !diags.HasError()
 }

@@ -221,20 +221,29 @@ func createLinkInput(ctx context.Context, plan linkResourceModel) (client.Create
 	if diags.HasError() {
 		return client.CreateLinkInput{}, nil, diags
 	}
-	in := client.CreateLinkInput{
-		Destination: plan.Destination.ValueString(),
-		DomainID:    plan.DomainID.ValueString(),
-		Slug:        plan.Slug.ValueString(),
-	}
-	if !plan.ExpiresAt.IsNull() {
-		t, d := plan.ExpiresAt.ValueRFC3339Time()
-		diags.Append(d...)
-		if diags.HasError() {
-			return client.CreateLinkInput{}, nil, diags
-		}
-		in.ExpiresAt = &t
+	in, d := plan.createInput()
+	diags.Append(d...)
+	if diags.HasError() {
+		return client.CreateLinkInput{}, nil, diags
 	}
 	return in, utm, diags
+}
+
+// createInput is the POST that creates the link m declares (its UTM
+// parameters are set afterwards, see createLinkInput). Its values must be
+// known.
+func (m linkModel) createInput() (client.CreateLinkInput, diag.Diagnostics) {
+	in := client.CreateLinkInput{
+		Destination: m.Destination.ValueString(),
+		DomainID:    m.DomainID.ValueString(),
+		Slug:        m.Slug.ValueString(),
+	}
+	if m.ExpiresAt.IsNull() {
+		return in, nil
+	}
+	t, diags := m.ExpiresAt.ValueRFC3339Time()
+	in.ExpiresAt = &t
+	return in, diags
 }
 
 // createLink creates the link exactly once, through the links package
