@@ -29,9 +29,10 @@ func NewPlans() *Plans {
 }
 
 // Replacing announces that the create of in, about to be planned,
-// replaces a link that holds in's slug.
-func (p *Plans) Replacing(in client.CreateLinkInput) {
-	if in.Slug == "" {
+// replaces the link old. Only a replacement that keeps old's domain and
+// slug matters: old holds that slug until it is deleted.
+func (p *Plans) Replacing(old, in client.CreateLinkInput) {
+	if in.Slug == "" || identity(old) != identity(in) {
 		return
 	}
 	p.mu.Lock()

@@ -37,7 +37,8 @@ func TestPlans_findTheSecondOfTwoSlugs(t *testing.T) {
 func TestPlans_replacementCountsOnce(t *testing.T) {
 	p := NewPlans()
 	in := client.CreateLinkInput{DomainID: "d1", Slug: "spring"}
-	p.Replacing(in)
+	p.Replacing(client.CreateLinkInput{DomainID: "D1", Slug: "spring", Destination: "https://example.com/old"}, in)
+	p.Replacing(client.CreateLinkInput{DomainID: "d1", Slug: "autumn"}, in) // another slug: nothing held
 	if _, collides, own := p.Declare(in); collides || !own {
 		t.Fatalf("the replacement's create: collides %v, own slug %v; want false, true", collides, own)
 	}

@@ -47,10 +47,10 @@ func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	replacing := replacedBy(state, plan)
 	warnOfReplacement(&resp.Diagnostics, replacing, state, plan, configuredSlug)
 	// Terraform plans the create of a replacement next, with no prior
-	// state: tell that plan the old link holds its slug.
-	if in, known := plannedCreate(plan); known && len(replacing) > 0 && r.data != nil &&
-		in.Slug == state.Slug.ValueString() && strings.EqualFold(in.DomainID, state.DomainID.ValueString()) {
-		r.data.plans.Replacing(in)
+	// state: tell that plan whether the old link holds its slug.
+	if in, known := plannedCreate(plan); known && len(replacing) > 0 && r.data != nil {
+		old, _ := state.createInput()
+		r.data.plans.Replacing(old, in)
 	}
 }
 
