@@ -63,19 +63,21 @@ type allowance struct {
 }
 
 // rateDecision is the answer to one request. reset is how long until the
-// allowance next grows (0: it is whole); a refused request may be sent
-// again after it.
+// allowance is whole again (0: it is whole), the spec's "seconds until the
+// allowance resets"; retry is how long until it next grows, after which a
+// refused request would be allowed (0 when one may go now). In fixed
+// windows both are the end of the window.
 type rateDecision struct {
 	allowed          bool
 	limit, remaining int
-	reset            time.Duration
+	reset, retry     time.Duration
 }
 
 func newRateLimiter() *rateLimiter { return &rateLimiter{allowances: map[string]*allowance{}} }
 
 // take consumes one request of the key's allowance when there is one left.
-// A refused request consumes nothing, so a client that waits for the reset
-// gets what it waited for.
+// A refused request consumes nothing, so a client that waits for the retry
+// time gets what it waited for.
 func (rl *rateLimiter) take(key, class string, l Limits, now time.Time) rateDecision {
 	return rl.decide(key, class, l, now, true)
 }
@@ -95,23 +97,22 @@ func (rl *rateLimiter) decide(key, class string, l Limits, now time.Time, consum
 		rl.allowances[id] = a
 	}
 	limit, length := l.limitFor(class), time.Duration(l.Window)
-	d := rateDecision{limit: limit}
+	var d rateDecision
 	switch l.Model {
 	case ModelSliding:
-		d.remaining, d.reset = a.sliding(limit, length, now, consume)
+		d = a.sliding(limit, length, now, consume)
 	case ModelBucket:
-		d.remaining, d.reset = a.bucket(limit, length, now, consume)
+		d = a.bucket(limit, length, now, consume)
 	default:
-		d.remaining, d.reset = a.fixed(limit, length, l.Model == ModelClock, now, consume)
+		d = a.fixed(limit, length, l.Model == ModelClock, now, consume)
 	}
-	d.allowed = d.remaining >= 0
-	d.remaining = max(d.remaining, 0)
+	d.limit = limit
 	return d
 }
 
-// fixed counts in fixed windows. It returns what remains after this
-// request (-1: refused) and the time until the window ends.
-func (a *allowance) fixed(limit int, length time.Duration, aligned bool, now time.Time, consume bool) (int, time.Duration) {
+// fixed counts in fixed windows: the allowance is whole again, and grows,
+// when the window ends.
+func (a *allowance) fixed(limit int, length time.Duration, aligned bool, now time.Time, consume bool) rateDecision {
 	start, count := a.start, a.count
 	if !now.Before(start.Add(length)) { // the window is over: the next starts now, or at the clock's turn
 		start, count = now, 0
@@ -119,63 +120,69 @@ func (a *allowance) fixed(limit int, length time.Duration, aligned bool, now tim
 			start = now.Truncate(length)
 		}
 	}
-	reset := start.Add(length).Sub(now)
-	switch {
-	case !consume:
-		return limit - count, reset
-	case count >= limit:
-		return -1, reset
+	end := start.Add(length).Sub(now)
+	d := rateDecision{allowed: count < limit, reset: end, retry: end}
+	if d.allowed && consume {
+		a.start, a.count = start, count+1
+		count++
 	}
-	a.start, a.count = start, count+1
-	return limit - a.count, reset
+	d.remaining = max(limit-count, 0) // a limit lowered at run time may be overspent
+	if d.allowed && count < limit {
+		d.retry = 0
+	}
+	return d
 }
 
-// sliding counts the requests allowed in the last window length. The time
-// until the allowance grows is when the oldest of them leaves the window.
-func (a *allowance) sliding(limit int, length time.Duration, now time.Time, consume bool) (int, time.Duration) {
+// sliding counts the requests allowed in the last window length. The
+// allowance grows when the oldest of them leaves the window and is whole
+// when the newest has.
+func (a *allowance) sliding(limit int, length time.Duration, now time.Time, consume bool) rateDecision {
 	for len(a.allowed) > 0 && !now.Before(a.allowed[0].Add(length)) {
 		a.allowed = a.allowed[1:]
 	}
-	until := func() time.Duration {
-		if len(a.allowed) == 0 {
-			return 0
+	d := rateDecision{allowed: len(a.allowed) < limit}
+	if d.allowed && consume {
+		a.allowed = append(a.allowed, now)
+	}
+	d.remaining = max(limit-len(a.allowed), 0)
+	if n := len(a.allowed); n > 0 {
+		d.reset = a.allowed[n-1].Add(length).Sub(now)
+		if d.remaining == 0 {
+			d.retry = a.allowed[0].Add(length).Sub(now)
 		}
-		return a.allowed[0].Add(length).Sub(now)
 	}
-	switch {
-	case !consume:
-		return limit - len(a.allowed), until()
-	case len(a.allowed) >= limit:
-		return -1, until()
-	}
-	a.allowed = append(a.allowed, now)
-	return limit - len(a.allowed), until()
+	return d
 }
 
-// bucket refills limit tokens per window length, up to limit. The time
-// until the allowance grows is until the next whole token.
-func (a *allowance) bucket(limit int, length time.Duration, now time.Time, consume bool) (int, time.Duration) {
+// bucket refills limit tokens per window length, up to limit. The
+// allowance grows with the next whole token and is whole when the bucket
+// is full.
+func (a *allowance) bucket(limit int, length time.Duration, now time.Time, consume bool) rateDecision {
 	perSecond := float64(limit) / length.Seconds()
 	if a.fresh {
 		a.tokens, a.filled, a.fresh = float64(limit), now, false
 	}
 	a.tokens = math.Min(float64(limit), a.tokens+now.Sub(a.filled).Seconds()*perSecond)
 	a.filled = now
-	if consume && a.tokens >= 1 {
+	d := rateDecision{allowed: a.tokens >= 1}
+	if d.allowed && consume {
 		a.tokens--
-	} else if consume {
-		return -1, a.nextToken(limit, perSecond)
 	}
-	return int(a.tokens), a.nextToken(limit, perSecond)
+	d.remaining = int(a.tokens)
+	d.reset = untilTokens(float64(limit)-a.tokens, perSecond)
+	if d.remaining == 0 {
+		d.retry = untilTokens(1-a.tokens, perSecond)
+	}
+	return d
 }
 
-func (a *allowance) nextToken(limit int, perSecond float64) time.Duration {
-	if a.tokens >= float64(limit) {
+// untilTokens is how long the bucket takes to gain n tokens, up to the
+// millisecond past the float's noise: never early.
+func untilTokens(n, perSecond float64) time.Duration {
+	if n <= 0 {
 		return 0
 	}
-	whole := math.Floor(a.tokens) + 1
-	// Up to the millisecond, past the float's noise: never early.
-	ms := math.Ceil((whole-a.tokens)/perSecond*1000 - 1e-6)
+	ms := math.Ceil(n/perSecond*1000 - 1e-6)
 	return time.Duration(ms) * time.Millisecond
 }
 
@@ -193,4 +200,26 @@ func ceilSeconds(d time.Duration) int {
 		return 0
 	}
 	return int((d + time.Second - 1) / time.Second)
+}
+
+// RateLimiter counts write requests as the server does, for simulations of
+// clients that run without HTTP (the provider's pacing tests).
+type RateLimiter struct{ rl *rateLimiter }
+
+// NewRateLimiter returns a limiter with no request counted.
+func NewRateLimiter() *RateLimiter { return &RateLimiter{rl: newRateLimiter()} }
+
+// Take answers one write of key at now under l: whether it is allowed,
+// what remains, how long until the allowance is whole again and how long
+// until it next grows, exactly (the server rounds both up to whole seconds
+// in its headers).
+func (r *RateLimiter) Take(key string, l Limits, now time.Time) (allowed bool, remaining int, reset, retry time.Duration) {
+	d := r.rl.take(key, classWrite, l, now)
+	return d.allowed, d.remaining, d.reset, d.retry
+}
+
+// Peek answers as Take would, without counting the write.
+func (r *RateLimiter) Peek(key string, l Limits, now time.Time) (allowed bool, remaining int, reset, retry time.Duration) {
+	d := r.rl.peek(key, classWrite, l, now)
+	return d.allowed, d.remaining, d.reset, d.retry
 }

@@ -284,51 +284,53 @@ func containsID(links []map[string]any, id string) bool {
 // the clock.
 func TestRateLimitModels(t *testing.T) {
 	type step struct {
-		at        time.Duration // since the start
-		allowed   bool
-		remaining int
-		reset     time.Duration
+		at           time.Duration // since the start
+		allowed      bool
+		remaining    int
+		reset, retry time.Duration
 	}
+	const s = time.Second
 	for model, steps := range map[string][]step{
 		ModelFirstRequest: { // windows start at a request
-			{0, true, 1, 10 * time.Second},
-			{1 * time.Second, true, 0, 9 * time.Second},
-			{2 * time.Second, false, 0, 8 * time.Second},
-			{10 * time.Second, true, 1, 10 * time.Second},
+			{0, true, 1, 10 * s, 0},
+			{1 * s, true, 0, 9 * s, 9 * s},
+			{2 * s, false, 0, 8 * s, 8 * s},
+			{10 * s, true, 1, 10 * s, 0},
 		},
 		ModelClock: { // windows turn at 10 s, 20 s … of the clock: 7 s, 17 s … after the start
-			{0, true, 1, 7 * time.Second},
-			{1 * time.Second, true, 0, 6 * time.Second},
-			{6 * time.Second, false, 0, 1 * time.Second},
-			{7 * time.Second, true, 1, 10 * time.Second},
+			{0, true, 1, 7 * s, 0},
+			{1 * s, true, 0, 6 * s, 6 * s},
+			{6 * s, false, 0, 1 * s, 1 * s},
+			{7 * s, true, 1, 10 * s, 0},
 		},
 		ModelSliding: { // a request leaves the count 10 s after it was allowed
-			{0, true, 1, 10 * time.Second},
-			{4 * time.Second, true, 0, 6 * time.Second},
-			{5 * time.Second, false, 0, 5 * time.Second},
-			{10 * time.Second, true, 0, 4 * time.Second},
-			{14 * time.Second, true, 0, 6 * time.Second},
+			{0, true, 1, 10 * s, 0},
+			{4 * s, true, 0, 10 * s, 6 * s},
+			{5 * s, false, 0, 9 * s, 5 * s},
+			{10 * s, true, 0, 10 * s, 4 * s},
+			{14 * s, true, 0, 10 * s, 6 * s},
 		},
 		ModelBucket: { // full at first; one token every 5 s
-			{0, true, 1, 5 * time.Second},
-			{0, true, 0, 5 * time.Second},
-			{2 * time.Second, false, 0, 3 * time.Second},
-			{5 * time.Second, true, 0, 5 * time.Second},
-			{20 * time.Second, true, 1, 5 * time.Second},
+			{0, true, 1, 5 * s, 0},
+			{0, true, 0, 10 * s, 5 * s},
+			{2 * s, false, 0, 8 * s, 3 * s},
+			{5 * s, true, 0, 10 * s, 5 * s},
+			{20 * s, true, 1, 5 * s, 0},
 		},
 	} {
 		t.Run(model, func(t *testing.T) {
 			rl := newRateLimiter()
 			limits := Limits{Write: 2, Read: 2, Window: Duration(10 * time.Second), Model: model}
 			start := time.Date(2027, 1, 5, 12, 0, 3, 0, time.UTC)
-			for _, s := range steps {
-				d := rl.take("key", classWrite, limits, start.Add(s.at))
-				if d.allowed != s.allowed || d.remaining != s.remaining || d.reset != s.reset {
-					t.Errorf("at %s: allowed %v, remaining %d, reset %s; want %v, %d, %s", s.at, d.allowed, d.remaining, d.reset, s.allowed, s.remaining, s.reset)
+			for _, st := range steps {
+				d := rl.take("key", classWrite, limits, start.Add(st.at))
+				if d.allowed != st.allowed || d.remaining != st.remaining || d.reset != st.reset || d.retry != st.retry {
+					t.Errorf("at %s: allowed %v, remaining %d, reset %s, retry %s; want %v, %d, %s, %s",
+						st.at, d.allowed, d.remaining, d.reset, d.retry, st.allowed, st.remaining, st.reset, st.retry)
 				}
 			}
-			if p := rl.peek("other", classWrite, limits, start); p.remaining != 2 || !p.allowed {
-				t.Errorf("an unused key: remaining %d; want the whole limit", p.remaining)
+			if p := rl.peek("other", classWrite, limits, start); p.remaining != 2 || !p.allowed || p.retry != 0 {
+				t.Errorf("an unused key: remaining %d, retry %s; want the whole limit at once", p.remaining, p.retry)
 			}
 		})
 	}

@@ -219,7 +219,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, handle apiHand
 	decision := s.limiter.take(token, rt.class(), settings.Limits, s.now())
 	setRateHeaders(rec, decision.limit, decision.remaining, decision.reset)
 	if !decision.allowed {
-		rec.Header().Set("Retry-After", fmt.Sprint(ceilSeconds(decision.reset)))
+		rec.Header().Set("Retry-After", fmt.Sprint(ceilSeconds(decision.retry)))
 		s.writeError(rec, http.StatusTooManyRequests, "rate_limited", "rate limit exceeded; retry after the time in Retry-After")
 		return
 	}

@@ -1,0 +1,110 @@
+package pacing
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+)
+
+var models = []string{emulator.ModelFirstRequest, emulator.ModelClock, emulator.ModelSliding, emulator.ModelBucket}
+
+// matrix is every shape the pacing is held to: models × windows × limits ×
+// 1 to 8 runs of 30 to 50 links, started within 300 ms of each other.
+func matrix() []shape {
+	var out []shape
+	for _, m := range models {
+		for _, w := range []time.Duration{2 * time.Second, 10 * time.Second, time.Minute} {
+			for _, l := range []int{10, 20, 60} {
+				for _, n := range []int{1, 2, 3, 5, 8} {
+					sh := shape{model: m, window: w, limit: l}
+					for i := range n {
+						sh.links = append(sh.links, 30+10*(i%3))
+						sh.starts = append(sh.starts, time.Duration(i*73%300)*time.Millisecond)
+					}
+					out = append(out, sh)
+				}
+			}
+		}
+	}
+	return out
+}
+
+type cell struct {
+	shape
+	cellOutcome
+}
+
+// TestPacingMatrix runs the whole matrix and prints its table (with -v
+// or PACING_TABLE=1): every link exactly once, every run finished, and
+// the figures DESIGN.md and BENCHMARKS.md quote.
+func TestPacingMatrix(t *testing.T) {
+	var cells []cell
+	for _, sh := range matrix() {
+		c := cell{sh, simulate(sh)}
+		cells = append(cells, c)
+		for _, o := range c.cellOutcome {
+			if o.written != o.wanted {
+				t.Errorf("%s: %d writes carried out, want %d", sh, o.written, o.wanted)
+			}
+			if o.total >= 24*time.Hour {
+				t.Errorf("%s: a run never finished", sh)
+			}
+			if o.early > 0 {
+				t.Errorf("%s: %d writes went before a Retry-After had passed", sh, o.early)
+			}
+		}
+	}
+	if testing.Verbose() || os.Getenv("PACING_TABLE") != "" {
+		printTable(cells)
+	}
+	// A guard against regressions, just above what BENCHMARKS.md reports
+	// (the aims, 1.10x and 2 %, are not met in every cell: see there).
+	mean, refused := overall(cells)
+	if mean > 1.16 || refused > 0.075 {
+		t.Errorf("all simulations: %.3fx the floor on average, %.2f%% answered 429; was at most 1.16x and 7.5%%", mean, 100*refused)
+	}
+	for _, c := range cells {
+		if c.worstRatio() > 2.5 {
+			t.Errorf("%s: %.2fx the floor; no cell was above 2.5x", c.shape, c.worstRatio())
+		}
+	}
+}
+
+// overall is the mean ratio to the floor of every simulation, and the
+// share of all their requests answered 429.
+func overall(cells []cell) (mean, refused float64) {
+	var requests, refusals, runs int
+	for _, c := range cells {
+		for _, o := range c.cellOutcome {
+			requests += o.requests
+			refusals += o.refused
+			mean += o.ratio()
+			runs++
+		}
+	}
+	return mean / float64(runs), float64(refusals) / float64(requests)
+}
+
+func printTable(cells []cell) {
+	for i, c := range cells {
+		if i%5 == 0 {
+			fmt.Printf("\n%-13s %2d per %3s:", c.model, c.limit, c.window)
+		}
+		fmt.Printf("  %4.2fx %4.1f%%", c.worstRatio(), 100*c.worstRefused())
+	}
+	fmt.Println()
+	byRatio := append([]cell(nil), cells...)
+	sort.SliceStable(byRatio, func(i, j int) bool { return byRatio[i].worstRatio() > byRatio[j].worstRatio() })
+	byRefused := append([]cell(nil), cells...)
+	sort.SliceStable(byRefused, func(i, j int) bool { return byRefused[i].worstRefused() > byRefused[j].worstRefused() })
+	mean, refused := overall(cells)
+	mid := len(cells) / 2
+	fmt.Printf("worst ratio:    %s  %.2fx the floor (%.1f s), %.1f%% answered 429\n", byRatio[0].shape, byRatio[0].worstRatio(), byRatio[0].cellOutcome[0].floor.Seconds(), 100*byRatio[0].worstRefused())
+	fmt.Printf("worst refusals: %s  %.2fx, %.1f%% answered 429\n", byRefused[0].shape, byRefused[0].worstRatio(), 100*byRefused[0].worstRefused())
+	fmt.Printf("median cell: %.2fx the floor, %.1f%% answered 429 (the worst of %d seeds)\n", byRatio[mid].worstRatio(), 100*byRefused[mid].worstRefused(), len(seeds))
+	fmt.Printf("all simulations: mean %.3fx the floor; %.2f%% of requests answered 429\n", mean, 100*refused)
+}

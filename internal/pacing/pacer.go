@@ -1,0 +1,299 @@
+// Package pacing decides when the next request of one rate-limit class may
+// go, alone or beside other clients of the same key, from what the answers
+// say (X-RateLimit-Limit, -Remaining, -Reset, Retry-After). It holds no
+// clock and no timer, so the client and the virtual-time simulation that
+// tests it run the same rule; DESIGN.md ("Pacing") states it.
+package pacing
+
+import (
+	"math"
+	"time"
+)
+
+// Answer is what one answer said of the allowance; -1 where it said
+// nothing.
+type Answer struct {
+	Limit, Remaining int
+	// Reset is how long until the allowance is whole again.
+	Reset time.Duration
+	// RetryAfter is the wait a refusal asked for.
+	RetryAfter time.Duration
+	Refused    bool // a 429
+}
+
+// Unmetered is the answer of a service that sent no rate-limit headers.
+var Unmetered = Answer{Limit: -1, Remaining: -1, Reset: -1, RetryAfter: -1}
+
+// MaxBelievableReset is the longest wait the pacer believes: a longer
+// Reset or Retry-After is garbage.
+const MaxBelievableReset = 24 * time.Hour
+
+// Ticket is what Sent hands a request and Answered or Lost takes back.
+type Ticket struct {
+	seq, epoch int
+	sentAt     time.Time
+}
+
+// WaitForAnswer is Next's answer when only an answer can let a request go.
+const WaitForAnswer = time.Duration(math.MaxInt64)
+
+// Pacer is the rule for one class of one client. It is not safe for
+// concurrent use: the client guards it.
+type Pacer struct {
+	maxShare  float64
+	unmetered bool
+	limit     int
+	seq       int // requests sent
+	// The shortest round trip, and the longest of this epoch and the last.
+	fastest, slowest, lastSlowest time.Duration
+
+	// epoch counts the times the allowance was whole again; resetAt is
+	// when it next is (zero: not known), resetFrom the earliest the
+	// answers allow, wholeAt the latest any answer of this epoch gave
+	// (lastWhole: the last's); notBefore is what a Retry-After asked.
+	epoch                                             int
+	resetAt, resetFrom, wholeAt, lastWhole, notBefore time.Time
+
+	// This epoch: our requests on their way, and sent; the first one and
+	// the census (0: not sent, -1: none this epoch); the latest answered
+	// and what it said remains; our first request's place in the count.
+	out, sent, firstSeq, censusSeq int
+	answered, remaining, place     int
+
+	// clients is how many clients the latest census counted; others is
+	// whether the count showed any but us in the last epoch or this one.
+	clients           float64
+	others, othersNow bool
+}
+
+// New returns the pacer of one class; maxShare caps our part of the
+// allowance (1: all of it).
+func New(maxShare float64) *Pacer {
+	if maxShare <= 0 || maxShare > 1 {
+		maxShare = 1
+	}
+	// Until a census has counted, others may be there.
+	return &Pacer{maxShare: maxShare, limit: -1, clients: 1, others: true}
+}
+
+// Next says how long to wait before the next request may go: 0 now,
+// WaitForAnswer when only an answer can change that.
+func (p *Pacer) Next(now time.Time) time.Duration {
+	if p.unmetered {
+		return 0
+	}
+	if now.Before(p.notBefore) {
+		return p.notBefore.Sub(now)
+	}
+	if !p.resetAt.IsZero() && !now.Before(p.due()) {
+		p.turn()
+	}
+	switch {
+	case p.firstSeq == 0:
+		return 0 // the epoch's first request: what remains, and our place
+	case p.answered == 0 || p.censusSeq > p.answered:
+		// Waiting for the first answer, or the census's.
+	case p.capped():
+	case p.censusDue():
+		return 0 // one more, to count the clients between our two
+	case p.out < p.quota():
+		return 0
+	}
+	switch {
+	case p.out > 0:
+		return WaitForAnswer
+	case p.resetAt.IsZero():
+		// Spent, and no answer said when it is whole again: look again
+		// after a second, the headers' own resolution.
+		p.resetAt = now.Add(time.Second)
+	}
+	return p.due().Sub(now)
+}
+
+// due is when the next epoch may begin: our request was counted some time
+// after we sent it, and so will the next be. Round trips that differ by so
+// much say the way there may differ by half as much: wait that longer.
+func (p *Pacer) due() time.Time {
+	return p.resetAt.Add((max(p.slowest, p.lastSlowest) - p.fastest) / 2)
+}
+
+// censusDue is whether the census may go: others may be there, and what
+// remains is a round of one request per client we know of.
+func (p *Pacer) censusDue() bool {
+	return p.others && p.censusSeq == 0 && p.remaining >= max(p.place, int(p.clients))
+}
+
+// quota is how many of our requests may be on their way: half of our part
+// of what the latest answer said remains, so that the others' requests on
+// their way too still fit; or one while a round of one per client does.
+func (p *Pacer) quota() int {
+	q := int(float64(p.remaining) / (2 * p.clients))
+	if q == 0 && float64(p.remaining) >= p.clients {
+		q = 1
+	}
+	return q
+}
+
+// capped is whether this epoch has taken the part maxShare allows.
+func (p *Pacer) capped() bool {
+	return p.maxShare < 1 && p.limit > 0 && p.sent >= max(int(p.maxShare*float64(p.limit)), 1)
+}
+
+// Sent notes a request leaving now.
+func (p *Pacer) Sent(now time.Time) Ticket {
+	p.seq++
+	p.out++
+	p.sent++
+	switch {
+	case p.unmetered:
+	case p.firstSeq == 0:
+		p.firstSeq = p.seq
+	case p.others && p.censusSeq == 0 && p.answered > 0:
+		p.censusSeq = p.seq // the next after the first counts the clients
+	}
+	return Ticket{seq: p.seq, epoch: p.epoch, sentAt: now}
+}
+
+// Lost notes a request that got no answer (it may have been counted).
+func (p *Pacer) Lost(t Ticket) {
+	if t.epoch != p.epoch {
+		return
+	}
+	p.out--
+	switch t.seq {
+	case p.firstSeq:
+		if p.answered == 0 {
+			p.firstSeq = 0 // open the epoch again
+		}
+	case p.censusSeq:
+		p.censusSeq = -1
+	}
+}
+
+// Answered takes in the answer to t, received at now.
+func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
+	a = believable(a)
+	if a.Refused {
+		p.unmetered = false
+		p.refused(t, now, a)
+		return
+	}
+	// Without a count the service meters nothing, or says too little to
+	// pace by: only refusals slow us then.
+	p.unmetered = a.Remaining < 0
+	if a.Limit > 0 {
+		p.limit = a.Limit
+	}
+	if t.epoch != p.epoch {
+		return // an answer from an epoch that has ended
+	}
+	p.out--
+	rtt := now.Sub(t.sentAt)
+	if p.fastest == 0 || rtt < p.fastest {
+		p.fastest = rtt
+	}
+	p.slowest = max(p.slowest, rtt)
+	if t.seq >= p.answered && !p.unmetered && p.limit > 0 { // else overtaken: it knows less
+		if a.Reset >= 0 {
+			p.learnReset(t.sentAt, a.Reset)
+		}
+		p.count(t, a.Remaining)
+	}
+}
+
+// learnReset takes in that the allowance is whole reset after a request
+// sent at sentAt. Reset comes in whole seconds, rounded up: the moment is
+// within the second before sentAt+reset. Answers that agree narrow it
+// down; one that does not (more requests were counted since, and under a
+// sliding window or a bucket that puts the moment later) replaces them.
+func (p *Pacer) learnReset(sentAt time.Time, reset time.Duration) {
+	lo, hi := sentAt.Add(reset-time.Second), sentAt.Add(reset)
+	p.wholeAt = later(p.wholeAt, hi)
+	if p.resetAt.IsZero() || !lo.Before(p.resetAt) || !p.resetFrom.Before(hi) {
+		p.resetFrom, p.resetAt = lo, hi
+		return
+	}
+	p.resetFrom = later(p.resetFrom, lo)
+	if hi.Before(p.resetAt) {
+		p.resetAt = hi
+	}
+}
+
+// believable drops what no service means: a negative count, a remaining
+// above the limit (the limit is believed, the remaining clamped), a wait
+// beyond MaxBelievableReset.
+func believable(a Answer) Answer {
+	a.Limit, a.Remaining = max(a.Limit, -1), max(a.Remaining, -1)
+	if a.Limit > 0 {
+		a.Remaining = min(a.Remaining, a.Limit)
+	}
+	for _, d := range []*time.Duration{&a.Reset, &a.RetryAfter} {
+		if *d < 0 || *d > MaxBelievableReset {
+			*d = -1
+		}
+	}
+	return a
+}
+
+// count takes in what the answer to our request t said remains.
+func (p *Pacer) count(t Ticket, remaining int) {
+	place := p.limit - remaining
+	switch t.seq {
+	case p.firstSeq:
+		p.place = place
+		if place > int(p.clients)+1 && p.lastWhole.After(t.sentAt) {
+			// More came before us than the clients we know of sent: it
+			// is not whole yet (a sliding window gives it back as it
+			// was spent). Wait until the last epoch said it would be.
+			p.resetFrom, p.resetAt = p.lastWhole, p.lastWhole
+		}
+	case p.censusSeq:
+		p.clients = math.Max(1, float64(place-p.place))
+	}
+	if p.remaining-remaining > p.seq-p.answered || t.seq == p.firstSeq && place > 1 {
+		p.othersNow = true // the count fell by more than our requests
+	}
+	p.others = p.others || p.othersNow
+	p.answered, p.remaining = t.seq, remaining
+}
+
+// refused ends the epoch until Retry-After.
+func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
+	if t.epoch == p.epoch {
+		p.out--
+		if t.seq == p.censusSeq && p.place > 0 && p.limit > 0 {
+			// The others took what remained after our first request
+			// within one round trip: one each, at least.
+			p.clients = math.Max(p.clients, float64(p.limit-p.place+1))
+			p.censusSeq = -1
+		}
+	}
+	wait := a.RetryAfter
+	if wait < 0 {
+		wait = max(a.Reset, time.Second)
+	}
+	p.notBefore = later(p.notBefore, now.Add(wait))
+	p.resetFrom, p.resetAt = p.notBefore, p.notBefore
+	p.remaining = 0
+	p.others, p.othersNow = true, true
+}
+
+// turn starts an epoch: the allowance is whole again.
+func (p *Pacer) turn() {
+	p.epoch++
+	p.slowest, p.lastSlowest = 0, p.slowest
+	p.lastWhole = p.wholeAt
+	p.resetFrom, p.resetAt, p.wholeAt = time.Time{}, time.Time{}, time.Time{}
+	p.out, p.sent, p.firstSeq, p.censusSeq, p.answered, p.remaining, p.place = 0, 0, 0, 0, 0, 0, 0
+	p.others, p.othersNow = p.othersNow, false
+	if !p.others {
+		p.clients = 1
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,151 @@
+package pacing
+
+import (
+	"testing"
+	"time"
+)
+
+// Each rule DESIGN.md states ("Pacing") has a test here, asserting what it
+// does for the runs (ratio to the floor, requests answered 429, order of
+// finishing) through the simulation; what the simulation cannot show (a
+// service without headers, garbage headers, a lost request) is asserted
+// through the Pacer itself.
+
+// spread is n start offsets within 300 ms, as runs a pipeline starts
+// together reach the service.
+func spread(n int) []time.Duration {
+	var out []time.Duration
+	for i := range n {
+		out = append(out, time.Duration(i*73%300)*time.Millisecond)
+	}
+	return out
+}
+
+func within(t *testing.T, sh shape, ratio, refused float64) cellOutcome {
+	t.Helper()
+	c := simulate(sh)
+	if c.worstRatio() > ratio || c.worstRefused() > refused {
+		t.Errorf("%s: %.2fx the floor, %.1f%% answered 429; want at most %.2fx and %.1f%%",
+			sh, c.worstRatio(), 100*c.worstRefused(), ratio, 100*refused)
+	}
+	return c
+}
+
+// An epoch begins when the answers say the allowance is whole again: a run
+// alone follows the windows, whether they start at its first request or on
+// the clock, and is never refused.
+func TestRule_epochBeginsWhenTheAllowanceIsWhole(t *testing.T) {
+	for _, model := range []string{"first-request", "clock"} {
+		within(t, shape{model: model, window: 10 * time.Second, limit: 10, links: []int{40}}, 1.05, 0)
+	}
+}
+
+// The census counts the clients, and each keeps half its part of what
+// remains on the way: three runs on the spec's 60 writes a minute share it
+// at the floor.
+func TestRule_censusSharesTheWindow(t *testing.T) {
+	for _, model := range []string{"first-request", "clock", "sliding"} {
+		within(t, shape{model: model, window: time.Minute, limit: 60, links: []int{50, 50, 50}, starts: spread(3)}, 1.05, 0.02)
+	}
+}
+
+// Half of our part leaves room for runs that come a little later: two
+// small runs beside a large one finish long before it, most often in their
+// first window (in one draw of three, a small run's census counted the
+// large run's requests as clients, and it finished in the second).
+func TestRule_halfOfOurPartLeavesRoom(t *testing.T) {
+	for _, model := range models {
+		sh := shape{model: model, window: time.Minute, limit: 60, links: []int{100, 10, 10}, starts: spread(3)}
+		inFirst := 0
+		for _, o := range simulate(sh) {
+			if o.ends[1] >= o.ends[0] || o.ends[2] >= o.ends[0] || max(o.ends[1], o.ends[2]) > 2*sh.window {
+				t.Errorf("%s: the runs finished after %v, want the small ones first, within two windows", sh, o.ends)
+			}
+			if max(o.ends[1], o.ends[2]) < sh.window {
+				inFirst++
+			}
+		}
+		if inFirst < 2 {
+			t.Errorf("%s: the small runs finished in their first window in %d draws of %d, want 2", sh, inFirst, len(seeds))
+		}
+	}
+}
+
+// One more request whenever a round of one per client fits: the last
+// requests of each window are used, not left.
+func TestRule_roundOfOneUsesTheRest(t *testing.T) {
+	within(t, shape{model: "first-request", window: 10 * time.Second, limit: 10, links: []int{30, 30, 30}, starts: spread(3)}, 1.15, 0.10)
+}
+
+// An epoch whose first answer shows the allowance not whole yet waits: on
+// a sliding window two runs stay within a quarter of the floor.
+func TestRule_notWholeYetWaits(t *testing.T) {
+	within(t, shape{model: "sliding", window: 10 * time.Second, limit: 10, links: []int{40, 40}, starts: spread(2)}, 1.25, 0.06)
+}
+
+// A refusal ends the epoch until its Retry-After: nothing goes sooner.
+func TestRule_retryAfterIsHonoured(t *testing.T) {
+	start := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)
+	p := New(1)
+	tk := p.Sent(start)
+	p.Answered(tk, start.Add(100*time.Millisecond), Answer{Limit: 10, Remaining: 0, Reset: time.Second, RetryAfter: 3 * time.Second, Refused: true})
+	if wait := p.Next(start.Add(200 * time.Millisecond)); wait != 2900*time.Millisecond {
+		t.Fatalf("Next after a 429 with Retry-After: 3 = %s, want 2.9s", wait)
+	}
+	if wait := p.Next(start.Add(3100 * time.Millisecond)); wait != 0 {
+		t.Fatalf("Next once Retry-After has passed = %s, want 0", wait)
+	}
+	// The matrix checks the same for every write of every simulation.
+}
+
+// max_rate_limit_percent leaves the rest of every window to others.
+func TestRule_maxShareLeavesTheRest(t *testing.T) {
+	sh := shape{model: "first-request", window: 10 * time.Second, limit: 20, links: []int{40}, maxShare: 0.5}
+	for _, o := range simulate(sh) {
+		if o.leastRemaining < 10 || o.refused > 0 {
+			t.Errorf("%s at half the allowance: remaining fell to %d, %d refused; want at least 10 left, none refused", sh, o.leastRemaining, o.refused)
+		}
+	}
+}
+
+// A service that sends no rate-limit headers is not paced.
+func TestPacer_unmeteredIsNotPaced(t *testing.T) {
+	now := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)
+	p := New(1)
+	p.Answered(p.Sent(now), now, Unmetered)
+	for i := range 50 {
+		if wait := p.Next(now); wait != 0 {
+			t.Fatalf("request %d on an unmetered service waits %s", i, wait)
+		}
+		p.Sent(now)
+	}
+}
+
+// Headers no service means are not believed: a remaining above the limit
+// is the limit, a reset of years is none.
+func TestPacer_garbageIsNotBelieved(t *testing.T) {
+	now := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)
+	p := New(1)
+	p.Answered(p.Sent(now), now.Add(50*time.Millisecond), Answer{Limit: 10, Remaining: 5000, Reset: 10 * 365 * 24 * time.Hour, RetryAfter: -1})
+	if p.remaining != 10 || !p.resetAt.IsZero() {
+		t.Fatalf("remaining %d, reset at %s; want 10 and none", p.remaining, p.resetAt)
+	}
+	if wait := p.Next(now.Add(50 * time.Millisecond)); wait != 0 {
+		t.Fatalf("Next after garbage headers = %s, want 0 (the census)", wait)
+	}
+}
+
+// A request that got no answer does not hold the epoch: the first request
+// goes again.
+func TestPacer_lostFirstRequestOpensAgain(t *testing.T) {
+	now := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)
+	p := New(1)
+	tk := p.Sent(now)
+	if wait := p.Next(now); wait != WaitForAnswer {
+		t.Fatalf("Next with the first request on its way = %s, want WaitForAnswer", wait)
+	}
+	p.Lost(tk)
+	if wait := p.Next(now); wait != 0 {
+		t.Fatalf("Next after the first request was lost = %s, want 0", wait)
+	}
+}

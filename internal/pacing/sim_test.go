@@ -1,0 +1,309 @@
+package pacing
+
+import (
+	"container/heap"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+)
+
+// The simulation runs Terraform applies against the emulator's rate
+// limiter in virtual time. Each run is a provider process with a Pacer of
+// its own and Terraform's parallelism of 10; each link is one write, or
+// two when it has UTM parameters (every third). The service counts a
+// write when it arrives and answers it after its fraud filter's time; the
+// headers carry Reset and Retry-After in whole seconds, rounded up. The
+// network and the filter take a different time on every request, drawn
+// from a seeded generator, so a run is the same every time.
+
+const (
+	parallelism = 10
+	// One way on the network takes 2 to 8 ms, the filter 60 to 200 ms.
+	minOneWay, maxOneWay = 2 * time.Millisecond, 8 * time.Millisecond
+	minFilter, maxFilter = 60 * time.Millisecond, 200 * time.Millisecond
+)
+
+// shape is one simulated situation: runs of so many links each, starting
+// at the given offsets, on one key.
+type shape struct {
+	model    string
+	window   time.Duration
+	limit    int
+	links    []int           // links per run
+	starts   []time.Duration // when each run reaches the service
+	maxShare float64         // the runs' max_rate_limit_percent/100 (0: 1)
+}
+
+func (s shape) String() string {
+	return fmt.Sprintf("%-13s %2d per %3s, runs %v", s.model, s.limit, s.window, s.links)
+}
+
+// outcome is what one simulation measured.
+type outcome struct {
+	total, floor      time.Duration
+	requests, refused int
+	written, wanted   int
+	ends              []time.Duration // when each run finished
+	// leastRemaining is the lowest remaining an accepted write of a run
+	// was answered with; early counts the writes a run sent before a
+	// refusal's Retry-After had passed.
+	leastRemaining, early int
+}
+
+func (o outcome) ratio() float64 { return o.total.Seconds() / o.floor.Seconds() }
+
+func (o outcome) refusedShare() float64 { return float64(o.refused) / float64(max(o.requests, 1)) }
+
+// seeds are the draws of the network and filter times each shape is
+// simulated with.
+var seeds = []uint64{1, 2, 3}
+
+// cellOutcome is a shape's outcomes, one per seed.
+type cellOutcome []outcome
+
+// simulate runs the shape to its end with each seed, and its floor.
+func simulate(sh shape) cellOutcome {
+	var out cellOutcome
+	for _, seed := range seeds {
+		o := runShape(sh, seed, false)
+		o.floor = runShape(sh, seed, true).total
+		out = append(out, o)
+	}
+	return out
+}
+
+// worstRatio and worstRefused are the cell's figures: the worst seed's.
+func (c cellOutcome) worstRatio() float64 {
+	w := 0.0
+	for _, o := range c {
+		w = max(w, o.ratio())
+	}
+	return w
+}
+
+func (c cellOutcome) worstRefused() float64 {
+	w := 0.0
+	for _, o := range c {
+		w = max(w, o.refusedShare())
+	}
+	return w
+}
+
+// tracing prints every write of the shape named by PACING_TRACE as the
+// service counts it: the way to see why a cell of the matrix is slow.
+var tracing = os.Getenv("PACING_TRACE")
+
+// event is one thing that happens at a virtual time.
+type event struct {
+	at  time.Time
+	seq int
+	do  func()
+}
+
+type events []*event
+
+func (e events) Len() int { return len(e) }
+func (e events) Less(i, j int) bool {
+	return e[i].at.Before(e[j].at) || e[i].at.Equal(e[j].at) && e[i].seq < e[j].seq
+}
+func (e events) Swap(i, j int) { e[i], e[j] = e[j], e[i] }
+func (e *events) Push(x any)   { *e = append(*e, x.(*event)) }
+func (e *events) Pop() any {
+	old := *e
+	x := old[len(old)-1]
+	*e = old[:len(old)-1]
+	return x
+}
+
+// sim is one simulation of a shape.
+type sim struct {
+	shape      shape
+	limits     emulator.Limits
+	limiter    *emulator.RateLimiter
+	rand       *rand.Rand
+	start, now time.Time
+	queue      events
+	seq        int
+	trace      bool
+	out        outcome
+}
+
+func (s *sim) at(t time.Time, do func()) {
+	s.seq++
+	heap.Push(&s.queue, &event{at: t, seq: s.seq, do: do})
+}
+
+func (s *sim) between(lo, hi time.Duration) time.Duration {
+	return lo + time.Duration(s.rand.Int64N(int64(hi-lo)+1))
+}
+
+// run is one apply. An oracle run sends each write the moment the
+// limiter would take it, knowing what no client knows: it measures the
+// floor.
+type run struct {
+	id       int
+	sim      *sim
+	pacer    *Pacer
+	oracle   bool
+	ready    []*link // links whose next write waits for the pacer
+	links    int     // links not started
+	active   int     // links started and not done
+	wake     time.Time
+	finished time.Time
+	retryAt  time.Time // when the latest refusal's Retry-After ends
+}
+
+type link struct{ writes int }
+
+func (r *run) startLink() {
+	l := &link{writes: 1}
+	if r.links%3 == 0 {
+		l.writes = 2
+	}
+	r.links--
+	r.active++
+	r.sim.out.wanted += l.writes
+	r.ready = append(r.ready, l)
+}
+
+// send sends what the pacer lets go now, and sets a wake-up for the rest.
+func (r *run) send() {
+	s := r.sim
+	for len(r.ready) > 0 {
+		wait := time.Duration(0)
+		if r.oracle {
+			arrival := s.now.Add(minOneWay)
+			if allowed, _, _, retry := s.limiter.Peek("key", s.limits, arrival); !allowed {
+				wait = max(retry, time.Millisecond)
+			}
+		} else {
+			wait = r.pacer.Next(s.now)
+		}
+		if wait == WaitForAnswer {
+			return
+		}
+		if wait > 0 {
+			if at := s.now.Add(wait); r.wake.IsZero() || at.Before(r.wake) || !r.wake.After(s.now) {
+				r.wake = at
+				s.at(at, r.send)
+			}
+			return
+		}
+		l := r.ready[0]
+		r.ready = r.ready[1:]
+		var t Ticket
+		if !r.oracle {
+			t = r.pacer.Sent(s.now)
+			if s.now.Before(r.retryAt) {
+				s.out.early++
+			}
+		}
+		s.out.requests++
+		oneWay := s.between(minOneWay, maxOneWay)
+		if r.oracle {
+			oneWay = minOneWay
+		}
+		s.at(s.now.Add(oneWay), func() { r.arrive(l, t) })
+	}
+}
+
+// arrive is the service counting the write and, later, answering it.
+func (r *run) arrive(l *link, t Ticket) {
+	s := r.sim
+	allowed, remaining, reset, retry := s.limiter.Take("key", s.limits, s.now)
+	if s.trace && !r.oracle {
+		fmt.Printf("%9.3f run %d write %3d allowed %-5v remaining %2d reset %v\n",
+			s.now.Sub(s.start).Seconds(), r.id, t.seq, allowed, remaining, reset.Round(time.Millisecond))
+	}
+	a := Answer{Limit: s.limits.Write, Remaining: remaining, Reset: ceilSeconds(reset), RetryAfter: -1}
+	back := s.between(minOneWay, maxOneWay)
+	if !allowed {
+		s.out.refused++
+		a.Refused, a.RetryAfter = true, ceilSeconds(retry)
+		s.at(s.now.Add(back), func() {
+			r.retryAt = s.now.Add(a.RetryAfter)
+			r.pacer.Answered(t, s.now, a)
+			r.ready = append([]*link{l}, r.ready...)
+			r.send()
+		})
+		return
+	}
+	s.out.written++
+	if !r.oracle {
+		s.out.leastRemaining = min(s.out.leastRemaining, remaining)
+	}
+	s.at(s.now.Add(s.between(minFilter, maxFilter)+back), func() {
+		if !r.oracle {
+			r.pacer.Answered(t, s.now, a)
+		}
+		r.done(l)
+	})
+}
+
+// done takes in that one write of l was carried out.
+func (r *run) done(l *link) {
+	l.writes--
+	switch {
+	case l.writes > 0:
+		r.ready = append(r.ready, l)
+	case r.links > 0:
+		r.active--
+		r.startLink()
+	default:
+		r.active--
+		if r.active == 0 {
+			r.finished = r.sim.now
+		}
+	}
+	r.send()
+}
+
+func ceilSeconds(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return (d + time.Second - 1) / time.Second * time.Second
+}
+
+// runShape simulates the shape once: with pacers, or with oracles.
+func runShape(sh shape, seed uint64, oracle bool) outcome {
+	start := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC).Add(337 * time.Millisecond)
+	s := &sim{shape: sh, start: start, now: start, limiter: emulator.NewRateLimiter(),
+		rand:   rand.New(rand.NewPCG(seed, seed)), //nolint:gosec // a seeded draw, so a simulation repeats
+		limits: emulator.Limits{Write: sh.limit, Read: 1000, Window: emulator.Duration(sh.window), Model: sh.model},
+		out:    outcome{leastRemaining: sh.limit},
+		trace:  tracing != "" && strings.Join(strings.Fields(tracing), " ") == strings.Join(strings.Fields(sh.String()), " ")}
+	runs := make([]*run, len(sh.links))
+	for i, n := range sh.links {
+		r := &run{id: i, sim: s, pacer: New(sh.maxShare), links: n, oracle: oracle}
+		runs[i] = r
+		var offset time.Duration
+		if i < len(sh.starts) {
+			offset = sh.starts[i]
+		}
+		s.at(start.Add(offset), func() {
+			for j := 0; j < parallelism && r.links > 0; j++ {
+				r.startLink()
+			}
+			r.send()
+		})
+	}
+	for s.queue.Len() > 0 && s.now.Sub(start) < 24*time.Hour {
+		e := heap.Pop(&s.queue).(*event)
+		s.now = e.at
+		e.do()
+	}
+	for _, r := range runs {
+		end := 24 * time.Hour
+		if !r.finished.IsZero() {
+			end = r.finished.Sub(start)
+		}
+		s.out.ends = append(s.out.ends, end)
+		s.out.total = max(s.out.total, end)
+	}
+	return s.out
+}
