@@ -13,8 +13,8 @@
 //   - links.go, export.go: one file per resource (the export's CSV is read
 //     by internal/analytics, which the stream of its body is handed to);
 //   - retry.go: the retry policy: when to retry and how long to wait;
-//   - throttle.go, share.go, ratelimit.go: keeping within the service's
-//     rate limits, read from the X-RateLimit-* headers;
+//   - pace.go, ratelimit.go: keeping within the service's rate limits,
+//     read from the X-RateLimit-* headers, by the rule of internal/pacing;
 //   - stop.go: the provider's stop signal; verdict.go: giving up on a
 //     service that cannot be reached, or a key it refuses;
 //   - waits.go: how long an operation waited for the rate limit;

@@ -8,7 +8,7 @@ import (
 )
 
 // Rate-limit classes. The service counts its limits per key and separately
-// for read and write endpoints; the throttle keeps one budget for each.
+// for read and write endpoints; the pacing keeps one pacer for each.
 const (
 	ClassRead  = "read"
 	ClassWrite = "write"

@@ -26,7 +26,7 @@ import (
 //     a. startAttempt (RequestLogHook) numbers it, forgets the previous
 //     attempt's body and logs the request;
 //     b. the round trip goes down the transport chain built by httpClient:
-//     throttle (throttle.go) → stopGuard (stop.go) → readDeadline → the
+//     paced (pace.go) → stopGuard (stop.go) → readDeadline → the
 //     base transport;
 //     c. checkRetry (CheckRetry) notes the outcome and applies the retry
 //     policy (retry.go);
@@ -46,8 +46,7 @@ import (
 // httpClient returns a copy of base (or a new client) that does not follow
 // redirects of writes: Go would turn a redirected POST into a GET and drop
 // its body, so a create could "succeed" without creating anything. Its
-// transport is throttled to the service's rate limits, one throttle per
-// Client.
+// transport is paced to the service's rate limits, one pacing per Client.
 func httpClient(base *http.Client, readAttemptTimeout time.Duration, stop *Stop, maxRateShare float64) *http.Client {
 	var hc http.Client
 	if base != nil {
@@ -62,11 +61,11 @@ func httpClient(base *http.Client, readAttemptTimeout time.Duration, stop *Stop,
 		hc.CheckRedirect = checkRedirect
 	}
 	hc.Timeout = 0 // it would cut slow writes short; see readDeadline
-	// The stop guard and the read deadline sit inside the throttle: waiting
+	// The stop guard and the read deadline sit inside the pacing: waiting
 	// for a rate-limit window is not part of an attempt, and a request that
 	// waited through a stop is not sent.
 	deadline := &readDeadline{next: hc.Transport, timeout: readAttemptTimeout}
-	hc.Transport = newThrottle(&stopGuard{next: deadline, stop: stop}, time.Now, maxRateShare)
+	hc.Transport = newPaced(&stopGuard{next: deadline, stop: stop}, systemClock{}, maxRateShare)
 	return &hc
 }
 

@@ -154,12 +154,13 @@ func (p *Pacer) Sent(now time.Time) Ticket {
 	return Ticket{seq: p.seq, epoch: p.epoch, sentAt: now}
 }
 
-// Lost notes a request that got no answer (it may have been counted).
+// Lost notes a request that got no answer: it may have been counted.
 func (p *Pacer) Lost(t Ticket) {
 	if t.epoch != p.epoch {
 		return
 	}
 	p.out--
+	p.remaining = max(p.remaining-1, 0)
 	switch t.seq {
 	case p.firstSeq:
 		if p.answered == 0 {

@@ -3,7 +3,7 @@
 //
 //	go run ./scripts/bench                      # everything (make bench)
 //	go run ./scripts/bench -only throttle       # the write-budget scenario
-//	go run ./scripts/bench -only shared         # 3 and 5 applies on one key
+//	go run ./scripts/bench -only shared         # several applies on one key
 //	go run ./scripts/bench -only interrupt      # SIGINT mid-apply: time to exit
 //	go run ./scripts/bench -only refresh -sizes 100,1000
 //	go run ./scripts/bench -only clicks -click-sizes 100000,1000000
@@ -15,10 +15,9 @@
 //     window. The budget allows no less than 3 windows of waiting (6 s);
 //     the table gives the apply's wall time against that floor and the
 //     share of requests the service answered 429.
-//   - shared: 3 and 5 applies of 30 links each started together on one
-//     key with that write budget, and two beside a plan reading 1,000
-//     links; total time against the shared budget's floor, 429s,
-//     failures, links created.
+//   - shared: applies started together on one key, over a subset of the
+//     pacing's simulation matrix (sharedCases): total time against the
+//     floor of the writes, 429s, failures, links created.
 //   - interrupt: an apply of 20 links against 4 s writes, interrupted
 //     with SIGINT while writes are in flight; the time from the signal to
 //     Terraform's exit against the longest write in flight plus 2 s.
@@ -83,7 +82,7 @@ type options struct {
 	clickSizes      []int
 	clicksExportMax int
 
-	sharedRuns      []int
+	sharedModels    []string
 	sharedReadLinks int
 
 	accountSizes []int
@@ -100,8 +99,8 @@ func parseOptions() (options, error) {
 	flag.IntVar(&o.offLimit, "snapshot-off-max", 1000, "largest N measured with bulk_refresh = false")
 	flag.IntVar(&o.pageSize, "page-size", 100, "links per page of the emulator's list (cursor paging)")
 	flag.StringVar(&clickSizes, "click-sizes", "100000,1000000", "numbers of clicks for the clicks scenario")
-	var sharedRuns string
-	flag.StringVar(&sharedRuns, "shared-runs", "3,5", "numbers of applies started together on one key (shared scenario)")
+	var sharedModels string
+	flag.StringVar(&sharedModels, "shared-models", "first-request,clock", "rate-limit models of the shared scenario (EMULATOR.md)")
 	flag.IntVar(&o.sharedReadLinks, "shared-read-links", 1000, "links the reading run of the shared scenario plans (0: no reader)")
 	flag.IntVar(&o.clicksExportMax, "clicks-export-max", 100000, "largest number of clicks read with shortlink_analytics_export")
 	var accountSizes string
@@ -118,8 +117,13 @@ func parseOptions() (options, error) {
 	if o.clickSizes, err = positiveNumbers("-click-sizes", clickSizes); err != nil {
 		return o, err
 	}
-	if o.sharedRuns, err = positiveNumbers("-shared-runs", sharedRuns); err != nil {
-		return o, err
+	for _, m := range strings.Split(sharedModels, ",") {
+		s := emulator.DefaultSettings()
+		s.Limits.Model = strings.TrimSpace(m)
+		if err := s.Validate(); err != nil {
+			return o, fmt.Errorf("-shared-models: %w", err)
+		}
+		o.sharedModels = append(o.sharedModels, s.Limits.Model)
 	}
 	tf, err := exec.LookPath("terraform")
 	if err != nil {
@@ -200,9 +204,9 @@ type harness struct {
 	o   options
 	dir string
 	cli *clitest.CLI
-	// sharedRows counts the shared-key rows run, so that a row repeated
-	// (-shared-runs 5,5) starts in fresh directories, with no state of
-	// links on an earlier emulator to refresh first.
+	// sharedRows counts the shared-key runs, so that every run starts in
+	// fresh directories, with no state of links on an earlier emulator to
+	// refresh first.
 	sharedRows int
 }
 

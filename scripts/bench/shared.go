@@ -4,67 +4,123 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
-// Shared-key scenario: several applies at once on one key, with the write
-// budget of the throttle scenario.
-const sharedLinksPerRun = 30
+// sharedCase is one shape of the shared-key scenario: runs applies of
+// links links each, started together on one key of limit writes per window
+// under a rate-limit model.
+type sharedCase struct {
+	model       string
+	limit       int
+	window      time.Duration
+	runs, links int
+	busy        bool // a busy loop on every core beside the runs
+	readLinks   int  // >0: two applies beside a plan reading this many links
+}
+
+// sharedCases is the subset of the pacing's matrix run with the real CLI:
+// the spec's 60 writes a minute, a short window with four runs, and the
+// 10 per 2 s shape with three and five runs, on each model of -shared-models;
+// then the 10 per 2 s shape under CPU load, and beside a reader.
+func (o options) sharedCases() []sharedCase {
+	var out []sharedCase
+	for _, m := range o.sharedModels {
+		out = append(out,
+			sharedCase{model: m, limit: 60, window: time.Minute, runs: 3, links: 50},
+			sharedCase{model: m, limit: 20, window: 5 * time.Second, runs: 4, links: 30},
+			sharedCase{model: m, limit: throttleBudget, window: throttleWindow, runs: 3, links: 30},
+			sharedCase{model: m, limit: throttleBudget, window: throttleWindow, runs: 5, links: 30})
+	}
+	first := emulator.ModelFirstRequest
+	out = append(out, sharedCase{model: first, limit: throttleBudget, window: throttleWindow, runs: 3, links: 30, busy: true})
+	if o.sharedReadLinks > 0 {
+		out = append(out, sharedCase{model: first, limit: throttleBudget, window: throttleWindow, runs: 2, links: 30, readLinks: o.sharedReadLinks})
+	}
+	return out
+}
 
 func (h *harness) sharedScenario(report *bytes.Buffer) error {
 	fmt.Fprintf(report, "## One key, several runs at once\n\n"+
-		"**Method** N `terraform apply` processes started together on one key, %d links each; %d writes per %s window, filter %s per create; "+
-		"`total` until the last exits, `requests` and `429` count reads too. "+
-		"**Floor** (N × %d / %d − 1) windows. **Command** `go run ./scripts/bench -only shared`.\n\n",
-		sharedLinksPerRun, throttleBudget, throttleWindow, throttleDelay, sharedLinksPerRun, throttleBudget)
-	fmt.Fprintf(report, "| runs | total | floor | total / floor | requests | answered 429 | failed applies | links |\n|---|---|---|---|---|---|---|---|\n")
-	for _, n := range h.o.sharedRuns {
-		row, err := h.sharedRow(n, 0)
+		"**Method** N `terraform apply` processes (parallelism 10) started together on one key, each creating its links; filter %s per create; "+
+		"every shape run %d times: the median and worst `total / floor`, the worst share of requests answered 429 (reads count too). "+
+		"**Floor** the windows the writes need at the limit, less the part of the first window already gone on the clock model. "+
+		"**Command** `go run ./scripts/bench -only shared` (`-shared-models`, `-runs`).\n\n", throttleDelay, h.o.runs)
+	fmt.Fprintf(report, "| model | limit | runs × links | floor | total (median) | total / floor (median, worst) | answered 429 (worst) | failed applies | links |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, c := range h.o.sharedCases() {
+		row, err := h.sharedRow(c)
 		if err != nil {
-			return fmt.Errorf("%d runs: %w", n, err)
+			return fmt.Errorf("%s %d per %s, %d runs: %w", c.model, c.limit, c.window, c.runs, err)
 		}
 		fmt.Fprintln(report, row)
 	}
-	if h.o.sharedReadLinks == 0 {
-		fmt.Fprintln(report)
-		return nil
-	}
-	fmt.Fprintf(report, "\n**Method** two applies as above beside a `terraform plan` importing %d links with `bulk_refresh = false` "+
-		"(a listing each; reads lifted to 2,000 a window); `writes done` when the second apply exits. **Floor** of the writes alone.\n\n", h.o.sharedReadLinks)
-	fmt.Fprintf(report, "| runs | writes done | floor of the writes | writes / floor | reader | requests | answered 429 (reads, writes) | failed runs | links |\n|---|---|---|---|---|---|---|---|---|\n")
-	row, err := h.sharedRow(2, h.o.sharedReadLinks)
-	if err != nil {
-		return fmt.Errorf("2 runs and a reader: %w", err)
-	}
-	fmt.Fprintln(report, row)
 	fmt.Fprintln(report)
 	return nil
 }
 
-// sharedRow runs writers applies (and, if readLinks > 0, a plan reading
-// that many links) at once on one key and reports them as a table row.
-func (h *harness) sharedRow(writers, readLinks int) (string, error) {
+// sharedRow runs the case h.o.runs times and reports it as a table row.
+func (h *harness) sharedRow(c sharedCase) (string, error) {
+	var totals, ratios, refusedShares []float64
+	var floor time.Duration
+	failed, links, created := 0, 0, 0
+	for range h.o.runs {
+		r, err := h.sharedOnce(c)
+		if err != nil {
+			return "", err
+		}
+		totals, ratios = append(totals, r.total.Seconds()), append(ratios, r.total.Seconds()/r.floor.Seconds())
+		refusedShares = append(refusedShares, r.refusedShare)
+		floor = r.floor
+		failed, links, created = failed+r.failed, links+r.links, created+c.runs*c.links
+	}
+	slices.Sort(totals)
+	worst := slices.Max(ratios)
+	slices.Sort(ratios)
+	what := c.model
+	switch {
+	case c.busy:
+		what += ", CPU busy"
+	case c.readLinks > 0:
+		what += fmt.Sprintf(", beside a plan reading %d links (writes only)", c.readLinks)
+	}
+	return fmt.Sprintf("| %s | %d per %s | %d × %d | %s | %s | %.2f×, %.2f× | %.1f%% | %d | %d of %d |", what, c.limit, c.window, c.runs, c.links,
+		seconds(floor), seconds(time.Duration(totals[len(totals)/2]*float64(time.Second))), ratios[len(ratios)/2], worst,
+		100*slices.Max(refusedShares), failed, links, created), nil
+}
+
+// sharedResult is what one run of a case measured.
+type sharedResult struct {
+	total, floor  time.Duration
+	refusedShare  float64
+	failed, links int
+}
+
+// sharedOnce starts the case's applies (and reader) at once and measures
+// them; with a reader, total is when the last apply exited.
+func (h *harness) sharedOnce(c sharedCase) (sharedResult, error) {
 	settings := emulator.DefaultSettings()
-	settings.Limits.Write, settings.Limits.Window = throttleBudget, emulator.Duration(throttleWindow)
+	settings.Limits.Write, settings.Limits.Window, settings.Limits.Model = c.limit, emulator.Duration(c.window), c.model
 	settings.Filter.Delay = emulator.Duration(throttleDelay)
-	if readLinks > 0 {
+	if c.readLinks > 0 {
 		settings.Limits.Read = 2000
 	}
 	es, err := startEmulator(settings)
 	if err != nil {
-		return "", err
+		return sharedResult{}, err
 	}
 	defer es.close()
 	var runs []func() error
 	h.sharedRows++
-	for i := range writers {
-		w, err := h.workdir(fmt.Sprintf("shared-%d-%d-%d-%d", h.sharedRows, writers, readLinks, i), es, map[string]string{"main.tf": sharedConfig(i)})
+	for i := range c.runs {
+		w, err := h.workdir(fmt.Sprintf("shared-%d-%d", h.sharedRows, i), es, map[string]string{"main.tf": sharedConfig(i, c.links)})
 		if err != nil {
-			return "", err
+			return sharedResult{}, err
 		}
 		w.Setenv("TF_VAR_domain_id=" + es.fx.DomainID)
 		runs = append(runs, func() error {
@@ -72,15 +128,19 @@ func (h *harness) sharedRow(writers, readLinks int) (string, error) {
 			return err
 		})
 	}
-	if readLinks > 0 {
-		reader, err := h.sharedReader(es, readLinks)
+	if c.readLinks > 0 {
+		reader, err := h.sharedReader(es, c.readLinks)
 		if err != nil {
-			return "", err
+			return sharedResult{}, err
 		}
 		runs = append(runs, reader)
 	}
+	if c.busy {
+		stop := busyLoops()
+		defer stop()
+	}
 	es.srv.ResetCounts()
-	logf("shared key: %d applies and %d links read, at once", writers, readLinks)
+	logf("shared key: %s %d per %s, %d applies of %d links", c.model, c.limit, c.window, c.runs, c.links)
 	start := time.Now()
 	errs := make([]error, len(runs))
 	took := make([]time.Duration, len(runs))
@@ -94,35 +154,45 @@ func (h *harness) sharedRow(writers, readLinks int) (string, error) {
 		}()
 	}
 	wg.Wait()
-	total := time.Since(start)
-	failed := 0
+	r := sharedResult{total: slices.Max(took[:c.runs]), floor: sharedFloor(c, start)}
 	for _, err := range errs {
 		if err != nil {
-			failed++
+			r.failed++
 			logf("a run failed: %v", err)
 		}
 	}
-	created := writers * sharedLinksPerRun
-	links := len(es.srv.Links(es.fx.AccountID)) - readLinks
-	floor := time.Duration(created/throttleBudget-1) * throttleWindow
+	r.links = len(es.srv.Links(es.fx.AccountID)) - c.readLinks
 	requests, refused := es.srv.TotalRequests(), es.srv.CountStatus(http.StatusTooManyRequests)
-	if readLinks == 0 {
-		return fmt.Sprintf("| %d | %s | %s | %.2f× | %d | %d (%.1f%%) | %d | %d of %d |", writers, seconds(total), seconds(floor),
-			total.Seconds()/floor.Seconds(), requests, refused, 100*float64(refused)/float64(requests), failed, links, created), nil
-	}
-	writes := slices.Max(took[:writers])
-	refusedReads := 0
-	for k, v := range es.srv.Counts() {
-		if k.Method == http.MethodGet && k.Status == http.StatusTooManyRequests {
-			refusedReads += v
-		}
-	}
-	return fmt.Sprintf("| %d + a reader | %s | %s | %.2f× | %s | %d | %d, %d (%.1f%%) | %d | %d of %d |", writers, seconds(writes), seconds(floor),
-		writes.Seconds()/floor.Seconds(), seconds(took[writers]), requests, refusedReads, refused-refusedReads,
-		100*float64(refused)/float64(requests), failed, links, created), nil
+	r.refusedShare = float64(refused) / float64(max(requests, 1))
+	return r, nil
 }
 
-func sharedConfig(run int) string {
+// sharedFloor is the least time the case's writes can take: the windows
+// they need beyond the first; on the clock model, the first is cut short
+// by the part of it gone when the runs started.
+func sharedFloor(c sharedCase, start time.Time) time.Duration {
+	windows := (c.runs*c.links + c.limit - 1) / c.limit
+	floor := time.Duration(windows-1) * c.window
+	if c.model == emulator.ModelClock {
+		floor -= start.Sub(start.Truncate(c.window))
+	}
+	return max(floor, throttleDelay)
+}
+
+// busyLoops keeps every core busy until the returned function is called.
+func busyLoops() (stop func()) {
+	var done atomic.Bool
+	for range runtime.NumCPU() {
+		go func() {
+			for n := 0; !done.Load(); n++ {
+				_ = n * n
+			}
+		}()
+	}
+	return func() { done.Store(true) }
+}
+
+func sharedConfig(run, links int) string {
 	return providerBlock + fmt.Sprintf(`
 provider "shortlink" {}
 
@@ -134,7 +204,7 @@ resource "shortlink_link" "l" {
   slug        = "run%d-${count.index}"
   destination = "https://example.com/run%d/${count.index}"
 }
-`, sharedLinksPerRun, run, run)
+`, links, run, run)
 }
 
 // sharedReader seeds n links and returns a run that plans their import

@@ -1,0 +1,155 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/pacing"
+)
+
+// Clock is what the pacing transport reads the time from and waits with.
+type Clock interface {
+	Now() time.Time
+	// After returns a channel that receives once d has passed, and a
+	// function that releases the timer early.
+	After(d time.Duration) (<-chan time.Time, func())
+}
+
+// systemClock is the wall clock.
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+func (systemClock) After(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTimer(d)
+	return t.C, func() { t.Stop() }
+}
+
+// paced is an http.RoundTripper that keeps a Client within the service's
+// rate limits before the service has to refuse a request, by the rule of
+// internal/pacing: one pacer for reads and one for writes, as the service
+// counts them, shared by every request of the Client (so by every
+// operation of a provider instance).
+type paced struct {
+	next        http.RoundTripper
+	clock       Clock
+	read, write *classPace
+}
+
+// classPace is one class's pacer and the requests waiting for it.
+type classPace struct {
+	class string
+	mu    sync.Mutex
+	pacer *pacing.Pacer
+	// changed is closed (and replaced) when an answer may let waiting
+	// requests go.
+	changed chan struct{}
+}
+
+// newPaced paces next; maxShare caps the part of each window this client
+// may use (1: the whole allowance, when no other client takes it).
+func newPaced(next http.RoundTripper, clock Clock, maxShare float64) *paced {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	class := func(name string) *classPace {
+		return &classPace{class: name, pacer: pacing.New(maxShare), changed: make(chan struct{})}
+	}
+	return &paced{next: next, clock: clock, read: class(ClassRead), write: class(ClassWrite)}
+}
+
+// RoundTrip waits until the request may go, sends it and tells the pacer
+// what the answer said.
+func (p *paced) RoundTrip(req *http.Request) (*http.Response, error) {
+	c := p.write
+	if rateClass(req.Method) == ClassRead {
+		c = p.read
+	}
+	queued := p.clock.Now()
+	tk, err := c.acquire(req.Context(), p.clock)
+	noteRateWait(req.Context(), c.class, p.clock.Now().Sub(queued), false)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := p.next.RoundTrip(req)
+	c.answered(tk, p.clock.Now(), resp)
+	return resp, err
+}
+
+// paceWaitError is a request given up while it waited for the rate limit:
+// it was never sent, so even a POST is not ambiguous.
+type paceWaitError struct{ err error }
+
+func (e *paceWaitError) Error() string {
+	return fmt.Sprintf("stopped waiting for the rate limit: %v", e.err)
+}
+func (e *paceWaitError) Unwrap() []error { return []error{ErrNotSent, e.err} }
+
+// acquire waits until the pacer lets one more request go, and takes it.
+func (c *classPace) acquire(ctx context.Context, clock Clock) (pacing.Ticket, error) {
+	logged := false
+	for {
+		c.mu.Lock()
+		now := clock.Now()
+		wait := c.pacer.Next(now)
+		if wait == 0 {
+			tk := c.pacer.Sent(now)
+			c.mu.Unlock()
+			return tk, nil
+		}
+		changed := c.changed
+		c.mu.Unlock()
+		var expired <-chan time.Time
+		release := func() {}
+		if wait != pacing.WaitForAnswer {
+			expired, release = clock.After(wait)
+			if !logged {
+				tflog.Debug(ctx, "waiting for the rate limit", map[string]any{
+					"class": c.class, "wait": wait.Round(time.Millisecond).String(),
+				})
+				logged = true
+			}
+		}
+		select {
+		case <-changed:
+		case <-expired:
+		case <-ctx.Done():
+			release()
+			return pacing.Ticket{}, &paceWaitError{err: ctx.Err()}
+		}
+		release()
+	}
+}
+
+// answered tells the pacer what the answer to tk said (resp is nil after a
+// transport error) and wakes the requests waiting.
+func (c *classPace) answered(tk pacing.Ticket, now time.Time, resp *http.Response) {
+	c.mu.Lock()
+	defer func() {
+		close(c.changed)
+		c.changed = make(chan struct{})
+		c.mu.Unlock()
+	}()
+	if resp == nil {
+		c.pacer.Lost(tk)
+		return
+	}
+	rl, metered := parseRateLimit(resp.Header, now)
+	refused := resp.StatusCode == http.StatusTooManyRequests
+	if !metered && !refused && resp.StatusCode >= 500 {
+		// An error page from in front of the service (a gateway's 502)
+		// says nothing of its metering.
+		c.pacer.Lost(tk)
+		return
+	}
+	a := pacing.Answer{Limit: rl.Limit, Remaining: rl.Remaining, Reset: rl.Reset, RetryAfter: -1, Refused: refused}
+	if d, ok := retryAfter(resp.Header, now); ok {
+		a.RetryAfter = d
+	}
+	c.pacer.Answered(tk, now, a)
+}
