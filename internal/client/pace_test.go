@@ -329,24 +329,14 @@ type arrivalLog struct {
 	refused  time.Time
 }
 
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	w.status = code
-	w.ResponseWriter.WriteHeader(code)
-}
-
 func (l *arrivalLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	l.mu.Lock()
 	l.arrivals = append(l.arrivals, time.Now())
 	l.mu.Unlock()
-	sw := &statusWriter{ResponseWriter: w}
-	l.next.ServeHTTP(sw, r)
+	l.next.ServeHTTP(w, r)
 	l.mu.Lock()
-	if sw.status == http.StatusTooManyRequests && l.refused.IsZero() {
+	// Only a 429 carries Retry-After, here.
+	if w.Header().Get("Retry-After") != "" && l.refused.IsZero() {
 		l.refused = time.Now() // before the client can have read the answer
 	}
 	l.mu.Unlock()

@@ -89,22 +89,26 @@ func overall(cells []cell) (mean, refused float64) {
 	return mean / float64(runs), float64(refusals) / float64(requests)
 }
 
+// printTable prints the matrix as BENCHMARKS.md shows it: a row per model
+// and allowance, a column per number of runs, each cell the worst seed's
+// ratio to the floor and share of requests answered 429.
 func printTable(cells []cell) {
+	fmt.Print("| model | allowance | 1 run | 2 runs | 3 runs | 5 runs | 8 runs |\n|---|---|---|---|---|---|---|")
 	for i, c := range cells {
 		if i%5 == 0 {
-			fmt.Printf("\n%-13s %2d per %3s:", c.model, c.limit, c.window)
+			fmt.Printf("\n| %s | %d per %s |", c.model, c.limit, c.window)
 		}
-		fmt.Printf("  %4.2fx %4.1f%%", c.worstRatio(), 100*c.worstRefused())
+		fmt.Printf(" %.2f×, %.1f%% |", c.worstRatio(), 100*c.worstRefused())
 	}
-	fmt.Println()
+	fmt.Print("\n\n")
 	byRatio := append([]cell(nil), cells...)
 	sort.SliceStable(byRatio, func(i, j int) bool { return byRatio[i].worstRatio() > byRatio[j].worstRatio() })
 	byRefused := append([]cell(nil), cells...)
 	sort.SliceStable(byRefused, func(i, j int) bool { return byRefused[i].worstRefused() > byRefused[j].worstRefused() })
 	mean, refused := overall(cells)
 	mid := len(cells) / 2
-	fmt.Printf("worst ratio:    %s  %.2fx the floor (%.1f s), %.1f%% answered 429\n", byRatio[0].shape, byRatio[0].worstRatio(), byRatio[0].cellOutcome[0].floor.Seconds(), 100*byRatio[0].worstRefused())
-	fmt.Printf("worst refusals: %s  %.2fx, %.1f%% answered 429\n", byRefused[0].shape, byRefused[0].worstRatio(), 100*byRefused[0].worstRefused())
-	fmt.Printf("median cell: %.2fx the floor, %.1f%% answered 429 (the worst of %d seeds)\n", byRatio[mid].worstRatio(), 100*byRefused[mid].worstRefused(), len(seeds))
-	fmt.Printf("all simulations: mean %.3fx the floor; %.2f%% of requests answered 429\n", mean, 100*refused)
+	fmt.Printf("Worst ratio: %s, %.2f× the floor (%.1f s). Most refused: %s, %.1f%% answered 429.\n",
+		byRatio[0].shape, byRatio[0].worstRatio(), byRatio[0].cellOutcome[0].floor.Seconds(), byRefused[0].shape, 100*byRefused[0].worstRefused())
+	fmt.Printf("Median cell: %.2f× the floor, %.1f%% answered 429. All %d simulations: %.3f× the floor on average, %.2f%% of requests answered 429.\n",
+		byRatio[mid].worstRatio(), 100*byRefused[mid].worstRefused(), len(cells)*len(seeds), mean, 100*refused)
 }

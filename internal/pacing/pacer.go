@@ -34,8 +34,7 @@ type Ticket struct {
 	sentAt     time.Time
 }
 
-// WaitForAnswer is Next's answer when only an answer can let a request go.
-const WaitForAnswer = time.Duration(math.MaxInt64)
+const WaitForAnswer = time.Duration(math.MaxInt64) // only an answer can let a request go
 
 // Pacer is the rule for one class of one client. It is not safe for
 // concurrent use: the client guards it.
@@ -248,10 +247,11 @@ func (p *Pacer) count(t Ticket, remaining int) {
 			// was spent). Wait until the last epoch said it would be.
 			p.resetFrom, p.resetAt = p.lastWhole, p.lastWhole
 		}
-	case p.censusSeq:
-		p.clients = math.Max(1, float64(place-p.place))
+	case p.censusSeq: // the count between our two, less ours between them
+		p.clients = math.Max(1, float64(place-p.place-(t.seq-p.firstSeq-1)))
 	}
-	if p.remaining-remaining > p.seq-p.answered || t.seq == p.firstSeq && place > 1 {
+	// Ours that were on their way may have been counted in between too.
+	if p.remaining-remaining > t.seq-p.answered+p.out || t.seq == p.firstSeq && place > 1 {
 		p.othersNow = true // the count fell by more than our requests
 	}
 	p.others = p.others || p.othersNow

@@ -24,18 +24,7 @@ func (h *harness) throttleScenario(report *bytes.Buffer) error {
 		"`writes` spans the first to the last write received. **Floor** %d windows, %s. **Command** `go run ./scripts/bench -only throttle`.\n\n",
 		throttleLinks, throttleBudget, throttleWindow, throttleDelay, throttleLinks/throttleBudget-1, seconds(floor))
 	fmt.Fprintf(report, "| run | wall | wall / floor | writes | writes / floor | requests | answered 429 |\n|---|---|---|---|---|---|---|\n")
-	config := providerBlock + fmt.Sprintf(`
-provider "shortlink" {}
-
-variable "domain_id" { type = string }
-
-resource "shortlink_link" "l" {
-  count       = %d
-  domain_id   = var.domain_id
-  slug        = "budget-${count.index}"
-  destination = "https://example.com/budget/${count.index}"
-}
-`, throttleLinks)
+	config := countedLinks(throttleLinks, "budget")
 	for i := 1; i <= h.o.runs; i++ {
 		settings := emulator.DefaultSettings()
 		settings.Limits.Write, settings.Limits.Window = throttleBudget, emulator.Duration(throttleWindow)

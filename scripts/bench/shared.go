@@ -118,7 +118,7 @@ func (h *harness) sharedOnce(c sharedCase) (sharedResult, error) {
 	var runs []func() error
 	h.sharedRows++
 	for i := range c.runs {
-		w, err := h.workdir(fmt.Sprintf("shared-%d-%d", h.sharedRows, i), es, map[string]string{"main.tf": sharedConfig(i, c.links)})
+		w, err := h.workdir(fmt.Sprintf("shared-%d-%d", h.sharedRows, i), es, map[string]string{"main.tf": countedLinks(c.links, fmt.Sprintf("run%d", i))})
 		if err != nil {
 			return sharedResult{}, err
 		}
@@ -192,7 +192,9 @@ func busyLoops() (stop func()) {
 	return func() { done.Store(true) }
 }
 
-func sharedConfig(run, links int) string {
+// countedLinks is a configuration of n links on var.domain_id, their
+// slugs and destinations named after name.
+func countedLinks(n int, name string) string {
 	return providerBlock + fmt.Sprintf(`
 provider "shortlink" {}
 
@@ -201,10 +203,10 @@ variable "domain_id" { type = string }
 resource "shortlink_link" "l" {
   count       = %d
   domain_id   = var.domain_id
-  slug        = "run%d-${count.index}"
-  destination = "https://example.com/run%d/${count.index}"
+  slug        = "%s-${count.index}"
+  destination = "https://example.com/%s/${count.index}"
 }
-`, links, run, run)
+`, n, name, name)
 }
 
 // sharedReader seeds n links and returns a run that plans their import
