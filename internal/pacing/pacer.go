@@ -21,9 +21,6 @@ type Answer struct {
 	Refused    bool // a 429
 }
 
-// Unmetered is the answer of a service that sent no rate-limit headers.
-var Unmetered = Answer{Limit: -1, Remaining: -1, Reset: -1, RetryAfter: -1}
-
 // MaxBelievableReset is the longest wait the pacer believes: a longer
 // Reset or Retry-After is garbage.
 const MaxBelievableReset = 24 * time.Hour
@@ -34,7 +31,8 @@ type Ticket struct {
 	sentAt     time.Time
 }
 
-const WaitForAnswer = time.Duration(math.MaxInt64) // only an answer can let a request go
+// WaitForAnswer is Next's answer when only an answer can let a request go.
+const WaitForAnswer = time.Duration(math.MaxInt64)
 
 // Pacer is the rule for one class of one client. It is not safe for
 // concurrent use: the client guards it.

@@ -113,7 +113,7 @@ func TestRule_maxShareLeavesTheRest(t *testing.T) {
 func TestPacer_unmeteredIsNotPaced(t *testing.T) {
 	now := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)
 	p := New(1)
-	p.Answered(p.Sent(now), now, Unmetered)
+	p.Answered(p.Sent(now), now, Answer{Limit: -1, Remaining: -1, Reset: -1, RetryAfter: -1})
 	for i := range 50 {
 		if wait := p.Next(now); wait != 0 {
 			t.Fatalf("request %d on an unmetered service waits %s", i, wait)
