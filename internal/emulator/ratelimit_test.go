@@ -210,18 +210,7 @@ func TestParallelCreatesAllStored(t *testing.T) {
 // Parallel creates of one slug: exactly one wins.
 func TestParallelSameSlug(t *testing.T) {
 	e := newEnv(t)
-	var mu sync.Mutex
-	statuses := map[int]int{}
-	parallel(20, 1, func(g, _ int) {
-		r, err := e.try(http.MethodPost, "/api/links", e.fx.APIKey, e.createBody("https://example.com/", "slug", "contested"))
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		mu.Lock()
-		statuses[r.Status]++
-		mu.Unlock()
-	})
+	statuses := e.parallelCreates(t, 20, "slug", "contested")
 	if statuses[201] != 1 || statuses[409] != 19 {
 		t.Errorf("statuses = %v, want 1×201 and 19×409", statuses)
 	}
@@ -236,10 +225,20 @@ func TestParallelQuota(t *testing.T) {
 	if err := e.srv.SetMonthlyQuota(e.fx.AccountID, 25); err != nil {
 		t.Fatal(err)
 	}
+	statuses := e.parallelCreates(t, 40)
+	if statuses[201] != 25 || statuses[402] != 15 {
+		t.Errorf("statuses = %v, want 25×201 and 15×402", statuses)
+	}
+}
+
+// parallelCreates sends n creates of https://example.com/ with the extra
+// fields at once and counts the answers by status.
+func (e *env) parallelCreates(t *testing.T, n int, extra ...any) map[int]int {
+	t.Helper()
 	var mu sync.Mutex
 	statuses := map[int]int{}
-	parallel(40, 1, func(g, _ int) {
-		r, err := e.try(http.MethodPost, "/api/links", e.fx.APIKey, e.createBody("https://example.com/"))
+	parallel(n, 1, func(int, int) {
+		r, err := e.try(http.MethodPost, "/api/links", e.fx.APIKey, e.createBody("https://example.com/", extra...))
 		if err != nil {
 			t.Error(err)
 			return
@@ -248,9 +247,7 @@ func TestParallelQuota(t *testing.T) {
 		statuses[r.Status]++
 		mu.Unlock()
 	})
-	if statuses[201] != 25 || statuses[402] != 15 {
-		t.Errorf("statuses = %v, want 25×201 and 15×402", statuses)
-	}
+	return statuses
 }
 
 func wantUnique(t *testing.T, links []map[string]any, n int) {
