@@ -12,15 +12,17 @@ import (
 	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
 )
 
-var (
-	_ datasource.DataSource              = (*analyticsExportDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*analyticsExportDataSource)(nil)
-)
-
 // NewAnalyticsExportDataSource is shortlink_analytics_export.
-func NewAnalyticsExportDataSource() datasource.DataSource { return &analyticsExportDataSource{} }
-
-type analyticsExportDataSource struct{ configuredDataSource }
+func NewAnalyticsExportDataSource() datasource.DataSource {
+	return &exportDataSource[analyticsExportModel, *analyticsExportModel]{
+		typeSuffix: "_analytics_export",
+		description: "The clicks of the account, or of one link, from the service's CSV analytics export: as sent and as rows, optionally only those of a time range. " +
+			"Needs the scope `links:read`. The export is read again on every plan, and every click in the range is kept in the state; how far back the export reaches depends on the account's plan. " +
+			"For counts (per link, per day, per referrer) use `shortlink_clicks`, whose state does not grow with the clicks. A link's click history survives a change of its destination.",
+		attributes: analyticsExportAttributes,
+		keep:       keepExport,
+	}
+}
 
 type analyticsExportModel struct {
 	exportFilterModel
@@ -34,56 +36,44 @@ type analyticsExportModel struct {
 
 var exportRowType = types.MapType{ElemType: types.StringType}
 
-func (d *analyticsExportDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_analytics_export"
-}
-
-func (d *analyticsExportDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	attrs := exportFilterAttributes()
-	attrs["include_csv"] = schema.BoolAttribute{
-		MarkdownDescription: "Whether to keep the export as sent in `csv`. Defaults to `true`; set it to `false` when `rows` is enough, so the state does not hold the clicks twice (`csv` is then null).",
-		Optional:            true,
-	}
-	attrs["include_rows"] = schema.BoolAttribute{
-		MarkdownDescription: "Whether to keep the parsed clicks in `rows`. Defaults to `true`; set it to `false` when only `csv` is wanted, for a file or another tool (`rows` is then null).",
-		Optional:            true,
-	}
-	attrs["csv"] = schema.StringAttribute{
-		MarkdownDescription: "The export as the service sent it (CSV with a header row), for `local_file` or further processing: with `since` or `until`, the header row and the records of the clicks in the range, each byte for byte. Null when `include_csv` is `false`.",
-		Computed:            true,
-	}
-	attrs["columns"] = schema.ListAttribute{
-		MarkdownDescription: "The column names of the header row, in order. Empty when the service sent an empty body.",
-		Computed:            true,
-		ElementType:         types.StringType,
-	}
-	attrs["rows"] = schema.ListAttribute{
-		MarkdownDescription: "One map per click (row of the export) in the range, from column name to value, in the order of the export. The columns are the service's; see `columns`. Null when `include_rows` is `false`.",
-		Computed:            true,
-		ElementType:         exportRowType,
-	}
-	attrs["row_count"] = schema.Int64Attribute{
-		MarkdownDescription: "The number of clicks (rows without the header row) in the range, whether or not `csv` and `rows` are kept.",
-		Computed:            true,
-	}
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "The clicks of the account, or of one link, from the service's CSV analytics export: as sent and as rows, optionally only those of a time range. " +
-			"Needs the scope `links:read`. The export is read again on every plan, and every click in the range is kept in the state; how far back the export reaches depends on the account's plan. " +
-			"For counts (per link, per day, per referrer) use `shortlink_clicks`, whose state does not grow with the clicks. A link's click history survives a change of its destination.",
-		Attributes: attrs,
+// analyticsExportAttributes are what shortlink_analytics_export adds to the
+// filter: the export as sent and as rows.
+func analyticsExportAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"include_csv": schema.BoolAttribute{
+			MarkdownDescription: "Whether to keep the export as sent in `csv`. Defaults to `true`; set it to `false` when `rows` is enough, so the state does not hold the clicks twice (`csv` is then null).",
+			Optional:            true,
+		},
+		"include_rows": schema.BoolAttribute{
+			MarkdownDescription: "Whether to keep the parsed clicks in `rows`. Defaults to `true`; set it to `false` when only `csv` is wanted, for a file or another tool (`rows` is then null).",
+			Optional:            true,
+		},
+		"csv": schema.StringAttribute{
+			MarkdownDescription: "The export as the service sent it (CSV with a header row), for `local_file` or further processing: with `since` or `until`, the header row and the records of the clicks in the range, each byte for byte. Null when `include_csv` is `false`.",
+			Computed:            true,
+		},
+		"columns": schema.ListAttribute{
+			MarkdownDescription: "The column names of the header row, in order. Empty when the service sent an empty body.",
+			Computed:            true,
+			ElementType:         types.StringType,
+		},
+		"rows": schema.ListAttribute{
+			MarkdownDescription: "One map per click (row of the export) in the range, from column name to value, in the order of the export. The columns are the service's; see `columns`. Null when `include_rows` is `false`.",
+			Computed:            true,
+			ElementType:         exportRowType,
+		},
+		"row_count": schema.Int64Attribute{
+			MarkdownDescription: "The number of clicks (rows without the header row) in the range, whether or not `csv` and `rows` are kept.",
+			Computed:            true,
+		},
 	}
 }
 
-func (d *analyticsExportDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var cfg analyticsExportModel
-	q, ok := readExportConfig(ctx, d.data, req.Config, &cfg, &resp.Diagnostics)
-	if !ok {
-		return
-	}
+// keepExport keeps the export, the CSV and the rows only when asked for.
+func keepExport(ctx context.Context, read analytics.ReadFunc, q analytics.Query, cfg *analyticsExportModel) error {
 	kept := &exportCollector{keepCSV: trueUnlessFalse(cfg.IncludeCSV), keepRows: trueUnlessFalse(cfg.IncludeRows)}
-	if err := d.data.client.ReadExport(ctx, q, nil, kept); err != nil {
-		addExportError(&resp.Diagnostics, q.LinkID, err)
-		return
+	if err := read(ctx, q, nil, kept); err != nil {
+		return err
 	}
 	cfg.CSV, cfg.Rows = types.StringNull(), types.ListNull(exportRowType)
 	if kept.keepCSV {
@@ -98,7 +88,7 @@ func (d *analyticsExportDataSource) Read(ctx context.Context, req datasource.Rea
 	}
 	cfg.Columns = types.ListValueMust(types.StringType, columns)
 	cfg.RowCount = types.Int64Value(kept.count)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+	return nil
 }
 
 // trueUnlessFalse reads an optional flag that defaults to true (a data

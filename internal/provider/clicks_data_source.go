@@ -14,15 +14,17 @@ import (
 	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
 )
 
-var (
-	_ datasource.DataSource              = (*clicksDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*clicksDataSource)(nil)
-)
-
 // NewClicksDataSource is shortlink_clicks.
-func NewClicksDataSource() datasource.DataSource { return &clicksDataSource{} }
-
-type clicksDataSource struct{ configuredDataSource }
+func NewClicksDataSource() datasource.DataSource {
+	return &exportDataSource[clicksModel, *clicksModel]{
+		typeSuffix: "_clicks",
+		description: "A summary of the clicks of the account, or of one link, optionally of a time range: the total, the clicks per link and per day, the first and last click and the most frequent referrers. " +
+			"Needs the scope `links:read`. The service's CSV analytics export is read again on every plan, as a stream, and only the counts are kept: " +
+			"the state grows with the links and days that had clicks, never with the number of clicks. How far back the export reaches depends on the account's plan.",
+		attributes: clicksAttributes,
+		keep:       keepClickCounts,
+	}
+}
 
 type clicksModel struct {
 	exportFilterModel
@@ -40,69 +42,57 @@ var referrerClicksType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"clicks":   types.Int64Type,
 }}
 
-func (d *clicksDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_clicks"
-}
-
-func (d *clicksDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	attrs := exportFilterAttributes()
-	attrs["total"] = schema.Int64Attribute{
-		MarkdownDescription: "The number of clicks.",
-		Computed:            true,
-	}
-	attrs["by_link"] = schema.MapAttribute{
-		MarkdownDescription: "Clicks per link: link ID → number of clicks. A link without clicks is absent, so read it with `lookup(data.shortlink_clicks.<name>.by_link, <link id>, 0)`.",
-		Computed:            true,
-		ElementType:         types.Int64Type,
-	}
-	attrs["by_day"] = schema.MapAttribute{
-		MarkdownDescription: "Clicks per day: date in UTC (`YYYY-MM-DD`) → number of clicks. A day without clicks is absent.",
-		Computed:            true,
-		ElementType:         types.Int64Type,
-	}
-	attrs["first_click_at"] = schema.StringAttribute{
-		MarkdownDescription: "When the earliest click was (RFC 3339, UTC); null without clicks.",
-		Computed:            true,
-		CustomType:          timetypes.RFC3339Type{},
-	}
-	attrs["last_click_at"] = schema.StringAttribute{
-		MarkdownDescription: "When the latest click was (RFC 3339, UTC); null without clicks.",
-		Computed:            true,
-		CustomType:          timetypes.RFC3339Type{},
-	}
-	attrs["top_referrers"] = schema.ListNestedAttribute{
-		MarkdownDescription: fmt.Sprintf("The %d most frequent referrers (the page a visitor came from, the `Referer` header of the visit), most clicks first; "+
-			"referrers with as many clicks are in byte order of `referrer`. Visits without a referrer (a typed or bookmarked address, an app) count for `\"\"`.", analytics.TopReferrers),
-		Computed: true,
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"referrer": schema.StringAttribute{MarkdownDescription: "The referrer, as the service recorded it.", Computed: true},
-			"clicks":   schema.Int64Attribute{MarkdownDescription: "Its clicks.", Computed: true},
-		}},
-	}
-	attrs["top_referrers_exact"] = schema.BoolAttribute{
-		MarkdownDescription: fmt.Sprintf("Whether the counts of `top_referrers` are exact. They are unless the clicks came from more than %[1]d different referrers: "+
-			"the provider then keeps counting only the %[1]d most frequent as it reads, so that its memory stays bounded, and a count may be over by at most the number of clicks divided by %[1]d. "+
-			"Every referrer with more clicks than that is still counted.", analytics.MaxTrackedReferrers),
-		Computed: true,
-	}
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "A summary of the clicks of the account, or of one link, optionally of a time range: the total, the clicks per link and per day, the first and last click and the most frequent referrers. " +
-			"Needs the scope `links:read`. The service's CSV analytics export is read again on every plan, as a stream, and only the counts are kept: " +
-			"the state grows with the links and days that had clicks, never with the number of clicks. How far back the export reaches depends on the account's plan.",
-		Attributes: attrs,
+// clicksAttributes are what shortlink_clicks adds to the filter: the counts.
+func clicksAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"total": schema.Int64Attribute{
+			MarkdownDescription: "The number of clicks.",
+			Computed:            true,
+		},
+		"by_link": schema.MapAttribute{
+			MarkdownDescription: "Clicks per link: link ID → number of clicks. A link without clicks is absent, so read it with `lookup(data.shortlink_clicks.<name>.by_link, <link id>, 0)`.",
+			Computed:            true,
+			ElementType:         types.Int64Type,
+		},
+		"by_day": schema.MapAttribute{
+			MarkdownDescription: "Clicks per day: date in UTC (`YYYY-MM-DD`) → number of clicks. A day without clicks is absent.",
+			Computed:            true,
+			ElementType:         types.Int64Type,
+		},
+		"first_click_at": schema.StringAttribute{
+			MarkdownDescription: "When the earliest click was (RFC 3339, UTC); null without clicks.",
+			Computed:            true,
+			CustomType:          timetypes.RFC3339Type{},
+		},
+		"last_click_at": schema.StringAttribute{
+			MarkdownDescription: "When the latest click was (RFC 3339, UTC); null without clicks.",
+			Computed:            true,
+			CustomType:          timetypes.RFC3339Type{},
+		},
+		"top_referrers": schema.ListNestedAttribute{
+			MarkdownDescription: fmt.Sprintf("The %d most frequent referrers (the page a visitor came from, the `Referer` header of the visit), most clicks first; "+
+				"referrers with as many clicks are in byte order of `referrer`. Visits without a referrer (a typed or bookmarked address, an app) count for `\"\"`.", analytics.TopReferrers),
+			Computed: true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"referrer": schema.StringAttribute{MarkdownDescription: "The referrer, as the service recorded it.", Computed: true},
+				"clicks":   schema.Int64Attribute{MarkdownDescription: "Its clicks.", Computed: true},
+			}},
+		},
+		"top_referrers_exact": schema.BoolAttribute{
+			MarkdownDescription: fmt.Sprintf("Whether the counts of `top_referrers` are exact. They are unless the clicks came from more than %[1]d different referrers: "+
+				"the provider then keeps counting only the %[1]d most frequent as it reads, so that its memory stays bounded, and a count may be over by at most the number of clicks divided by %[1]d. "+
+				"Every referrer with more clicks than that is still counted.", analytics.MaxTrackedReferrers),
+			Computed: true,
+		},
 	}
 }
 
-func (d *clicksDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var cfg clicksModel
-	q, ok := readExportConfig(ctx, d.data, req.Config, &cfg, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	summary, err := analytics.Summarize(ctx, d.data.client.ReadExport, q)
+// keepClickCounts keeps only the counts of the export, so that the state
+// does not grow with the clicks.
+func keepClickCounts(ctx context.Context, read analytics.ReadFunc, q analytics.Query, cfg *clicksModel) error {
+	summary, err := analytics.Summarize(ctx, read, q)
 	if err != nil {
-		addExportError(&resp.Diagnostics, q.LinkID, err)
-		return
+		return err
 	}
 	cfg.Total = types.Int64Value(summary.Total)
 	cfg.ByLink = countsMap(summary.ByLink)
@@ -111,7 +101,7 @@ func (d *clicksDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	cfg.LastClickAt = instant(summary.LastClick)
 	cfg.TopReferrers = referrerList(summary.TopReferrers)
 	cfg.TopReferrersExact = types.BoolValue(summary.ReferrersExact)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+	return nil
 }
 
 func countsMap(counts map[string]int64) types.Map {

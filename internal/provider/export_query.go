@@ -2,12 +2,13 @@ package provider
 
 import (
 	"context"
+	"maps"
 
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
@@ -64,24 +65,54 @@ func (f exportFilterModel) query() (analytics.Query, diag.Diagnostics) {
 	return q, diags
 }
 
-// exportFiltered is a model that embeds exportFilterModel.
-type exportFiltered interface {
+// exportDataSource is a data source that reads the analytics export:
+// shortlink_clicks and shortlink_analytics_export differ only in the
+// attributes they add to the filter and in what they keep of the export,
+// so the framework's methods are written once, here.
+type exportDataSource[M any, PM exportModel[M]] struct {
+	configuredDataSource
+	typeSuffix  string // after the provider's name, such as "_clicks"
+	description string
+	attributes  func() map[string]schema.Attribute // besides the filter's
+	// keep reads the export of q with read into cfg.
+	keep func(ctx context.Context, read analytics.ReadFunc, q analytics.Query, cfg PM) error
+}
+
+// exportModel is a pointer to a model that embeds exportFilterModel.
+type exportModel[M any] interface {
+	*M
 	query() (analytics.Query, diag.Diagnostics)
 }
 
-// readExportConfig is the first step of reading a data source that reads
-// the export: it reads the configuration into cfg (a pointer to its model)
-// and returns the query of its filter attributes. ok is false when that
-// failed or the provider is not configured; diags then says why.
-func readExportConfig(ctx context.Context, data *providerData, config tfsdk.Config, cfg exportFiltered, diags *diag.Diagnostics) (q analytics.Query, ok bool) {
-	diags.Append(config.Get(ctx, cfg)...)
-	if diags.HasError() {
-		return analytics.Query{}, false
+var (
+	_ datasource.DataSource              = (*exportDataSource[clicksModel, *clicksModel])(nil)
+	_ datasource.DataSourceWithConfigure = (*exportDataSource[clicksModel, *clicksModel])(nil)
+)
+
+func (d *exportDataSource[M, PM]) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + d.typeSuffix
+}
+
+func (d *exportDataSource[M, PM]) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := exportFilterAttributes()
+	maps.Copy(attrs, d.attributes())
+	resp.Schema = schema.Schema{MarkdownDescription: d.description, Attributes: attrs}
+}
+
+func (d *exportDataSource[M, PM]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var cfg M
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() || !configured(d.data, &resp.Diagnostics) {
+		return
 	}
-	if !configured(data, diags) {
-		return analytics.Query{}, false
+	q, diags := PM(&cfg).query()
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
 	}
-	q, d := cfg.query()
-	diags.Append(d...)
-	return q, !diags.HasError()
+	if err := d.keep(ctx, d.data.client.ReadExport, q, &cfg); err != nil {
+		addExportError(&resp.Diagnostics, q.LinkID, err)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }
