@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/testclock"
 	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
@@ -60,15 +61,6 @@ func readAll(body string, q Query) (*reading, error) {
 	return r, err
 }
 
-func mustTime(t *testing.T, s string) time.Time {
-	t.Helper()
-	tm, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tm
-}
-
 func TestReadExportRange(t *testing.T) {
 	body := testsupport.ExportHeader +
 		testsupport.ExportClick("2027-03-01T09:59:59.999Z", "l-1", "a") +
@@ -77,7 +69,7 @@ func TestReadExportRange(t *testing.T) {
 		testsupport.ExportClick("2027-03-01T10:30:00Z", "l-1", "d") +
 		testsupport.ExportClick("2027-03-01T11:00:00.000Z", "l-1", "e") + // == until: out
 		testsupport.ExportClick("2027-03-01T11:00:00.001Z", "l-1", "f")
-	since, until := mustTime(t, "2027-03-01T10:00:00Z"), mustTime(t, "2027-03-01T11:00:00Z")
+	since, until := testclock.Parse(t, "2027-03-01T10:00:00Z"), testclock.Parse(t, "2027-03-01T11:00:00Z")
 	referrers := func(r *reading) []string {
 		var out []string
 		for _, row := range r.rows {
@@ -94,7 +86,7 @@ func TestReadExportRange(t *testing.T) {
 		{"since is inclusive, until exclusive", Query{Since: since, Until: until}, []string{"b", "c", "d"}},
 		{"only since", Query{Since: since}, []string{"b", "c", "d", "e", "f"}},
 		{"only until", Query{Until: until}, []string{"a", "b", "c", "d"}},
-		{"a range without clicks", Query{Since: mustTime(t, "2027-04-01T00:00:00Z")}, nil},
+		{"a range without clicks", Query{Since: testclock.Parse(t, "2027-04-01T00:00:00Z")}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := readAll(body, tt.q)
@@ -138,7 +130,7 @@ func TestReadExportRange(t *testing.T) {
 }
 
 func TestReadExportErrors(t *testing.T) {
-	since := Query{Since: mustTime(t, "2027-01-01T00:00:00Z")}
+	since := Query{Since: testclock.Parse(t, "2027-01-01T00:00:00Z")}
 	tests := []struct {
 		name string
 		body string

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/testclock"
 	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
@@ -43,8 +44,8 @@ func TestSummarizeClicks(t *testing.T) {
 		Total:      6,
 		ByLink:     map[string]int64{"l-1": 4, "l-2": 2},
 		ByDay:      map[string]int64{"2027-02-28": 2, "2027-03-01": 2, "2027-03-02": 2},
-		FirstClick: mustTime(t, "2027-02-28T23:30:00Z"),
-		LastClick:  mustTime(t, "2027-03-02T09:00:00Z"),
+		FirstClick: testclock.Parse(t, "2027-02-28T23:30:00Z"),
+		LastClick:  testclock.Parse(t, "2027-03-02T09:00:00Z"),
 		TopReferrers: []ReferrerClicks{
 			// A quoted CRLF is read as LF, as RFC 4180 readers do.
 			{comma, 3}, {"", 1}, {"https://forum.example.com/t/1\nsecond line", 1}, {quotes, 1},
@@ -56,17 +57,17 @@ func TestSummarizeClicks(t *testing.T) {
 	}
 
 	t.Run("in a range", func(t *testing.T) {
-		s, err := summarize(body, Query{Since: mustTime(t, "2027-03-01T00:00:00Z"), Until: mustTime(t, "2027-03-02T09:00:00Z")})
+		s, err := summarize(body, Query{Since: testclock.Parse(t, "2027-03-01T00:00:00Z"), Until: testclock.Parse(t, "2027-03-02T09:00:00Z")})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if s.Total != 3 || !reflect.DeepEqual(s.ByDay, map[string]int64{"2027-03-01": 2, "2027-03-02": 1}) ||
-			!reflect.DeepEqual(s.ByLink, map[string]int64{"l-1": 2, "l-2": 1}) || !s.LastClick.Equal(mustTime(t, "2027-03-02T08:00:00Z")) {
+			!reflect.DeepEqual(s.ByLink, map[string]int64{"l-1": 2, "l-2": 1}) || !s.LastClick.Equal(testclock.Parse(t, "2027-03-02T08:00:00Z")) {
 			t.Fatalf("got %+v", s)
 		}
 	})
 	t.Run("an empty range", func(t *testing.T) {
-		s, err := summarize(body, Query{Since: mustTime(t, "2030-01-01T00:00:00Z")})
+		s, err := summarize(body, Query{Since: testclock.Parse(t, "2030-01-01T00:00:00Z")})
 		if err != nil {
 			t.Fatal(err)
 		}

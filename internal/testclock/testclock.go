@@ -4,6 +4,7 @@ package testclock
 
 import (
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -31,4 +32,15 @@ func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
+}
+
+// Parse is the instant s spells in RFC 3339, for tests that name the times
+// of the clicks and links they set up; a typo in s fails the test.
+func Parse(t testing.TB, s string) time.Time {
+	t.Helper()
+	tm, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm
 }
