@@ -15,16 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
+	"github.com/shortlink/terraform-provider-shortlink/internal/testclock"
 )
-
-func mustParseTime(t *testing.T, s string) time.Time {
-	t.Helper()
-	tm, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tm
-}
 
 // Referrers the CSV export has to quote.
 const (
@@ -60,10 +52,7 @@ func countsExact(m map[string]int64) knownvalue.Check {
 
 func TestAccClicks_countsAndRanges(t *testing.T) {
 	e := newTestEnv(t)
-	links, err := e.srv.SeedLinks(e.fx.DomainID, "counted", 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	links := e.seedLinks(t, e.fx.DomainID, "counted", 3)
 	a, b, quiet := links[0].ID, links[1].ID, links[2].ID
 	for _, c := range []struct{ link, at, referrer string }{
 		{a, "2027-02-28T23:59:59.999Z", refComma},
@@ -74,94 +63,43 @@ func TestAccClicks_countsAndRanges(t *testing.T) {
 		{a, "2027-03-03T00:00:00.000Z", refComma}, // == until: not counted
 		{b, "2027-03-03T12:00:00.000Z", refQuotes},
 	} {
-		if err := e.srv.AddClickAt(c.link, mustParseTime(t, c.at), c.referrer); err != nil {
-			t.Fatal(err)
-		}
+		e.addClickAt(t, c.link, testclock.Parse(t, c.at), c.referrer)
 	}
 	const ds = "data.shortlink_clicks."
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		Steps: []resource.TestStep{{
-			Config: e.config(testConfig(t, "clicks_counts_and_ranges.tf.tmpl", a, b, quiet)),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("total"), knownvalue.Int64Exact(7)),
-				statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("by_link"), countsExact(map[string]int64{a: 4, b: 3})),
-				statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("by_day"), countsExact(map[string]int64{"2027-02-28": 1, "2027-03-01": 3, "2027-03-02": 1, "2027-03-03": 2})),
-				statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("first_click_at"), knownvalue.StringExact("2027-02-28T23:59:59.999Z")),
-				statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("last_click_at"), knownvalue.StringExact("2027-03-03T12:00:00Z")),
-				// Most clicks first; ties in byte order ("" < "https://f…").
-				statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("top_referrers"), topReferrersExact(referrerClicks(refComma, 3), referrerClicks(refQuotes, 2), referrerClicks("", 1), referrerClicks(refNewline, 1))),
-				statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("top_referrers_exact"), knownvalue.Bool(true)),
+	expectState(t, e.config(testConfig(t, "clicks_counts_and_ranges.tf.tmpl", a, b, quiet)),
+		statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("total"), knownvalue.Int64Exact(7)),
+		statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("by_link"), countsExact(map[string]int64{a: 4, b: 3})),
+		statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("by_day"), countsExact(map[string]int64{"2027-02-28": 1, "2027-03-01": 3, "2027-03-02": 1, "2027-03-03": 2})),
+		statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("first_click_at"), knownvalue.StringExact("2027-02-28T23:59:59.999Z")),
+		statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("last_click_at"), knownvalue.StringExact("2027-03-03T12:00:00Z")),
+		// Most clicks first; ties in byte order ("" < "https://f…").
+		statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("top_referrers"), topReferrersExact(referrerClicks(refComma, 3), referrerClicks(refQuotes, 2), referrerClicks("", 1), referrerClicks(refNewline, 1))),
+		statecheck.ExpectKnownValue(ds+"all", tfjsonpath.New("top_referrers_exact"), knownvalue.Bool(true)),
 
-				statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("total"), knownvalue.Int64Exact(4)),
-				statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("by_link"), countsExact(map[string]int64{a: 2, b: 2})),
-				statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("by_day"), countsExact(map[string]int64{"2027-03-01": 3, "2027-03-02": 1})),
-				statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("first_click_at"), knownvalue.StringExact("2027-03-01T00:00:00Z")),
-				statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("last_click_at"), knownvalue.StringExact("2027-03-02T00:00:00Z")),
-				statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("top_referrers"), topReferrersExact(referrerClicks("", 1), referrerClicks(refNewline, 1), referrerClicks(refComma, 1), referrerClicks(refQuotes, 1))),
-				statecheck.ExpectKnownValue(ds+"offsets", tfjsonpath.New("total"), knownvalue.Int64Exact(4)),
-				statecheck.ExpectKnownValue(ds+"offsets", tfjsonpath.New("by_day"), countsExact(map[string]int64{"2027-03-01": 3, "2027-03-02": 1})),
+		statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("total"), knownvalue.Int64Exact(4)),
+		statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("by_link"), countsExact(map[string]int64{a: 2, b: 2})),
+		statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("by_day"), countsExact(map[string]int64{"2027-03-01": 3, "2027-03-02": 1})),
+		statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("first_click_at"), knownvalue.StringExact("2027-03-01T00:00:00Z")),
+		statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("last_click_at"), knownvalue.StringExact("2027-03-02T00:00:00Z")),
+		statecheck.ExpectKnownValue(ds+"range", tfjsonpath.New("top_referrers"), topReferrersExact(referrerClicks("", 1), referrerClicks(refNewline, 1), referrerClicks(refComma, 1), referrerClicks(refQuotes, 1))),
+		statecheck.ExpectKnownValue(ds+"offsets", tfjsonpath.New("total"), knownvalue.Int64Exact(4)),
+		statecheck.ExpectKnownValue(ds+"offsets", tfjsonpath.New("by_day"), countsExact(map[string]int64{"2027-03-01": 3, "2027-03-02": 1})),
 
-				statecheck.ExpectKnownValue(ds+"b_since", tfjsonpath.New("total"), knownvalue.Int64Exact(3)),
-				statecheck.ExpectKnownValue(ds+"b_since", tfjsonpath.New("by_link"), countsExact(map[string]int64{b: 3})),
+		statecheck.ExpectKnownValue(ds+"b_since", tfjsonpath.New("total"), knownvalue.Int64Exact(3)),
+		statecheck.ExpectKnownValue(ds+"b_since", tfjsonpath.New("by_link"), countsExact(map[string]int64{b: 3})),
 
-				statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("total"), knownvalue.Int64Exact(0)),
-				statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("by_link"), knownvalue.MapSizeExact(0)),
-				statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("by_day"), knownvalue.MapSizeExact(0)),
-				statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("first_click_at"), knownvalue.Null()),
-				statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("last_click_at"), knownvalue.Null()),
-				statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("top_referrers"), knownvalue.ListSizeExact(0)),
-				statecheck.ExpectKnownValue(ds+"quiet", tfjsonpath.New("total"), knownvalue.Int64Exact(0)),
+		statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("total"), knownvalue.Int64Exact(0)),
+		statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("by_link"), knownvalue.MapSizeExact(0)),
+		statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("by_day"), knownvalue.MapSizeExact(0)),
+		statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("first_click_at"), knownvalue.Null()),
+		statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("last_click_at"), knownvalue.Null()),
+		statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("top_referrers"), knownvalue.ListSizeExact(0)),
+		statecheck.ExpectKnownValue(ds+"quiet", tfjsonpath.New("total"), knownvalue.Int64Exact(0)),
 
-				statecheck.ExpectKnownOutputValue("clicks_per_link", knownvalue.ObjectExact(map[string]knownvalue.Check{
-					"a": knownvalue.Int64Exact(2), "b": knownvalue.Int64Exact(2), "quiet": knownvalue.Int64Exact(0),
-				})),
-			},
-		}},
-	})
-}
-
-func TestAccClicks_badInput(t *testing.T) {
-	e := newTestEnv(t)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		Steps: []resource.TestStep{
-			{
-				Config: e.config(`
-data "shortlink_clicks" "gone" {
-  link_id = "0b3d2c1a-0000-4000-8000-000000000000"
-}
-`),
-				ExpectError: expectErr("link_id", "No link with ID 0b3d2c1a-0000-4000-8000-000000000000", "404 not_found", "data.shortlink_links"),
-			},
-			{
-				Config: e.config(`
-data "shortlink_clicks" "backwards" {
-  since = "2027-03-02T00:00:00Z"
-  until = "2027-03-01T00:00:00Z"
-}
-`),
-				ExpectError: expectErr("until", "until (2027-03-01T00:00:00Z) must be later than since (2027-03-02T00:00:00Z)", "would select nothing"),
-			},
-			{
-				Config: e.config(`
-data "shortlink_clicks" "same_instant" {
-  since = "2027-03-01T00:00:00Z"
-  until = "2027-03-01T01:00:00+01:00"
-}
-`),
-				ExpectError: expectErr("until", "must be later than since"),
-			},
-			{
-				Config: e.config(`
-data "shortlink_clicks" "words" {
-  since = "last monday"
-}
-`),
-				ExpectError: expectErr("Invalid time", `since is "last monday"`, "2027-01-05T23:59:59Z"),
-			},
-		},
-	})
+		statecheck.ExpectKnownOutputValue("clicks_per_link", knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"a": knownvalue.Int64Exact(2), "b": knownvalue.Int64Exact(2), "quiet": knownvalue.Int64Exact(0),
+		})),
+	)
 }
 
 // The state holds counts: 20,000 clicks over three days and two referrers
@@ -169,18 +107,13 @@ data "shortlink_clicks" "words" {
 func TestAccClicks_stateDoesNotGrowWithClicks(t *testing.T) {
 	const n = 20_000
 	e := newTestEnv(t)
-	links, err := e.srv.SeedLinks(e.fx.DomainID, "busy", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := mustParseTime(t, "2027-03-01T00:00:00Z")
+	links := e.seedLinks(t, e.fx.DomainID, "busy", 1)
+	start := testclock.Parse(t, "2027-03-01T00:00:00Z")
 	perDay := map[string]int64{}
 	for i := range n {
 		at := start.Add(time.Duration(i) * (72 * time.Hour / n))
 		perDay[at.Format(time.DateOnly)]++
-		if err := e.srv.AddClickAt(links[0].ID, at, fmt.Sprintf("https://ref%d.example/", i%2)); err != nil {
-			t.Fatal(err)
-		}
+		e.addClickAt(t, links[0].ID, at, fmt.Sprintf("https://ref%d.example/", i%2))
 	}
 	if len(perDay) != 3 {
 		t.Fatalf("the clicks span %d days, want 3", len(perDay))
@@ -277,40 +210,34 @@ func guardedCampaign(t *testing.T, e *testEnv, retire string) string {
 func TestAccClicks_guardsTheDeletionOfALinkInUse(t *testing.T) {
 	e := newTestEnv(t)
 	const busy, quiet = "shortlink_link.busy[0]", "shortlink_link.quiet[0]"
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{
-			{Config: guardedCampaign(t, e, "[]")},
-			{
-				PreConfig: func() {
-					for _, l := range e.srv.Links(e.fx.AccountID) {
-						if l.Slug == "busy" {
-							if err := e.srv.AddClickAt(l.ID, time.Now().Add(-time.Hour), "https://mail.example.net/"); err != nil {
-								t.Fatal(err)
-							}
-						}
+	e.testLink(t, []resource.TestStep{
+		{Config: guardedCampaign(t, e, "[]")},
+		{
+			PreConfig: func() {
+				for _, l := range e.srv.Links(e.fx.AccountID) {
+					if l.Slug == "busy" {
+						e.addClickAt(t, l.ID, time.Now().Add(-time.Hour), "https://mail.example.net/")
 					}
-				},
-				Config:      guardedCampaign(t, e, `["busy"]`),
-				ExpectError: expectErr("Still in use, not deleted: busy (1 clicks in the last 14 days)"),
+				}
 			},
-			{
-				// The failed plan deleted nothing.
-				Config:            guardedCampaign(t, e, "[]"),
-				ConfigStateChecks: []statecheck.StateCheck{e.serviceHolds("busy", "quiet")},
-				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
-			{
-				Config: guardedCampaign(t, e, `["quiet"]`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(quiet, plancheck.ResourceActionDestroy),
-					plancheck.ExpectResourceAction(busy, plancheck.ResourceActionNoop),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("data.shortlink_clicks.last_14_days", tfjsonpath.New("total"), knownvalue.Int64Exact(1)),
-					e.serviceHolds("busy"),
-				},
+			Config:      guardedCampaign(t, e, `["busy"]`),
+			ExpectError: expectErr("Still in use, not deleted: busy (1 clicks in the last 14 days)"),
+		},
+		{
+			// The failed plan deleted nothing.
+			Config:            guardedCampaign(t, e, "[]"),
+			ConfigStateChecks: []statecheck.StateCheck{e.serviceHolds("busy", "quiet")},
+			ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+		{
+			Config: guardedCampaign(t, e, `["quiet"]`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(quiet, plancheck.ResourceActionDestroy),
+				plancheck.ExpectResourceAction(busy, plancheck.ResourceActionNoop),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.shortlink_clicks.last_14_days", tfjsonpath.New("total"), knownvalue.Int64Exact(1)),
+				e.serviceHolds("busy"),
 			},
 		},
 	})

@@ -41,37 +41,29 @@ func TestAccLinkErrors_readOnlyKeyCannotCreate(t *testing.T) {
 func TestAccLinkErrors_writeOnlyKeyCannotRefresh(t *testing.T) {
 	e := newTestEnv(t)
 	body := linkBody(e.fx.DomainID, "https://example.com/a")
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{
-			{Config: e.config(body)},
-			{
-				Config:      e.providerBlock(e.fx.WriteKey) + body,
-				ExpectError: expectErr("403 insufficient_scope", "GET /api/links needs links:read", "every refresh"),
-			},
-			{Config: e.config(body)}, // back to a full key, so destroy can refresh
+	e.testLink(t, []resource.TestStep{
+		{Config: e.config(body)},
+		{
+			Config:      e.providerBlock(e.fx.WriteKey) + body,
+			ExpectError: expectErr("403 insufficient_scope", "GET /api/links needs links:read", "every refresh"),
 		},
+		{Config: e.config(body)}, // back to a full key, so destroy can refresh
 	})
 }
 
 func TestAccLinkErrors_blockedDestination(t *testing.T) {
 	e := newTestEnv(t)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{
-			{
-				Config:      e.config(linkBody(e.fx.DomainID, "https://blocked.example/win")),
-				ExpectError: expectErr("with shortlink_link.test,", "destination", "422 blocked_by_filter", "Choose another destination"),
-			},
-			{Config: e.config(linkBody(e.fx.DomainID, "https://example.com/fine"))},
-			{
-				Config:      e.config(linkBody(e.fx.DomainID, "https://www.blocked.example/")),
-				ExpectError: expectErr("fraud filter rejected the destination"),
-			},
-			{Config: e.config(linkBody(e.fx.DomainID, "https://example.com/fine"))},
+	e.testLink(t, []resource.TestStep{
+		{
+			Config:      e.config(linkBody(e.fx.DomainID, "https://blocked.example/win")),
+			ExpectError: expectErr("with shortlink_link.test,", "destination", "422 blocked_by_filter", "Choose another destination"),
 		},
+		{Config: e.config(linkBody(e.fx.DomainID, "https://example.com/fine"))},
+		{
+			Config:      e.config(linkBody(e.fx.DomainID, "https://www.blocked.example/")),
+			ExpectError: expectErr("fraud filter rejected the destination"),
+		},
+		{Config: e.config(linkBody(e.fx.DomainID, "https://example.com/fine"))},
 	})
 }
 
@@ -80,27 +72,21 @@ func TestAccLinkErrors_quotaExhausted(t *testing.T) {
 	if err := e.srv.SetMonthlyQuota(e.fx.AccountID, 1); err != nil {
 		t.Fatal(err)
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{{
-			Config: e.config(fmt.Sprintf(`
+	e.testLink(t, []resource.TestStep{{
+		Config: e.config(fmt.Sprintf(`
 resource "shortlink_link" "test" {
   count       = 2
   domain_id   = %q
   destination = "https://example.com/${count.index}"
 }
 `, e.fx.DomainID)),
-			ExpectError: expectErr("402 link_quota", "next month"),
-		}},
-	})
+		ExpectError: expectErr("402 link_quota", "next month"),
+	}})
 }
 
 func TestAccLinkErrors_slugTaken(t *testing.T) {
 	e := newTestEnv(t)
-	if _, err := e.srv.SeedLinks(e.fx.DomainID, "taken", 1); err != nil {
-		t.Fatal(err)
-	}
+	e.seedLinks(t, e.fx.DomainID, "taken", 1)
 	expectFailure(t, e.config(fmt.Sprintf(`
 resource "shortlink_link" "test" {
   domain_id   = %q
@@ -124,14 +110,10 @@ resource "shortlink_link" %q {
 }
 `, name, e.fx.DomainID)
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{{
-			Config:      e.config(twin("a") + twin("b")),
-			ExpectError: expectErr("Slug declared twice", `also creates a link with the slug "twin"`, "Remove the duplicate"),
-		}},
-	})
+	e.testLink(t, []resource.TestStep{{
+		Config:      e.config(twin("a") + twin("b")),
+		ExpectError: expectErr("Slug declared twice", `also creates a link with the slug "twin"`, "Remove the duplicate"),
+	}})
 }
 
 // The 409 of a slug that another resource of this run created reads as a
@@ -209,20 +191,16 @@ func TestAccLinkErrors_rateLimitedAfterRetries(t *testing.T) {
 
 func TestAccLinkErrors_deletedBetweenRefreshAndUpdate(t *testing.T) {
 	e := newTestEnv(t)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{
-			{Config: e.config(linkBody(e.fx.DomainID, "https://example.com/a"))},
-			{
-				// The service answers the PATCH as if the link had been
-				// deleted after the refresh.
-				PreConfig: func() {
-					e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: 404, Method: "PATCH"})
-				},
-				Config:      e.config(linkBody(e.fx.DomainID, "https://example.com/b")),
-				ExpectError: expectErr("was deleted outside Terraform", "terraform apply"),
+	e.testLink(t, []resource.TestStep{
+		{Config: e.config(linkBody(e.fx.DomainID, "https://example.com/a"))},
+		{
+			// The service answers the PATCH as if the link had been
+			// deleted after the refresh.
+			PreConfig: func() {
+				e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: 404, Method: "PATCH"})
 			},
+			Config:      e.config(linkBody(e.fx.DomainID, "https://example.com/b")),
+			ExpectError: expectErr("was deleted outside Terraform", "terraform apply"),
 		},
 	})
 }
@@ -288,9 +266,7 @@ func TestAccLinkErrors_unreadableListing(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newTestEnv(t)
-			if _, err := e.srv.SeedLinks(e.fx.DomainID, "seeded", 50); err != nil {
-				t.Fatal(err)
-			}
+			e.seedLinks(t, e.fx.DomainID, "seeded", 50)
 			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Method != http.MethodGet || r.URL.Path != "/api/links" {
 					e.srv.ServeHTTP(w, r)

@@ -14,10 +14,7 @@ import (
 
 func TestAccLinkDataSource_lookups(t *testing.T) {
 	e := newTestEnv(t)
-	seeded, err := e.srv.SeedLinks(e.fx.DomainID, "seeded", 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	seeded := e.seedLinks(t, e.fx.DomainID, "seeded", 2)
 	seededLink := func(i int, domainID string) knownvalue.Check {
 		return knownvalue.ObjectExact(map[string]knownvalue.Check{
 			"id":          knownvalue.StringExact(seeded[i].ID),
@@ -37,31 +34,22 @@ func TestAccLinkDataSource_lookups(t *testing.T) {
 			"data.shortlink_link.managed", tfjsonpath.New(attr), compare.ValuesSame())
 	}
 	upperDomain := strings.ToUpper(e.fx.DomainID)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		Steps: []resource.TestStep{{
-			Config: e.config(testConfig(t, "link_data_source_lookups.tf.tmpl", seeded[0].ID, upperDomain, e.fx.DomainID)),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("data.shortlink_link.by_id", tfjsonpath.Path{}, seededLink(0, e.fx.DomainID)),
-				statecheck.ExpectKnownValue("data.shortlink_link.by_slug", tfjsonpath.Path{}, seededLink(1, upperDomain)),
-				statecheck.ExpectKnownValue("data.shortlink_link.managed", tfjsonpath.New("utm"), knownvalue.ObjectExact(map[string]knownvalue.Check{
-					"source": knownvalue.StringExact("newsletter"), "campaign": knownvalue.StringExact("spring"),
-					"medium": knownvalue.Null(), "term": knownvalue.Null(), "content": knownvalue.Null(),
-				})),
-				sameAsResource("id"), sameAsResource("domain_id"), sameAsResource("destination"), sameAsResource("slug"),
-				sameAsResource("expires_at"), sameAsResource("utm"), sameAsResource("short_url"), sameAsResource("qr_code_url"),
-				sameAsResource("created_at"),
-			},
-		}},
-	})
+	expectState(t, e.config(testConfig(t, "link_data_source_lookups.tf.tmpl", seeded[0].ID, upperDomain, e.fx.DomainID)),
+		statecheck.ExpectKnownValue("data.shortlink_link.by_id", tfjsonpath.Path{}, seededLink(0, e.fx.DomainID)),
+		statecheck.ExpectKnownValue("data.shortlink_link.by_slug", tfjsonpath.Path{}, seededLink(1, upperDomain)),
+		statecheck.ExpectKnownValue("data.shortlink_link.managed", tfjsonpath.New("utm"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"source": knownvalue.StringExact("newsletter"), "campaign": knownvalue.StringExact("spring"),
+			"medium": knownvalue.Null(), "term": knownvalue.Null(), "content": knownvalue.Null(),
+		})),
+		sameAsResource("id"), sameAsResource("domain_id"), sameAsResource("destination"), sameAsResource("slug"),
+		sameAsResource("expires_at"), sameAsResource("utm"), sameAsResource("short_url"), sameAsResource("qr_code_url"),
+		sameAsResource("created_at"),
+	)
 }
 
 func TestAccLinkDataSource_errors(t *testing.T) {
 	e := newTestEnv(t)
-	seeded, err := e.srv.SeedLinks(e.fx.DomainID, "seeded", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	seeded := e.seedLinks(t, e.fx.DomainID, "seeded", 1)
 	step := func(body string, want ...string) resource.TestStep {
 		return resource.TestStep{Config: e.config(body), ExpectError: expectErr(want...)}
 	}
@@ -115,13 +103,7 @@ data "shortlink_link" "bad_domain" {
 // thing of an ID that cannot be one, at plan time.
 func TestAccLinkDataSource_idNotAUUID(t *testing.T) {
 	e := newTestEnv(t)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		Steps: []resource.TestStep{{
-			Config:      e.config(`data "shortlink_link" "x" { id = "nope" }`),
-			ExpectError: expectErr(`"nope" is not a UUID`),
-		}},
-	})
+	expectFailure(t, e.config(`data "shortlink_link" "x" { id = "nope" }`), `"nope" is not a UUID`)
 	if n := e.srv.TotalRequests(); n != 0 {
 		t.Fatalf("%d requests reached the service; the ID is refused at plan time", n)
 	}

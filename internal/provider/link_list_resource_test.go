@@ -55,7 +55,7 @@ func newListClient(t *testing.T) *listClient {
 	}
 	listSchema, ok := schemas.ListResourceSchemas["shortlink_link"]
 	if !ok {
-		t.Fatalf("the provider has no list resource shortlink_link; it has %v", keys(schemas.ListResourceSchemas))
+		t.Fatalf("the provider has no list resource shortlink_link; it has %v", sortedKeys(schemas.ListResourceSchemas))
 	}
 	identities, err := ls.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
 	if err != nil || len(identities.Diagnostics) > 0 {
@@ -190,15 +190,6 @@ func diagnosticsText(diags []*tfprotov6.Diagnostic) string {
 	return b.String()
 }
 
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // listFixture is an account with links of two domains, several
 // destination hosts, one with UTM parameters and one expired.
 type listFixture struct {
@@ -246,10 +237,7 @@ func newListFixture(t *testing.T) *listFixture {
 
 func seededIDs(t *testing.T, e *testEnv, domainID, prefix string, n int) []string {
 	t.Helper()
-	links, err := e.srv.SeedLinks(domainID, prefix, n)
-	if err != nil {
-		t.Fatal(err)
-	}
+	links := e.seedLinks(t, domainID, prefix, n)
 	ids := make([]string, len(links))
 	for i, l := range links {
 		ids[i] = l.ID

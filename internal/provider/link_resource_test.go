@@ -60,81 +60,70 @@ func TestAccLink_createImportAndDestroy(t *testing.T) {
 	e := newTestEnv(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	config := e.springLink(t, e.fx.APIKey, "https://example.com/sale")
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionCreate)},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}$`))),
-					statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("short_url"), knownvalue.StringExact("https://go.example.test/spring")),
-					statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("qr_code_url"), knownvalue.StringExact("https://go.example.test/qr/spring.png")),
-					statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact("2027-03-31T23:59:59Z")),
-					statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("created_at"), knownvalue.NotNull()),
-					statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("utm"), springUTM()),
-					sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
-				},
-				Check: func(*terraform.State) error {
-					l := e.onlyLink(t)
-					if l.UTM == nil || l.UTM.Source != "newsletter" || l.ExpiresAt == nil {
-						return fmt.Errorf("the service holds %+v, want UTM and expiry set", l)
-					}
-					return nil
-				},
+	e.testLink(t, []resource.TestStep{
+		{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionCreate)},
 			},
-			{
-				ResourceName:            linkAddr,
-				ImportState:             true,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}$`))),
+				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("short_url"), knownvalue.StringExact("https://go.example.test/spring")),
+				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("qr_code_url"), knownvalue.StringExact("https://go.example.test/qr/spring.png")),
+				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact("2027-03-31T23:59:59Z")),
+				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("created_at"), knownvalue.NotNull()),
+				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("utm"), springUTM()),
+				sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
 			},
-			{
-				ResourceName:            linkAddr,
-				ImportState:             true,
-				ImportStateId:           e.fx.DomainID + "/spring",
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
+			Check: func(*terraform.State) error {
+				l := e.onlyLink(t)
+				if l.UTM == nil || l.UTM.Source != "newsletter" || l.ExpiresAt == nil {
+					return fmt.Errorf("the service holds %+v, want UTM and expiry set", l)
+				}
+				return nil
 			},
-			{
-				// After both imports, the configuration still plans nothing.
-				Config:   config,
-				PlanOnly: true,
-			},
+		},
+		{
+			ResourceName:            linkAddr,
+			ImportState:             true,
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: []string{"timeouts"},
+		},
+		{
+			ResourceName:            linkAddr,
+			ImportState:             true,
+			ImportStateId:           e.fx.DomainID + "/spring",
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: []string{"timeouts"},
+		},
+		{
+			// After both imports, the configuration still plans nothing.
+			Config:   config,
+			PlanOnly: true,
 		},
 	})
 }
 
 func TestAccLink_importBlock(t *testing.T) {
 	e := newTestEnv(t)
-	seeded, err := e.srv.SeedLinks(e.fx.DomainID, "seeded", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	seeded := e.seedLinks(t, e.fx.DomainID, "seeded", 1)
 	body := fmt.Sprintf(`
 import {
   to = shortlink_link.test
   id = %q
 }
 `, e.fx.DomainID+"/seeded-0")
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{{
-			Config: e.linkConfig(`
+	e.testLink(t, []resource.TestStep{{
+		Config: e.linkConfig(`
   destination = "https://example.com/seeded/0"
   slug        = "seeded-0"`) + body,
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionNoop)},
-			},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("id"), knownvalue.StringExact(seeded[0].ID)),
-			},
-		}},
-	})
+		ConfigPlanChecks: resource.ConfigPlanChecks{
+			PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionNoop)},
+		},
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("id"), knownvalue.StringExact(seeded[0].ID)),
+		},
+	}})
 }
 
 // An account whose listing is larger than the client's old 32 MiB cap on a
@@ -143,10 +132,7 @@ import {
 func TestAccLink_accountLargerThanAnyBodyCap(t *testing.T) {
 	const seededLinks = 100_000
 	e := newTestEnv(t)
-	seeded, err := e.srv.SeedLinks(e.fx.DomainID, "large", seededLinks)
-	if err != nil {
-		t.Fatal(err)
-	}
+	seeded := e.seedLinks(t, e.fx.DomainID, "large", seededLinks)
 	if size := e.listingBytes(t); size <= 32<<20 {
 		t.Fatalf("the listing is %d bytes, not larger than 32 MiB", size)
 	}
@@ -213,20 +199,12 @@ func TestAccLink_changeDestinationInPlace(t *testing.T) {
 			},
 		}
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{
-			step("https://example.com/one", plancheck.ResourceActionCreate),
-			step("https://example.com/two", plancheck.ResourceActionUpdate),
-		},
+	e.testLink(t, []resource.TestStep{
+		step("https://example.com/one", plancheck.ResourceActionCreate),
+		step("https://example.com/two", plancheck.ResourceActionUpdate),
 	})
-	if n := e.srv.Count("PATCH", "/api/links/{id}"); n != 1 {
-		t.Errorf("PATCH requests: %d, want exactly 1", n)
-	}
-	if n := e.srv.Count("POST", "/api/links"); n != 1 {
-		t.Errorf("POST requests: %d, want exactly 1 (an update must not recreate)", n)
-	}
+	e.expectRequests(t, "PATCH", "/api/links/{id}", 1, "one change in place")
+	e.expectRequests(t, "POST", "/api/links", 1, "an update must not recreate")
 }
 
 func TestAccLink_setAndClearUTM(t *testing.T) {
@@ -246,21 +224,15 @@ func TestAccLink_setAndClearUTM(t *testing.T) {
 	}
 	first := withUTM("", knownvalue.Null())
 	first.ConfigPlanChecks.PreApply = []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionCreate)}
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{
-			first,
-			withUTM(`  utm = { source = "ads", term = "shoes" }`, knownvalue.ObjectExact(map[string]knownvalue.Check{
-				"source": knownvalue.StringExact("ads"), "term": knownvalue.StringExact("shoes"),
-				"medium": knownvalue.Null(), "campaign": knownvalue.Null(), "content": knownvalue.Null(),
-			})),
-			withUTM("", knownvalue.Null()),
-		},
+	e.testLink(t, []resource.TestStep{
+		first,
+		withUTM(`  utm = { source = "ads", term = "shoes" }`, knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"source": knownvalue.StringExact("ads"), "term": knownvalue.StringExact("shoes"),
+			"medium": knownvalue.Null(), "campaign": knownvalue.Null(), "content": knownvalue.Null(),
+		})),
+		withUTM("", knownvalue.Null()),
 	})
-	if n := e.srv.Count("POST", "/api/links"); n != 1 {
-		t.Errorf("POST requests: %d, want 1", n)
-	}
+	e.expectRequests(t, "POST", "/api/links", 1, "UTM changes in place")
 }
 
 func TestAccLink_changeSlugReplaces(t *testing.T) {
@@ -273,13 +245,9 @@ func TestAccLink_changeSlugReplaces(t *testing.T) {
 			differentID.AddStateValue(linkAddr, tfjsonpath.New("id")),
 			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("short_url"), knownvalue.StringExact("https://go.example.test/"+slug)))
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{
-			step("first", plancheck.ResourceActionCreate),
-			step("second", plancheck.ResourceActionDestroyBeforeCreate),
-		},
+	e.testLink(t, []resource.TestStep{
+		step("first", plancheck.ResourceActionCreate),
+		step("second", plancheck.ResourceActionDestroyBeforeCreate),
 	})
 }
 
@@ -293,75 +261,59 @@ func TestAccLink_expiresAtComparedByInstant(t *testing.T) {
 			sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
 			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact(expires)))
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{
-			// The service stores and answers 2027-03-31T21:59:59.500Z.
-			step("2027-03-31T23:59:59.5+02:00", plancheck.ResourceActionCreate),
-			// A new spelling of the same instant changes only the state.
-			step("2027-03-31T21:59:59.500Z", plancheck.ResourceActionUpdate),
-		},
+	e.testLink(t, []resource.TestStep{
+		// The service stores and answers 2027-03-31T21:59:59.500Z.
+		step("2027-03-31T23:59:59.5+02:00", plancheck.ResourceActionCreate),
+		// A new spelling of the same instant changes only the state.
+		step("2027-03-31T21:59:59.500Z", plancheck.ResourceActionUpdate),
 	})
 	if l := e.onlyLinkOrNone(); l != nil {
 		t.Fatalf("link left after destroy: %v", l)
 	}
-	if n := e.srv.Count("PATCH", "/api/links/{id}"); n != 0 {
-		t.Errorf("PATCH requests: %d, want 0 for a new spelling of the same instant", n)
-	}
-	if n := e.srv.Count("POST", "/api/links"); n != 1 {
-		t.Errorf("POST requests: %d, want 1", n)
-	}
+	e.expectRequests(t, "PATCH", "/api/links/{id}", 0, "a new spelling of the same instant changes only the state")
+	e.expectRequests(t, "POST", "/api/links", 1, "a new spelling must not recreate")
 }
 
 func TestAccLink_expiresAtSentAsUTCMillis(t *testing.T) {
 	e := newTestEnv(t)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{{
-			Config: e.linkConfig(`
+	e.testLink(t, []resource.TestStep{{
+		Config: e.linkConfig(`
   destination = "https://example.com/exp"
   expires_at  = "2027-04-01T01:59:59+02:00"`),
-			Check: func(*terraform.State) error {
-				got := e.onlyLink(t).ExpiresAt.Format("2006-01-02T15:04:05.000Z07:00")
-				if got != "2027-03-31T23:59:59.000Z" {
-					return fmt.Errorf("service expiry %s", got)
-				}
-				return nil
-			},
-		}, {
-			Config: e.linkConfig(`
+		Check: func(*terraform.State) error {
+			got := e.onlyLink(t).ExpiresAt.Format("2006-01-02T15:04:05.000Z07:00")
+			if got != "2027-03-31T23:59:59.000Z" {
+				return fmt.Errorf("service expiry %s", got)
+			}
+			return nil
+		},
+	}, {
+		Config: e.linkConfig(`
   destination = "https://example.com/exp"
   expires_at  = "2027-05-01T00:00:00Z"`),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionDestroyBeforeCreate)},
-			},
-		}},
-	})
+		ConfigPlanChecks: resource.ConfigPlanChecks{
+			PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionDestroyBeforeCreate)},
+		},
+	}})
 }
 
 func TestAccLink_driftDeletedOutsideTerraform(t *testing.T) {
 	e := newTestEnv(t)
 	cfg := e.linkConfig(`  destination = "https://example.com/drift"`)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				PreConfig: func() {
-					if err := e.srv.DeleteLinkOutOfBand(e.onlyLink(t).ID); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionCreate)},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("destination"), knownvalue.StringExact("https://example.com/drift")),
-				},
+	e.testLink(t, []resource.TestStep{
+		{Config: cfg},
+		{
+			PreConfig: func() {
+				if err := e.srv.DeleteLinkOutOfBand(e.onlyLink(t).ID); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionCreate)},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("destination"), knownvalue.StringExact("https://example.com/drift")),
 			},
 		},
 	})
@@ -371,33 +323,29 @@ func TestAccLink_driftDestinationChangedOutsideTerraform(t *testing.T) {
 	e := newTestEnv(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	cfg := e.linkConfig(`  destination = "https://example.com/mine"`)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{
-			{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(linkAddr, tfjsonpath.New("id"))}},
-			{
-				PreConfig: func() {
-					if err := e.srv.ChangeLinkOutOfBand(e.onlyLink(t).ID, "https://example.com/theirs"); err != nil {
-						t.Fatal(err)
-					}
+	e.testLink(t, []resource.TestStep{
+		{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(linkAddr, tfjsonpath.New("id"))}},
+		{
+			PreConfig: func() {
+				if err := e.srv.ChangeLinkOutOfBand(e.onlyLink(t).ID, "https://example.com/theirs"); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionUpdate),
 				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionUpdate),
-					},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
-					statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("destination"), knownvalue.StringExact("https://example.com/mine")),
-				},
-				Check: func(*terraform.State) error {
-					if got := e.onlyLink(t).Destination; got != "https://example.com/mine" {
-						return fmt.Errorf("service destination %q after apply", got)
-					}
-					return nil
-				},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
+				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("destination"), knownvalue.StringExact("https://example.com/mine")),
+			},
+			Check: func(*terraform.State) error {
+				if got := e.onlyLink(t).Destination; got != "https://example.com/mine" {
+					return fmt.Errorf("service destination %q after apply", got)
+				}
+				return nil
 			},
 		},
 	})
@@ -420,18 +368,14 @@ func TestAccLink_providerConfiguredOnlyAtApply(t *testing.T) {
 		return testConfig(t, "link_provider_configured_only_at_apply.tf.tmpl", url, e.fx.APIKey, e.fx.DomainID)
 	}
 	sameID := statecheck.CompareValue(compare.ValuesSame())
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{
-			{Config: cfg(e.url), ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(linkAddr, tfjsonpath.New("id"))}},
-			{
-				Config: cfg(e.url + "/"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionNoop)},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(linkAddr, tfjsonpath.New("id"))},
+	e.testLink(t, []resource.TestStep{
+		{Config: cfg(e.url), ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(linkAddr, tfjsonpath.New("id"))}},
+		{
+			Config: cfg(e.url + "/"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionNoop)},
 			},
+			ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(linkAddr, tfjsonpath.New("id"))},
 		},
 	})
 }
@@ -501,15 +445,9 @@ resource "shortlink_link" "many" {
 // then gives it its UTM parameters, instead of failing.
 func TestAccLink_takesOverLeftoverOfInterruptedRun(t *testing.T) {
 	e := newTestEnv(t)
-	left, err := e.srv.SeedLinks(e.fx.DomainID, "left", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{{
-			Config: e.config(fmt.Sprintf(`
+	left := e.seedLinks(t, e.fx.DomainID, "left", 1)
+	e.testLink(t, []resource.TestStep{{
+		Config: e.config(fmt.Sprintf(`
 resource "shortlink_link" "test" {
   domain_id   = %q
   destination = %q
@@ -517,21 +455,20 @@ resource "shortlink_link" "test" {
   utm         = { source = "newsletter" }
 }
 `, e.fx.DomainID, left[0].Destination)),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("shortlink_link.test", tfjsonpath.New("id"), knownvalue.StringExact(left[0].ID)),
-			},
-			Check: func(*terraform.State) error {
-				l := e.onlyLink(t)
-				if l.UTM == nil || l.UTM.Source != "newsletter" {
-					return fmt.Errorf("the taken-over link has UTM %+v, want source newsletter", l.UTM)
-				}
-				if n := e.srv.Count(http.MethodPost, "/api/links", http.StatusConflict); n != 1 {
-					return fmt.Errorf("%d POSTs answered 409, want 1", n)
-				}
-				return nil
-			},
-		}},
-	})
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue("shortlink_link.test", tfjsonpath.New("id"), knownvalue.StringExact(left[0].ID)),
+		},
+		Check: func(*terraform.State) error {
+			l := e.onlyLink(t)
+			if l.UTM == nil || l.UTM.Source != "newsletter" {
+				return fmt.Errorf("the taken-over link has UTM %+v, want source newsletter", l.UTM)
+			}
+			if n := e.srv.Count(http.MethodPost, "/api/links", http.StatusConflict); n != 1 {
+				return fmt.Errorf("%d POSTs answered 409, want 1", n)
+			}
+			return nil
+		},
+	}})
 }
 
 // TestAccValidation_badInputAtPlanTime: every rule on the resource's input
@@ -653,25 +590,21 @@ func TestAccResilience_sixtyLinksThroughFaults(t *testing.T) {
 	config := e.config(testConfig(t, "link_sixty_through_faults.tf.tmpl", e.fx.DomainID))
 	config = replaceMaxRetries(config, 12)
 
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{
-			{
-				PreConfig: func() { e.srv.SetFaults(faults) },
-				Config:    config,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("shortlink_link.tagged[7]", tfjsonpath.New("utm").AtMapKey("campaign"), knownvalue.StringExact("c7")),
-				},
-				Check: func(*terraform.State) error { return e.checkLinkCount(60) },
+	e.testLink(t, []resource.TestStep{
+		{
+			PreConfig: func() { e.srv.SetFaults(faults) },
+			Config:    config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("shortlink_link.tagged[7]", tfjsonpath.New("utm").AtMapKey("campaign"), knownvalue.StringExact("c7")),
 			},
-			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
-				Check: func(*terraform.State) error { return e.checkLinkCount(60) },
+			Check: func(*terraform.State) error { return e.checkLinkCount(60) },
+		},
+		{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
+			Check: func(*terraform.State) error { return e.checkLinkCount(60) },
 		},
 	})
 	if n := e.srv.Count(http.MethodPost, "/api/links", 0); n < 4 {

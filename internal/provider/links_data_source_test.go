@@ -12,17 +12,12 @@ import (
 
 func TestAccLinksDataSource(t *testing.T) {
 	e := newTestEnv(t)
-	seeded, err := e.srv.SeedLinks(e.fx.DomainID, "seeded", 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	seeded := e.seedLinks(t, e.fx.DomainID, "seeded", 2)
 	other, err := e.srv.AddDomain(e.fx.AccountID, "other.example.test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.srv.SeedLinks(other, "elsewhere", 1); err != nil {
-		t.Fatal(err)
-	}
+	e.seedLinks(t, other, "elsewhere", 1)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Providers,
 		Steps: []resource.TestStep{{

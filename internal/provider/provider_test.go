@@ -11,9 +11,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
@@ -127,12 +129,69 @@ func expectErr(phrases ...string) *regexp.Regexp {
 	return regexp.MustCompile(`(?s)` + strings.Join(quoted, ".*"))
 }
 
+// testLink runs steps that manage links, in parallel with the other
+// tests, and checks that destroy leaves the account without links.
+func (e *testEnv) testLink(t *testing.T, steps []resource.TestStep) {
+	t.Helper()
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
+		Steps:                    steps,
+	})
+}
+
+// expectRequests checks that the service answered want requests to
+// method and pattern; why says what another number would mean.
+func (e *testEnv) expectRequests(t *testing.T, method, pattern string, want int, why string) {
+	t.Helper()
+	if n := e.srv.Count(method, pattern); n != want {
+		t.Errorf("%s %s requests: %d, want %d: %s", method, pattern, n, want, why)
+	}
+}
+
 // checkNoLinks is a CheckDestroy: the account holds no link any more.
 func (e *testEnv) checkNoLinks(*terraform.State) error {
 	if links := e.srv.Links(e.fx.AccountID); len(links) != 0 {
 		return fmt.Errorf("the service still holds %d links after destroy, first %s", len(links), links[0].ID)
 	}
 	return nil
+}
+
+// seedLinks puts n links on the service behind the provider's back, with
+// the slugs prefix-0, prefix-1, …
+func (e *testEnv) seedLinks(t *testing.T, domainID, prefix string, n int) []emulator.Link {
+	t.Helper()
+	links, err := e.srv.SeedLinks(domainID, prefix, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return links
+}
+
+// addClicks records n clicks on linkID from referrer, now.
+func (e *testEnv) addClicks(t *testing.T, linkID string, n int, referrer string) {
+	t.Helper()
+	if err := e.srv.AddClicks(linkID, n, referrer); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// addClickAt records one click on linkID from referrer, at the given time.
+func (e *testEnv) addClickAt(t *testing.T, linkID string, at time.Time, referrer string) {
+	t.Helper()
+	if err := e.srv.AddClickAt(linkID, at, referrer); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// expectState applies config, in parallel with the other tests, and checks
+// the state it leaves.
+func expectState(t *testing.T, config string, checks ...statecheck.StateCheck) {
+	t.Helper()
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps:                    []resource.TestStep{{Config: config, ConfigStateChecks: checks}},
+	})
 }
 
 // listingBytes is the size of the fixture account's list answer.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -64,20 +65,24 @@ func resourceSchema(t *testing.T, r resource.Resource) rschema.Schema {
 	t.Helper()
 	var resp resource.SchemaResponse
 	r.Schema(context.Background(), resource.SchemaRequest{}, &resp)
-	if resp.Diagnostics.HasError() {
-		t.Fatalf("schema: %v", resp.Diagnostics)
-	}
-	return resp.Schema
+	return schemaWithoutErrors(t, resp.Schema, resp.Diagnostics)
 }
 
 func dataSourceSchema(t *testing.T, d datasource.DataSource) dsschema.Schema {
 	t.Helper()
 	var resp datasource.SchemaResponse
 	d.Schema(context.Background(), datasource.SchemaRequest{}, &resp)
-	if resp.Diagnostics.HasError() {
-		t.Fatalf("schema: %v", resp.Diagnostics)
+	return schemaWithoutErrors(t, resp.Schema, resp.Diagnostics)
+}
+
+// schemaWithoutErrors is s, the schema of a resource or a data source,
+// unless asking for it gave an error: the test cannot go on then.
+func schemaWithoutErrors[S any](t *testing.T, s S, diags diag.Diagnostics) S {
+	t.Helper()
+	if diags.HasError() {
+		t.Fatalf("schema: %v", diags)
 	}
-	return resp.Schema
+	return s
 }
 
 // names are a schema's attribute and block names together: the model

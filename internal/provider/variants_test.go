@@ -219,14 +219,10 @@ func testVariantExpiryPrecision(t *testing.T, timeFormat string) {
 			},
 		}
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{
-			step("https://example.com/sale", plancheck.ResourceActionCreate),
-			{Config: config("https://example.com/sale"), PlanOnly: true},
-			step("https://example.com/summer", plancheck.ResourceActionUpdate),
-		},
+	e.testLink(t, []resource.TestStep{
+		step("https://example.com/sale", plancheck.ResourceActionCreate),
+		{Config: config("https://example.com/sale"), PlanOnly: true},
+		step("https://example.com/summer", plancheck.ResourceActionUpdate),
 	})
 }
 
@@ -251,9 +247,7 @@ func testVariantLifecycle(t *testing.T, v variant) {
 			lc.repairDrift(v.dest2, v.svc2),
 		},
 	})
-	if n := lc.e.srv.Count("POST", "/api/links"); n != 1 {
-		t.Errorf("POST requests: %d, want 1 (nothing may recreate the link)", n)
-	}
+	lc.e.expectRequests(t, "POST", "/api/links", 1, "nothing may recreate the link")
 	if v.after != nil {
 		v.after(t, lc.e)
 	}
@@ -293,10 +287,7 @@ func newVariantLifecycle(t *testing.T, v variant) *variantLifecycle {
 		t.Cleanup(ts.Close)
 		e.url = ts.URL
 	}
-	seeded, err := e.srv.SeedLinks(e.fx.DomainID, "seeded", variantSeeded)
-	if err != nil {
-		t.Fatal(err)
-	}
+	seeded := e.seedLinks(t, e.fx.DomainID, "seeded", variantSeeded)
 	key := e.fx.APIKey
 	if v.writeKey {
 		key = e.fx.WriteKey
@@ -403,16 +394,12 @@ func (lc *variantLifecycle) serviceHolds(dest string) resource.TestCheckFunc {
 // still says what happened, from the status alone.
 func testVariantHTMLError(t *testing.T) {
 	e := newTestEnv(t, func(s *emulator.Settings) { s.Variants.HTMLErrors = true })
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{{
-			Config: e.config(linkBody(e.fx.DomainID, "https://blocked.example/win")),
-			ExpectError: expectErr("with shortlink_link.test,", "destination", "422 blocked_by_filter",
-				"an HTML page", `which says: Unprocessable Entity destination: rejected by the fraud filter (rule "blocked.example")`,
-				"Choose another destination"),
-		}},
-	})
+	e.testLink(t, []resource.TestStep{{
+		Config: e.config(linkBody(e.fx.DomainID, "https://blocked.example/win")),
+		ExpectError: expectErr("with shortlink_link.test,", "destination", "422 blocked_by_filter",
+			"an HTML page", `which says: Unprocessable Entity destination: rejected by the fraud filter (rule "blocked.example")`,
+			"Choose another destination"),
+	}})
 }
 
 // testVariantPartialCreate: without utm, nothing but the create's answer
@@ -423,21 +410,17 @@ func testVariantPartialCreate(t *testing.T) {
 	ts := httptest.NewServer(partialAnswers(e.srv))
 	t.Cleanup(ts.Close)
 	e.url = ts.URL
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: protoV6Providers,
-		CheckDestroy:             e.checkNoLinks,
-		Steps: []resource.TestStep{{
-			Config: e.linkConfig(`
+	e.testLink(t, []resource.TestStep{{
+		Config: e.linkConfig(`
   destination = "https://example.com/sale"
   expires_at  = "2027-04-01T01:59:59+02:00"`),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact("2027-04-01T01:59:59+02:00")),
-				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("slug"), knownvalue.StringRegexp(regexp.MustCompile(`^[A-Za-z0-9]{7}$`))),
-				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("qr_code_url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://go\.example\.test/qr/[A-Za-z0-9]{7}\.png$`))),
-				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("created_at"), knownvalue.NotNull()),
-			},
-		}},
-	})
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact("2027-04-01T01:59:59+02:00")),
+			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("slug"), knownvalue.StringRegexp(regexp.MustCompile(`^[A-Za-z0-9]{7}$`))),
+			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("qr_code_url"), knownvalue.StringRegexp(regexp.MustCompile(`^https://go\.example\.test/qr/[A-Za-z0-9]{7}\.png$`))),
+			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("created_at"), knownvalue.NotNull()),
+		},
+	}})
 }
 
 // managedLink returns the account's one link that is not seeded.
