@@ -109,14 +109,22 @@ func addRefreshError(diags *diag.Diagnostics, c *client.Client, action string, e
 	addServiceError(diags, action, err)
 }
 
+// verdictSummaries say in a few words what each verdict the client holds
+// for the whole run means; any other verdict is about reaching the service.
+var verdictSummaries = []struct {
+	verdict error
+	summary string
+}{
+	{client.ErrWrongBaseURL, "base_url does not lead to the short-link service's API"},
+	{client.ErrUnauthorized, "The service rejected the API key"},
+	{client.ErrForbidden, "The API key lacks a scope Terraform needs"},
+}
+
 func verdictSummary(err error) string {
-	switch {
-	case errors.Is(err, client.ErrWrongBaseURL):
-		return "base_url does not lead to the short-link service's API"
-	case errors.Is(err, client.ErrUnauthorized):
-		return "The service rejected the API key"
-	case errors.Is(err, client.ErrForbidden):
-		return "The API key lacks a scope Terraform needs"
+	for _, v := range verdictSummaries {
+		if errors.Is(err, v.verdict) {
+			return v.summary
+		}
 	}
 	return "Cannot reach the short-link service"
 }
