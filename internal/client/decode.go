@@ -385,26 +385,34 @@ func stringEnd(text []byte, i int) int {
 	return len(text)
 }
 
+// nestedEnd returns the index after the object or array that starts at
+// text[i], skipping brackets in strings; closed is false when text ends
+// before it does (the end is then len(text)).
+func nestedEnd(text []byte, i int) (end int, closed bool) {
+	depth := 0
+	for ; i < len(text); i++ {
+		switch text[i] {
+		case '"':
+			i = stringEnd(text, i) - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return i + 1, true
+			}
+		}
+	}
+	return len(text), false
+}
+
 // valueEnd returns the index after the value that starts at text[i].
 func valueEnd(text []byte, i int) int {
 	switch text[i] {
 	case '"':
 		return stringEnd(text, i)
 	case '{', '[':
-		depth := 0
-		for ; i < len(text); i++ {
-			switch text[i] {
-			case '"':
-				i = stringEnd(text, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(text)
+		end, _ := nestedEnd(text, i)
+		return end
 	}
 	for i < len(text) {
 		switch text[i] {

@@ -138,20 +138,7 @@ func scanValue(b []byte) (int, bool) {
 		end := stringEnd(b, 0)
 		return end, end <= len(b) && b[end-1] == '"' && end > 1
 	case '{', '[':
-		depth := 0
-		for i := 0; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = stringEnd(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1, true
-				}
-			}
-		}
-		return len(b), false
+		return nestedEnd(b, 0)
 	}
 	n := valueEnd(b, 0)
 	return n, n < len(b)
