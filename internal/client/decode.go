@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -237,18 +238,21 @@ var errNoLink = errors.New(`no link in the body: no "id" field and no "data" or 
 // have no QR codes, and the contract keeps the configured utm when the
 // service says nothing about it.
 var linkFields = []linkField{
-	{"destination", keysDestination, false},
-	{"domainId", keysDomainID, false},
-	{"slug", keysSlug, false},
-	{"shortUrl", keysShortURL, false},
-	{"expiresAt", keysExpiresAt, true},
-	{"createdAt", keysCreatedAt, false},
+	{"destination", keysDestination, false, func(l, full *Link) { l.Destination = full.Destination }},
+	{"domainId", keysDomainID, false, func(l, full *Link) { l.DomainID = full.DomainID }},
+	{"slug", keysSlug, false, func(l, full *Link) { l.Slug = full.Slug }},
+	{"shortUrl", keysShortURL, false, func(l, full *Link) { l.ShortURL = full.ShortURL }},
+	{"expiresAt", keysExpiresAt, true, func(l, full *Link) { l.ExpiresAt = full.ExpiresAt }},
+	{"createdAt", keysCreatedAt, false, func(l, full *Link) { l.CreatedAt = full.CreatedAt }},
 }
 
 type linkField struct {
 	name     string
 	keys     []string
 	nullable bool // null is an answer, not an absence
+	// fill copies the field from full, the same link as listed, when an
+	// answer lacked it (fillMissing).
+	fill func(l, full *Link)
 }
 
 // missingFields names the linkFields that o does not carry.
@@ -270,20 +274,9 @@ func missingFields(o object) []string {
 // fillMissing copies into l, from full (the same link as listed), the fields
 // that l's answer did not carry.
 func fillMissing(l *Link, full *Link, missing []string) {
-	for _, name := range missing {
-		switch name {
-		case "destination":
-			l.Destination = full.Destination
-		case "domainId":
-			l.DomainID = full.DomainID
-		case "slug":
-			l.Slug = full.Slug
-		case "shortUrl":
-			l.ShortURL = full.ShortURL
-		case "expiresAt":
-			l.ExpiresAt = full.ExpiresAt
-		case "createdAt":
-			l.CreatedAt = full.CreatedAt
+	for _, f := range linkFields {
+		if slices.Contains(missing, f.name) {
+			f.fill(l, full)
 		}
 	}
 	if l.QRCodeURL == "" {
