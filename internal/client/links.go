@@ -95,11 +95,7 @@ func (c *Client) CreateLink(ctx context.Context, in CreateLinkInput) (*Link, err
 	if in.ExpiresAt != nil {
 		b.ExpiresAt = in.ExpiresAt.UTC().Format(expiresAtLayout)
 	}
-	cl, err := c.jsonCall(http.MethodPost, pathLinks, c.endpoint(pathLinks, nil), b)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := c.do(ctx, cl)
+	cl, resp, err := c.sendJSON(ctx, http.MethodPost, pathLinks, b)
 	if err != nil {
 		return nil, err
 	}
@@ -263,12 +259,7 @@ func (c *Client) ChangeDestination(ctx context.Context, id string, in ChangeDest
 	case in.ClearUTM:
 		b.UTM = json.RawMessage("null")
 	}
-	p := linkPath(id)
-	cl, err := c.jsonCall(http.MethodPatch, p, c.endpoint(p, nil), b)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := c.do(ctx, cl)
+	cl, resp, err := c.sendJSON(ctx, http.MethodPatch, linkPath(id), b)
 	if err != nil {
 		return nil, err
 	}
@@ -302,13 +293,16 @@ func linkPath(id string) string {
 	return pathLinks + "/" + url.PathEscape(id)
 }
 
-// jsonCall builds a call with a JSON body.
-func (c *Client) jsonCall(method, path, u string, body any) (call, error) {
+// sendJSON sends body, encoded as JSON, to path; the call comes back with
+// the answer, for the errors that quote both.
+func (c *Client) sendJSON(ctx context.Context, method, path string, body any) (call, *response, error) {
 	b, err := marshal(body)
 	if err != nil {
-		return call{}, fmt.Errorf("%s %s: encoding the body: %w", method, path, err)
+		return call{}, nil, fmt.Errorf("%s %s: encoding the body: %w", method, path, err)
 	}
-	return call{method: method, path: path, url: u, body: b, accept: "application/json", limit: MaxJSONBodyBytes}, nil
+	cl := call{method: method, path: path, url: c.endpoint(path, nil), body: b, accept: "application/json", limit: MaxJSONBodyBytes}
+	resp, err := c.do(ctx, cl)
+	return cl, resp, err
 }
 
 // marshal is json.Marshal without HTML escaping, so a destination's "&" is
