@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
 // stopping returns a client of srv with a Stop of the given grace, and a
@@ -37,25 +39,12 @@ func createAsync(ctx context.Context, c *Client) <-chan result {
 	return out
 }
 
-// receive bounds a wait that must end; the bound is far above the expected
-// time and only turns a hang into a failure.
-func receive[T any](t *testing.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(20 * time.Second):
-		t.Fatalf("%s did not return", what)
-		panic("unreachable")
-	}
-}
-
 func TestStop_sentWriteFinishesWithinGrace(t *testing.T) {
 	s, c, ctx, stop := stopping(t, []step{{status: 201, body: linkJSON, delay: 400 * time.Millisecond}}, 10*time.Second)
 	done := createAsync(ctx, c)
 	await(t, "the request to arrive", func() bool { return s.count() == 1 })
 	stop()
-	got := receive(t, done, "the create")
+	got := testsupport.Receive(t, done, "the create")
 	if got.err != nil || got.link == nil || got.link.ID != "l-1" {
 		t.Fatalf("create = %+v, %v; want the link the service made", got.link, got.err)
 	}
@@ -69,7 +58,7 @@ func TestStop_writeOutlivingGraceIsAmbiguous(t *testing.T) {
 	done := createAsync(ctx, c)
 	await(t, "the request to arrive", func() bool { return s.count() == 1 })
 	stop()
-	got := receive(t, done, "the create")
+	got := testsupport.Receive(t, done, "the create")
 	if !errors.Is(got.err, ErrAmbiguous) || errors.Is(got.err, ErrNotSent) {
 		t.Fatalf("error = %v, want ErrAmbiguous (the service may carry the create out), not ErrNotSent", got.err)
 	}
@@ -83,7 +72,7 @@ func TestStop_requestWaitingForBudgetIsNotSent(t *testing.T) {
 	}
 	done := createAsync(ctx, c) // waits ten minutes for the window
 	stop()
-	got := receive(t, done, "the create waiting for its budget")
+	got := testsupport.Receive(t, done, "the create waiting for its budget")
 	if !errors.Is(got.err, ErrNotSent) || errors.Is(got.err, ErrAmbiguous) {
 		t.Fatalf("error = %v, want ErrNotSent and not ErrAmbiguous", got.err)
 	}
@@ -99,7 +88,7 @@ func TestStop_backOffEndsWithoutRetry(t *testing.T) {
 	go func() { done <- c.DeleteLink(ctx, "l-1") }()
 	await(t, "the request to arrive", func() bool { return s.count() == 1 })
 	stop()
-	if err := receive(t, done, "the delete waiting to retry"); err == nil {
+	if err := testsupport.Receive(t, done, "the delete waiting to retry"); err == nil {
 		t.Fatal("the delete succeeded; want the stop's error")
 	}
 	if n := s.count(); n != 1 {

@@ -13,6 +13,7 @@ import (
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/testclock"
+	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
 // service is a fake account: list is a ListFunc over its links that counts
@@ -165,19 +166,6 @@ func checkCalls(t *testing.T, svc *service, want int) {
 	}
 }
 
-// receive takes a value from ch, failing the test rather than hanging when
-// none comes.
-func receive[T any](t *testing.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(5 * time.Second):
-		t.Fatalf("timed out waiting for %s", what)
-		panic("unreachable")
-	}
-}
-
 // startAll starts f(0) … f(n-1) in goroutines and returns once each has
 // started, after a grace period for them to reach the snapshot and queue
 // behind a listing held in flight.
@@ -229,7 +217,7 @@ func TestSnapshotConcurrentGetsShareOneListing(t *testing.T) {
 			}
 		}()
 	}
-	receive(t, svc.started, "a listing to start")
+	testsupport.Receive(t, svc.started, "a listing to start")
 	time.Sleep(10 * time.Millisecond) // let the others queue behind the listing
 	close(svc.hold)
 	wg.Wait()
@@ -293,11 +281,11 @@ func TestSnapshotSlowListingServesItsWaiters(t *testing.T) {
 		}
 		done <- err
 	})
-	receive(t, svc.started, "a listing to start")
+	testsupport.Receive(t, svc.started, "a listing to start")
 	svc.set(func(svc *service) { svc.during = nil })
 	close(svc.hold)
 	for range n {
-		if err := receive(t, done, "a Get"); err != nil {
+		if err := testsupport.Receive(t, done, "a Get"); err != nil {
 			t.Error(err)
 		}
 	}
@@ -375,7 +363,7 @@ func TestSnapshotWritesDuringListingAreReplayed(t *testing.T) {
 				_, _, err := s.Get(context.Background(), "c")
 				got <- err
 			}()
-			receive(t, svc.started, "a listing to start")
+			testsupport.Receive(t, svc.started, "a listing to start")
 
 			// The service carries these out; the listing in flight predates them.
 			svc.put(s, link("d", "https://example.com/d"))
@@ -384,7 +372,7 @@ func TestSnapshotWritesDuringListingAreReplayed(t *testing.T) {
 			svc.put(s, link("e", "https://example.com/e"))
 			svc.remove(s, "e")
 			close(svc.hold)
-			if err := receive(t, got, "Get"); err != nil {
+			if err := testsupport.Receive(t, got, "Get"); err != nil {
 				t.Fatal(err)
 			}
 
@@ -470,10 +458,10 @@ func TestSnapshotListErrorReachesEveryWaiter(t *testing.T) {
 		_, _, err := s.Get(context.Background(), "a")
 		errs <- err
 	})
-	receive(t, svc.started, "a listing to start")
+	testsupport.Receive(t, svc.started, "a listing to start")
 	close(svc.hold)
 	for range n {
-		if err := receive(t, errs, "a Get"); !errors.Is(err, boom) {
+		if err := testsupport.Receive(t, errs, "a Get"); !errors.Is(err, boom) {
 			t.Errorf("Get: %v, want %v", err, boom)
 		}
 	}
@@ -532,7 +520,7 @@ func TestSnapshotCancelledLeaderDoesNotFailWaiters(t *testing.T) {
 				_, _, err := s.Get(leaderCtx, tc.leaderGets)
 				leader <- err
 			}()
-			if n := receive(t, svc.started, "the leader's listing to start"); n != first {
+			if n := testsupport.Receive(t, svc.started, "the leader's listing to start"); n != first {
 				t.Fatalf("listing %d started, want %d", n, first)
 			}
 			waiter := make(chan error, 1)
@@ -544,7 +532,7 @@ func TestSnapshotCancelledLeaderDoesNotFailWaiters(t *testing.T) {
 				waiter <- err
 			})
 			cancelLeader()
-			if err := receive(t, leader, "the leader"); !errors.Is(err, context.Canceled) {
+			if err := testsupport.Receive(t, leader, "the leader"); !errors.Is(err, context.Canceled) {
 				t.Errorf("leader: %v, want context.Canceled", err)
 			}
 			select {
@@ -558,7 +546,7 @@ func TestSnapshotCancelledLeaderDoesNotFailWaiters(t *testing.T) {
 				t.Fatal("the waiter did not list again")
 			}
 			close(svc.hold)
-			if err := receive(t, waiter, "the waiter"); err != nil {
+			if err := testsupport.Receive(t, waiter, "the waiter"); err != nil {
 				t.Errorf("waiter: %v", err)
 			}
 			checkCalls(t, svc, first+1)
@@ -575,7 +563,7 @@ func TestSnapshotCancelledWaiterReturnsPromptly(t *testing.T) {
 		_, _, err := s.Get(context.Background(), "a")
 		leader <- err
 	}()
-	receive(t, svc.started, "a listing to start")
+	testsupport.Receive(t, svc.started, "a listing to start")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
@@ -583,7 +571,7 @@ func TestSnapshotCancelledWaiterReturnsPromptly(t *testing.T) {
 		t.Errorf("waiter: %v, want context.DeadlineExceeded", err)
 	}
 	close(svc.hold)
-	if err := receive(t, leader, "the leader"); err != nil {
+	if err := testsupport.Receive(t, leader, "the leader"); err != nil {
 		t.Errorf("leader: %v", err)
 	}
 	checkCalls(t, svc, 1)
@@ -720,12 +708,12 @@ func TestSnapshotConcurrentMissesShareOneListing(t *testing.T) {
 		}
 		errs <- err
 	})
-	if got := receive(t, svc.started, "a confirming listing to start"); got != 2 {
+	if got := testsupport.Receive(t, svc.started, "a confirming listing to start"); got != 2 {
 		t.Errorf("listing %d started, want 2", got)
 	}
 	close(svc.hold)
 	for range n {
-		if err := receive(t, errs, "a Get"); err != nil {
+		if err := testsupport.Receive(t, errs, "a Get"); err != nil {
 			t.Error(err)
 		}
 	}
@@ -806,10 +794,10 @@ func TestSnapshotLinksSharesTheConfirmingListing(t *testing.T) {
 		}
 		done <- struct{}{}
 	})
-	receive(t, svc.started, "a confirming listing to start")
+	testsupport.Receive(t, svc.started, "a confirming listing to start")
 	close(svc.hold)
 	for range n {
-		receive(t, done, "a call")
+		testsupport.Receive(t, done, "a call")
 	}
 	checkCalls(t, svc, 2)
 }
