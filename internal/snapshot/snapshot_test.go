@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
-
 	"github.com/shortlink/terraform-provider-shortlink/internal/testclock"
 	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
@@ -139,6 +138,15 @@ func mustGet(t *testing.T, s *Snapshot, id string) (client.Link, bool) {
 		t.Errorf("Get(%q): %v", id, err)
 	}
 	return l, ok
+}
+
+// expectMissing checks that Get does not find id; what names what it
+// would have found (a link the service does not have, a removed link).
+func expectMissing(t *testing.T, s *Snapshot, id, what string) {
+	t.Helper()
+	if _, ok := mustGet(t, s, id); ok {
+		t.Errorf("Get(%s) found %s", id, what)
+	}
 }
 
 // linkIDs lists the IDs of the snapshot's Links (it may run in any
@@ -309,9 +317,7 @@ func TestSnapshotPutAndRemoveNeedNoListing(t *testing.T) {
 	if l, ok := mustGet(t, s, "a"); !ok || l.Destination != "https://example.com/changed" {
 		t.Errorf("Get(a) = %+v, %v, want the changed link", l, ok)
 	}
-	if _, ok := mustGet(t, s, "b"); ok {
-		t.Error("Get(b) found a removed link")
-	}
+	expectMissing(t, s, "b", "a removed link")
 	s.Remove("nope") // removing an unknown link is harmless
 	checkCalls(t, svc, 1)
 	// Links alone lists, to confirm.
@@ -422,9 +428,7 @@ func TestSnapshotLifetimeZeroListsEveryTime(t *testing.T) {
 		checkCalls(t, svc, 3*i+3)
 	}
 	// A miss lists once more.
-	if _, ok := mustGet(t, s, "zzz"); ok {
-		t.Error("Get(zzz) found a link")
-	}
+	expectMissing(t, s, "zzz", "a link")
 	checkCalls(t, svc, 11)
 	// Writes change nothing: the service's list is the truth.
 	s.Put(link("x", "https://example.com/x"))
@@ -672,22 +676,16 @@ func TestSnapshotMissIsConfirmed(t *testing.T) {
 func TestSnapshotMissingLinkIsConfirmedGone(t *testing.T) {
 	svc := newService("a")
 	s, clk := newSnapshot(svc, lifetime)
-	if _, ok := mustGet(t, s, "x"); ok {
-		t.Error("Get(x) found a link the service does not have")
-	}
+	expectMissing(t, s, "x", "a link the service does not have")
 	checkCalls(t, svc, 2)
 
 	// Later, from a fresh listing: one more to confirm.
 	mustGet(t, s, "a")
 	checkCalls(t, svc, 2)
-	if _, ok := mustGet(t, s, "y"); ok {
-		t.Error("Get(y) found a link the service does not have")
-	}
+	expectMissing(t, s, "y", "a link the service does not have")
 	checkCalls(t, svc, 3)
 	clk.Advance(lifetime)
-	if _, ok := mustGet(t, s, "y"); ok {
-		t.Error("Get(y) found a link the service does not have")
-	}
+	expectMissing(t, s, "y", "a link the service does not have")
 	checkCalls(t, svc, 5)
 }
 
@@ -727,22 +725,16 @@ func TestSnapshotRemovedLinkNeedsNoConfirmation(t *testing.T) {
 	s, clk := newSnapshot(svc, lifetime)
 	mustGet(t, s, "a")
 	svc.remove(s, "b")
-	if _, ok := mustGet(t, s, "b"); ok {
-		t.Error("Get(b) found a removed link")
-	}
+	expectMissing(t, s, "b", "a removed link")
 	checkCalls(t, svc, 1)
 	clk.Advance(lifetime)
-	if _, ok := mustGet(t, s, "b"); ok {
-		t.Error("Get(b) found a removed link after the lifetime")
-	}
+	expectMissing(t, s, "b", "a removed link after the lifetime")
 	checkCalls(t, svc, 2) // the refresh only
 
 	// Put again (the same ID re-created): a miss is confirmed again.
 	s.Put(link("b", "https://example.com/b"))
 	clk.Advance(lifetime)
-	if _, ok := mustGet(t, s, "b"); ok {
-		t.Error("Get(b) found a link the service does not have")
-	}
+	expectMissing(t, s, "b", "a link the service does not have")
 	checkCalls(t, svc, 4)
 }
 
@@ -814,9 +806,7 @@ func TestSnapshotLifetimeZeroConfirmsMisses(t *testing.T) {
 		t.Errorf("Links = %v, want [a y x]", got)
 	}
 	checkCalls(t, svc, 4)
-	if _, ok := mustGet(t, s, "gone"); ok {
-		t.Error("Get(gone) found a link the service does not have")
-	}
+	expectMissing(t, s, "gone", "a link the service does not have")
 	checkCalls(t, svc, 6)
 }
 
