@@ -92,12 +92,10 @@ func (s *Snapshot) Links(ctx context.Context) (client.Listing, error) {
 	if s.lifetime <= 0 {
 		return s.linksUnshared(ctx)
 	}
-	if err := s.ensureFresh(ctx); err != nil {
+	first, after, err := s.fresh(ctx)
+	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	first, after := s.cur, s.generation
-	s.mu.Unlock()
 	if err := s.await(ctx, after); err != nil {
 		return nil, err
 	}
@@ -141,12 +139,19 @@ func (s *Snapshot) Current(ctx context.Context) (client.Listing, error) {
 	if s.lifetime <= 0 {
 		return s.list(ctx)
 	}
+	l, _, err := s.fresh(ctx)
+	return l, err
+}
+
+// fresh returns the current listing, fresh (ensureFresh), and the
+// generation it is.
+func (s *Snapshot) fresh(ctx context.Context) (client.Listing, uint64, error) {
 	if err := s.ensureFresh(ctx); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.cur, nil
+	return s.cur, s.generation, nil
 }
 
 // find looks for a link with lookup. id, when set, is the one ID lookup
