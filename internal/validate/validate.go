@@ -71,18 +71,18 @@ func checkHTTPURL(v string) string {
 	return ""
 }
 
+// slugDescription says what a slug, and so the beginning of one, may hold.
+var slugDescription = fmt.Sprintf("must be 1 to %d characters without '/', '?', '#', spaces or control characters", MaxSlugLength)
+
 // Slug accepts a path segment: no '/', '?', '#', no white space or control
 // characters, at most MaxSlugLength characters.
-func Slug() validator.String {
-	return stringCheck{
-		description: fmt.Sprintf("must be 1 to %d characters without '/', '?', '#', spaces or control characters", MaxSlugLength),
-		check: func(v string) string {
-			if v == "" || len([]rune(v)) > MaxSlugLength {
-				return fmt.Sprintf("must be 1 to %d characters long", MaxSlugLength)
-			}
-			return slugCharProblem(v, "a slug is")
-		},
+func Slug() validator.String { return stringCheck{description: slugDescription, check: slugProblem} }
+
+func slugProblem(v string) string {
+	if v == "" || len([]rune(v)) > MaxSlugLength {
+		return fmt.Sprintf("must be 1 to %d characters long", MaxSlugLength)
 	}
+	return slugCharProblem(v, "a slug is")
 }
 
 // slugCharProblem names the first character of v no slug can hold.
@@ -98,10 +98,7 @@ func slugCharProblem(v, what string) string {
 // SlugPrefix accepts the beginning of a slug. A prefix no slug can begin
 // with would silently match nothing, so it is refused with the reason.
 func SlugPrefix() validator.String {
-	return stringCheck{
-		description: fmt.Sprintf("must be 1 to %d characters without '/', '?', '#', spaces or control characters", MaxSlugLength),
-		check:       SlugPrefixProblem,
-	}
+	return stringCheck{description: slugDescription, check: SlugPrefixProblem}
 }
 
 // SlugPrefixProblem explains why v cannot begin a slug, or returns "".
