@@ -30,15 +30,8 @@ func (h *harness) accountScenario(report *bytes.Buffer) error {
 	if err != nil {
 		return err
 	}
-	for _, n := range h.o.accountSizes {
-		row, err := h.accountRow(n, floors)
-		if err != nil {
-			return fmt.Errorf("in an account of %d links: %w", n, err)
-		}
-		fmt.Fprintln(report, row)
-	}
-	fmt.Fprintln(report)
-	return nil
+	row := func(n int) (string, error) { return h.accountRow(n, floors) }
+	return writeRows(report, h.o.accountSizes, row, "in an account of %d links")
 }
 
 // accountFloors are the working directories of the two floors, applied

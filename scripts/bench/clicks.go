@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
@@ -36,17 +37,11 @@ func (h *harness) clicksScenario(report *bytes.Buffer) error {
 		"**Command** `go run ./scripts/bench -only clicks`.\n\n",
 		clicksLinks, clicksDays, len(clickReferrers), h.o.runs, h.o.clicksExportMax)
 	fmt.Fprintf(report, "| clicks | export body | data source | plan | provider peak RSS | state |\n|---|---|---|---|---|---|\n")
-	for _, n := range h.o.clickSizes {
+	rows := func(n int) (string, error) {
 		rows, err := h.clicksRows(n)
-		if err != nil {
-			return fmt.Errorf("with %d clicks: %w", n, err)
-		}
-		for _, row := range rows {
-			fmt.Fprintln(report, row)
-		}
+		return strings.Join(rows, "\n"), err
 	}
-	fmt.Fprintln(report)
-	return nil
+	return writeRows(report, h.o.clickSizes, rows, "with %d clicks")
 }
 
 // clicksSource is a data source measured: its type and configuration.

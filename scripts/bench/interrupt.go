@@ -29,15 +29,7 @@ func (h *harness) interruptScenario(report *bytes.Buffer) error {
 		"**Command** `go run ./scripts/bench -only interrupt`.\n\n",
 		interruptLinks, interruptDelay, interruptMargin)
 	fmt.Fprintf(report, "| run | SIGINT → exit | longest write in flight | its answer after the signal | target | writes in flight | links (service / state) |\n|---|---|---|---|---|---|---|\n")
-	for i := 1; i <= h.o.runs; i++ {
-		row, err := h.interruptRun(i)
-		if err != nil {
-			return fmt.Errorf("run %d: %w", i, err)
-		}
-		fmt.Fprintln(report, row)
-	}
-	fmt.Fprintln(report)
-	return nil
+	return writeRows(report, oneTo(h.o.runs), h.interruptRun, "run %d")
 }
 
 func (h *harness) interruptRun(i int) (string, error) {

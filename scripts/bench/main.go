@@ -158,34 +158,22 @@ func run() error {
 	defer os.RemoveAll(h.dir)
 	var report bytes.Buffer
 	fmt.Fprintf(&report, "# Benchmarks\n\nMeasured by `make bench` (`go run ./scripts/bench`) on %s.\n\n%s\n", time.Now().UTC().Format("2006-01-02"), machine(h))
-	if o.only == "" || o.only == "throttle" {
-		if err := h.throttleScenario(&report); err != nil {
-			return fmt.Errorf("throttle: %w", err)
+	for _, sc := range []struct {
+		name string
+		run  func(*bytes.Buffer) error
+	}{
+		{"throttle", h.throttleScenario},
+		{"shared", h.sharedScenario},
+		{"interrupt", h.interruptScenario},
+		{"refresh", h.refreshScenario},
+		{"account", h.accountScenario},
+		{"clicks", h.clicksScenario},
+	} {
+		if o.only != "" && o.only != sc.name {
+			continue
 		}
-	}
-	if o.only == "" || o.only == "shared" {
-		if err := h.sharedScenario(&report); err != nil {
-			return fmt.Errorf("shared: %w", err)
-		}
-	}
-	if o.only == "" || o.only == "interrupt" {
-		if err := h.interruptScenario(&report); err != nil {
-			return fmt.Errorf("interrupt: %w", err)
-		}
-	}
-	if o.only == "" || o.only == "refresh" {
-		if err := h.refreshScenario(&report); err != nil {
-			return fmt.Errorf("refresh: %w", err)
-		}
-	}
-	if o.only == "" || o.only == "account" {
-		if err := h.accountScenario(&report); err != nil {
-			return fmt.Errorf("account: %w", err)
-		}
-	}
-	if o.only == "" || o.only == "clicks" {
-		if err := h.clicksScenario(&report); err != nil {
-			return fmt.Errorf("clicks: %w", err)
+		if err := sc.run(&report); err != nil {
+			return fmt.Errorf("%s: %w", sc.name, err)
 		}
 	}
 	if o.out == "-" {
@@ -330,6 +318,29 @@ func median(ds []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[len(s)/2]
+}
+
+// writeRows writes the table row of each n, then the blank line that ends
+// the table; what, a format of n, says in an error which row failed.
+func writeRows(report *bytes.Buffer, ns []int, row func(n int) (string, error), what string) error {
+	for _, n := range ns {
+		r, err := row(n)
+		if err != nil {
+			return fmt.Errorf("%s: %w", fmt.Sprintf(what, n), err)
+		}
+		fmt.Fprintln(report, r)
+	}
+	fmt.Fprintln(report)
+	return nil
+}
+
+// oneTo is 1, 2, …, n: the numbers of n runs.
+func oneTo(n int) []int {
+	ns := make([]int, n)
+	for i := range ns {
+		ns[i] = i + 1
+	}
+	return ns
 }
 
 // joinNumbers writes numbers as -sizes flags take them.

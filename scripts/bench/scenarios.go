@@ -66,15 +66,7 @@ func (h *harness) refreshScenario(report *bytes.Buffer) error {
 		"**Command** `go run ./scripts/bench -only refresh`.\n\n",
 		h.o.runs, h.o.pageSize)
 	fmt.Fprintf(report, "| N | plan | terraform_data floor | ratio | list requests (pages) | import | 429 during import | provider peak RSS | plan, bulk_refresh = false | list requests |\n|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, n := range h.o.sizes {
-		row, err := h.refreshRow(n)
-		if err != nil {
-			return fmt.Errorf("with %d links: %w", n, err)
-		}
-		fmt.Fprintln(report, row)
-	}
-	fmt.Fprintln(report)
-	return nil
+	return writeRows(report, h.o.sizes, h.refreshRow, "with %d links")
 }
 
 func (h *harness) refreshRow(n int) (string, error) {
