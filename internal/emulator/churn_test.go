@@ -37,10 +37,7 @@ func offsetPaging(size int) func(*Settings) {
 
 func TestOffsetPaging_coversEverythingWhenNothingChanges(t *testing.T) {
 	e := newEnv(t, offsetPaging(10))
-	seeded, err := e.srv.SeedLinks(e.fx.DomainID, "p", 25)
-	if err != nil {
-		t.Fatal(err)
-	}
+	seeded := e.seedLinks(t, e.fx.DomainID, "p", 25)
 	if got := e.pageThrough(t); len(got) != len(seeded) || got[0] != "p-0" || got[24] != "p-24" {
 		t.Fatalf("pages held %v, want p-0 … p-24 once each", got)
 	}
@@ -50,10 +47,7 @@ func TestOffsetPaging_coversEverythingWhenNothingChanges(t *testing.T) {
 
 func TestOffsetPaging_aDeleteBeforeTheCursorSkipsALink(t *testing.T) {
 	e := newEnv(t, offsetPaging(10))
-	seeded, err := e.srv.SeedLinks(e.fx.DomainID, "p", 25)
-	if err != nil {
-		t.Fatal(err)
-	}
+	seeded := e.seedLinks(t, e.fx.DomainID, "p", 25)
 	first := e.do(t, http.MethodGet, "/api/links", e.fx.APIKey, nil).object(t)
 	if first["nextCursor"] != "10" {
 		t.Fatalf("nextCursor = %v, want the offset 10", first["nextCursor"])
@@ -72,10 +66,7 @@ func TestChurn_anotherClientShiftsPagesWithoutTouchingOurLinks(t *testing.T) {
 	if err := e.srv.AddOtherClientLinks(e.fx.AccountID, 20); err != nil {
 		t.Fatal(err)
 	}
-	ours, err := e.srv.SeedLinks(e.fx.DomainID, "ours", 50)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ours := e.seedLinks(t, e.fx.DomainID, "ours", 50)
 	seen := e.pageThrough(t)
 	seenOurs := 0
 	for _, l := range ours {

@@ -205,14 +205,8 @@ func TestExport(t *testing.T) {
 		wantError(t, e.do(t, http.MethodGet, "/api/analytics/export?linkId=not-a-uuid", e.fx.ReadKey, nil), http.StatusBadRequest, "invalid_request", "linkId")
 	})
 	t.Run("another account's clicks", func(t *testing.T) {
-		other, err := e.srv.SeedFixture("other", "other.example.test")
-		if err != nil {
-			t.Fatal(err)
-		}
-		links, err := e.srv.SeedLinks(other.DomainID, "o", 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		other := e.seedFixture(t, "other", "other.example.test")
+		links := e.seedLinks(t, other.DomainID, "o", 1)
 		if err := e.srv.AddClicks(links[0].ID, 4, ""); err != nil {
 			t.Fatal(err)
 		}

@@ -50,14 +50,8 @@ func TestInvalidAPIKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	// An account whose plan no longer includes the API, addressing its own link.
-	lapsed, err := e.srv.SeedFixture("lapsed", "lapsed.example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lapsedLinks, err := e.srv.SeedLinks(lapsed.DomainID, "l", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lapsed := e.seedFixture(t, "lapsed", "lapsed.example.test")
+	lapsedLinks := e.seedLinks(t, lapsed.DomainID, "l", 1)
 	if err := e.srv.SetAPIEnabled(lapsed.AccountID, false); err != nil {
 		t.Fatal(err)
 	}
@@ -161,10 +155,7 @@ func TestInsufficientScopeReportsCurrentWindow(t *testing.T) {
 
 func TestNotFound(t *testing.T) {
 	e := newEnv(t)
-	other, err := e.srv.SeedFixture("other", "other.example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := e.seedFixture(t, "other", "other.example.test")
 	r := e.do(t, http.MethodPost, "/api/links", other.APIKey, map[string]any{"destination": "https://other.example.com/", "domainId": other.DomainID})
 	wantStatus(t, r, http.StatusCreated)
 	foreign := str(r.object(t)["id"])
@@ -284,10 +275,7 @@ func TestLinkQuota(t *testing.T) {
 
 func TestRateLimitedEveryEndpoint(t *testing.T) {
 	e := newEnv(t, func(s *Settings) { s.Limits = Limits{Write: 2, Read: 3, Window: Duration(time.Minute)} })
-	links, err := e.srv.SeedLinks(e.fx.DomainID, "rl", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	links := e.seedLinks(t, e.fx.DomainID, "rl", 1)
 	for _, ep := range e.endpoints(links[0].ID) {
 		t.Run(ep.name, func(t *testing.T) {
 			key, err := e.srv.AddKey(e.fx.AccountID, ScopeRead, ScopeWrite)
@@ -342,10 +330,7 @@ func TestSlugTaken(t *testing.T) {
 
 func TestInvalidRequest(t *testing.T) {
 	e := newEnv(t)
-	other, err := e.srv.SeedFixture("other", "other.example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := e.seedFixture(t, "other", "other.example.test")
 	link := e.create(t, "https://example.com/start")
 	id := str(link["id"])
 	dom := e.fx.DomainID

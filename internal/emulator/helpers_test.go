@@ -223,6 +223,26 @@ func wantRateHeaders(t *testing.T, r *response) (limit, remaining, reset int) {
 	return r.headerInt(t, "X-RateLimit-Limit"), r.headerInt(t, "X-RateLimit-Remaining"), r.headerInt(t, "X-RateLimit-Reset")
 }
 
+// seedLinks seeds n links on domainID, slugs prefix-0, prefix-1, …
+func (e *env) seedLinks(t *testing.T, domainID, prefix string, n int) []Link {
+	t.Helper()
+	links, err := e.srv.SeedLinks(domainID, prefix, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return links
+}
+
+// seedFixture seeds another account, with its domain host and its keys.
+func (e *env) seedFixture(t *testing.T, name, host string) Fixture {
+	t.Helper()
+	fx, err := e.srv.SeedFixture(name, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fx
+}
+
 // createBody is the request body of a link on the fixture's domain.
 func (e *env) createBody(dest string, extra ...any) map[string]any {
 	b := map[string]any{"destination": dest, "domainId": e.fx.DomainID}

@@ -113,13 +113,8 @@ func TestListOldestFirst(t *testing.T) {
 		e.clock.Advance(time.Second)
 	}
 	// Another account's links are never listed.
-	other, err := e.srv.SeedFixture("other", "other.example.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.srv.SeedLinks(other.DomainID, "o", 3); err != nil {
-		t.Fatal(err)
-	}
+	other := e.seedFixture(t, "other", "other.example.test")
+	e.seedLinks(t, other.DomainID, "o", 3)
 	r := e.do(t, http.MethodGet, "/api/links", e.fx.ReadKey, nil)
 	wantStatus(t, r, http.StatusOK)
 	wantRateHeaders(t, r)

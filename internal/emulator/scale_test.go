@@ -94,10 +94,7 @@ func BenchmarkListLinks(b *testing.B) {
 // and stays so while links are deleted and changed between listings.
 func TestSeededAccountListsInOrder(t *testing.T) {
 	e := newEnv(t)
-	seeded, err := e.srv.SeedLinks(e.fx.DomainID, "s", 5000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	seeded := e.seedLinks(t, e.fx.DomainID, "s", 5000)
 	mine := e.create(t, "https://example.com/mine", "slug", "mine")
 	wantStatus(t, e.do(t, http.MethodDelete, "/api/links/"+seeded[10].ID, e.fx.APIKey, nil), http.StatusNoContent)
 	wantStatus(t, e.do(t, http.MethodPatch, "/api/links/"+seeded[20].ID, e.fx.APIKey, map[string]any{"destination": "https://example.com/changed"}), http.StatusOK)
