@@ -16,31 +16,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
-
-// syncBuffer is an io.Writer the server's goroutines can share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // instance is one emulator started by run in the background.
 type instance struct {
 	info           startInfo
-	stdout, stderr *syncBuffer
+	stdout, stderr *clitest.SyncBuffer
 	stop           func() error // ends run and returns its error
 }
 
@@ -50,7 +33,7 @@ func start(t *testing.T, extra ...string) *instance {
 	t.Helper()
 	infoFile := filepath.Join(t.TempDir(), "info.json")
 	args := append([]string{"-addr", "127.0.0.1:0", "-info-file", infoFile, "-filter-delay", "0"}, extra...)
-	in := &instance{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	in := &instance{stdout: &clitest.SyncBuffer{}, stderr: &clitest.SyncBuffer{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, args, in.stdout, in.stderr) }()
@@ -268,7 +251,7 @@ func TestRunLinksFillsTheAccount(t *testing.T) {
 }
 
 func TestUsageNamesTheSubcommands(t *testing.T) {
-	var stdout, stderr syncBuffer
+	var stdout, stderr clitest.SyncBuffer
 	if err := dispatch(context.Background(), []string{"-h"}, &stdout, &stderr); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-h = %v", err)
 	}
@@ -298,7 +281,7 @@ func TestRunErrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			var stdout, stderr syncBuffer
+			var stdout, stderr clitest.SyncBuffer
 			err := run(ctx, append([]string{"-addr", "127.0.0.1:0", "-quiet"}, args...), &stdout, &stderr)
 			if err == nil || errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("run = %v, want an error at start", err)
@@ -354,7 +337,7 @@ func TestClickAndExportSubcommands(t *testing.T) {
 	base := in.info.BaseURL
 	ctx := context.Background()
 
-	var out, errOut syncBuffer
+	var out, errOut clitest.SyncBuffer
 	err := dispatch(ctx, []string{"click", "-base", base, "-url", "https://go.example.test/spring", "-n", "3", "-referrer", "https://news.example/a,b"}, &out, &errOut)
 	if err != nil {
 		t.Fatalf("click: %v (%s)", err, errOut.String())
@@ -370,13 +353,13 @@ func TestClickAndExportSubcommands(t *testing.T) {
 	}
 	// Without -base, the subcommands use SHORTLINK_BASE_URL, as the provider does.
 	t.Setenv("SHORTLINK_BASE_URL", base)
-	out = syncBuffer{}
+	out = clitest.SyncBuffer{}
 	if err := dispatch(ctx, []string{"click", "-url", "https://go.example.test/spring"}, &out, &errOut); err != nil || !strings.Contains(out.String(), "302") {
 		t.Errorf("click with SHORTLINK_BASE_URL = %v, %q", err, out.String())
 	}
 
 	t.Setenv("SHORTLINK_API_KEY", in.info.ReadKey)
-	out = syncBuffer{}
+	out = clitest.SyncBuffer{}
 	if err := dispatch(ctx, []string{"export", "-base", base, "-link-id", link["id"].(string)}, &out, &errOut); err != nil {
 		t.Fatalf("export: %v", err)
 	}

@@ -130,7 +130,7 @@ func (w *Workdir) WriteFile(name, content string) error {
 // or a CI runner's cancellation does.
 type Run struct {
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *SyncBuffer
 	done chan struct{}
 	err  error
 	// Exited is when the process ended; zero while it runs.
@@ -142,7 +142,7 @@ func (w *Workdir) Start(args ...string) (*Run, error) {
 	cmd := exec.Command(w.cli.Path, append([]string{"-chdir=" + w.Dir}, args...)...)
 	cmd.Env = w.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out := &syncBuffer{}
+	out := &SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -267,19 +267,20 @@ func tail(s string, n int) string {
 	return s
 }
 
-// syncBuffer is a bytes.Buffer safe for the process's writers and readers.
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer safe for a process's writers and its
+// readers: the output of a CLI run, or of a server started by a test.
+type SyncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
+func (b *SyncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *syncBuffer) String() string {
+func (b *SyncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
