@@ -103,6 +103,21 @@ func expectAdopted(t *testing.T, w *clitest.Workdir, ids []string) {
 	}
 }
 
+// applyAdoption applies the configuration that adopts the links ids: it
+// must import each of them and change nothing, and leave them adopted
+// (expectAdopted).
+func applyAdoption(ctx context.Context, t *testing.T, w *clitest.Workdir, ids []string) {
+	t.Helper()
+	out, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%d imported, 0 added, 0 changed, 0 destroyed", len(ids)); !strings.Contains(out, want) {
+		t.Fatalf("the apply did not say %q:\n%s", want, out)
+	}
+	expectAdopted(t, w, ids)
+}
+
 // TestAdopt_importBlocks is recipe (b), for every CLI (the CI's Terraform
 // 1.11.4 among them): import blocks by link ID and by <domain_id>/<slug>,
 // `plan -generate-config-out`, apply. A CLI that supports resource identity
@@ -142,14 +157,7 @@ import {
 			t.Fatalf("generated.tf lacks %q:\n%s", want, generated)
 		}
 	}
-	out, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := fmt.Sprintf("%d imported, 0 added, 0 changed, 0 destroyed", len(adopted)); !strings.Contains(out, want) {
-		t.Fatalf("the apply did not say %q:\n%s", want, out)
-	}
-	expectAdopted(t, w, adopted)
+	applyAdoption(ctx, t, w, adopted)
 	expectNoWrites(t, s, seeded)
 }
 
@@ -209,14 +217,7 @@ list "shortlink_link" "spring" {
 	if n := strings.Count(generated, "identity = {"); n != len(want) {
 		t.Fatalf("links.tf imports %d links by identity, want %d:\n%s", n, len(want), generated)
 	}
-	out, err = w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if msg := fmt.Sprintf("%d imported, 0 added, 0 changed, 0 destroyed", len(want)); !strings.Contains(out, msg) {
-		t.Fatalf("the apply did not say %q:\n%s", msg, out)
-	}
-	expectAdopted(t, w, want)
+	applyAdoption(ctx, t, w, want)
 	expectNoWrites(t, s, seeded)
 }
 
