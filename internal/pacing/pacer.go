@@ -14,11 +14,10 @@ import (
 // nothing.
 type Answer struct {
 	Limit, Remaining int
-	// Reset is how long until the allowance is whole again.
-	Reset time.Duration
-	// RetryAfter is the wait a refusal asked for.
-	RetryAfter time.Duration
-	Refused    bool // a 429
+	// Reset is how long until the allowance is whole again; RetryAfter
+	// is the wait a refusal asked for.
+	Reset, RetryAfter time.Duration
+	Refused           bool // a 429
 }
 
 // MaxBelievableReset is the longest wait the pacer believes: a longer
@@ -37,10 +36,9 @@ const WaitForAnswer = time.Duration(math.MaxInt64)
 // Pacer is the rule for one class of one client. It is not safe for
 // concurrent use: the client guards it.
 type Pacer struct {
-	maxShare  float64
-	unmetered bool
-	limit     int
-	seq       int // requests sent
+	maxShare   float64
+	unmetered  bool
+	limit, seq int // seq: requests sent
 	// The shortest round trip, and the longest of this epoch and the last.
 	fastest, slowest, lastSlowest time.Duration
 
@@ -59,8 +57,10 @@ type Pacer struct {
 
 	// clients is how many clients the latest census counted; others is
 	// whether the count showed any but us in the last epoch or this one.
-	clients           float64
-	others, othersNow bool
+	// Our part is divided by backoff, which each turn multiplies by
+	// backoffBy: 2 after a refusal in the epoch, else 3/4 (a quarter back).
+	clients, backoff, backoffBy float64
+	others, othersNow           bool
 }
 
 // New returns the pacer of one class; maxShare caps our part of the
@@ -70,7 +70,7 @@ func New(maxShare float64) *Pacer {
 		maxShare = 1
 	}
 	// Until a census has counted, others may be there.
-	return &Pacer{maxShare: maxShare, limit: -1, clients: 1, others: true}
+	return &Pacer{maxShare: maxShare, limit: -1, clients: 1, others: true, backoff: 1, backoffBy: 0.75}
 }
 
 // Next says how long to wait before the next request may go: 0 now,
@@ -124,7 +124,7 @@ func (p *Pacer) censusDue() bool {
 // of what the latest answer said remains, so that the others' requests on
 // their way too still fit; or one while a round of one per client does.
 func (p *Pacer) quota() int {
-	q := int(float64(p.remaining) / (2 * p.clients))
+	q := int(float64(p.remaining) / (2 * p.clients * p.backoff))
 	if q == 0 && float64(p.remaining) >= p.clients {
 		q = 1
 	}
@@ -256,7 +256,8 @@ func (p *Pacer) count(t Ticket, remaining int) {
 	p.answered, p.remaining = t.seq, remaining
 }
 
-// refused ends the epoch until Retry-After.
+// refused ends the epoch until Retry-After. The census missed clients, or
+// some came late: the next epoch's part is halved (once, however many).
 func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 	if t.epoch == p.epoch {
 		p.out--
@@ -274,7 +275,7 @@ func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 	p.notBefore = later(p.notBefore, now.Add(wait))
 	p.resetFrom, p.resetAt = p.notBefore, p.notBefore
 	p.remaining = 0
-	p.others, p.othersNow = true, true
+	p.others, p.othersNow, p.backoffBy = true, true, 2
 }
 
 // turn starts an epoch: the allowance is whole again.
@@ -285,6 +286,7 @@ func (p *Pacer) turn() {
 	p.resetFrom, p.resetAt, p.wholeAt = time.Time{}, time.Time{}, time.Time{}
 	p.out, p.sent, p.firstSeq, p.censusSeq, p.answered, p.remaining, p.place = 0, 0, 0, 0, 0, 0, 0
 	p.others, p.othersNow = p.othersNow, false
+	p.backoff, p.backoffBy = max(1, p.backoffBy*p.backoff), 0.75
 	if !p.others {
 		p.clients = 1
 	}
