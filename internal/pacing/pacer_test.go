@@ -84,6 +84,15 @@ func TestRule_notWholeYetWaits(t *testing.T) {
 	within(t, shape{model: "sliding", window: 10 * time.Second, limit: 10, links: []int{40, 40}, starts: spread(2)}, 1.25, 0.06)
 }
 
+// A refusal halves the run's part for the next epoch, and each quiet epoch
+// gives a quarter back: three runs on 20 a window, whose census misses the
+// runs that open late, are refused far less often.
+func TestRule_refusalHalvesThePart(t *testing.T) {
+	for _, model := range []string{"first-request", "clock"} {
+		within(t, shape{model: model, window: 10 * time.Second, limit: 20, links: []int{30, 40, 50}, starts: spread(3)}, 1.20, 0.04)
+	}
+}
+
 // A refusal ends the epoch until its Retry-After: nothing goes sooner.
 func TestRule_retryAfterIsHonoured(t *testing.T) {
 	start := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)
