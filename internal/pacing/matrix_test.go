@@ -64,12 +64,12 @@ func TestPacingMatrix(t *testing.T) {
 	// A guard against regressions, just above what BENCHMARKS.md reports
 	// (the aims, 1.10x and 2 %, are not met in every cell: see there).
 	mean, refused := overall(cells)
-	if mean > 1.14 || refused > 0.065 {
-		t.Errorf("all simulations: %.3fx the floor on average, %.2f%% answered 429; was at most 1.14x and 6.5%%", mean, 100*refused)
+	if mean > 1.13 || refused > 0.055 {
+		t.Errorf("all simulations: %.3fx the floor on average, %.2f%% answered 429; was at most 1.13x and 5.5%%", mean, 100*refused)
 	}
 	for _, c := range cells {
-		if c.worstRatio() > 2.5 {
-			t.Errorf("%s: %.2fx the floor; no cell was above 2.5x", c.shape, c.worstRatio())
+		if c.worstRatio() > 3 {
+			t.Errorf("%s: %.2fx the floor; no cell was above 3x", c.shape, c.worstRatio())
 		}
 	}
 }

@@ -10,24 +10,12 @@ import (
 	"time"
 )
 
-// Answer is what one answer said of the allowance; -1 where it said
-// nothing.
-type Answer struct {
-	Limit, Remaining int
-	// Reset is how long until the allowance is whole again; RetryAfter
-	// is the wait a refusal asked for.
-	Reset, RetryAfter time.Duration
-	Refused           bool // a 429
-}
-
-// MaxBelievableReset is the longest wait the pacer believes: a longer
-// Reset or Retry-After is garbage.
-const MaxBelievableReset = 24 * time.Hour
-
 // Ticket is what Sent hands a request and Answered or Lost takes back.
+// after is the place of our latest answered request when this one went
+// with none of ours on the way (0: not so).
 type Ticket struct {
-	seq, epoch int
-	sentAt     time.Time
+	seq, epoch, after int
+	sentAt            time.Time
 }
 
 // WaitForAnswer is Next's answer when only an answer can let a request go.
@@ -55,12 +43,13 @@ type Pacer struct {
 	out, sent, firstSeq, censusSeq int
 	answered, remaining, place     int
 
-	// clients is how many clients the latest census counted; others is
-	// whether the count showed any but us in the last epoch or this one.
-	// Our part is divided by backoff, which each turn multiplies by
-	// backoffBy: 2 after a refusal in the epoch, else 3/4 (a quarter back).
+	// clients is how many clients the latest count between two of ours
+	// showed; others is whether the count showed any but us in the last
+	// epoch or this one; yield, that we found them after spending as if
+	// alone. Our part is divided by backoff, which each turn multiplies
+	// by backoffBy: 2 after a refusal in the epoch, else 3/4.
 	clients, backoff, backoffBy float64
-	others, othersNow           bool
+	others, othersNow, yield    bool
 }
 
 // New returns the pacer of one class; maxShare caps our part of the
@@ -90,7 +79,7 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 		return 0 // the epoch's first request: what remains, and our place
 	case p.answered == 0 || p.censusSeq > p.answered:
 		// Waiting for the first answer, or the census's.
-	case p.capped():
+	case p.capped(), p.yield:
 	case p.censusDue():
 		return 0 // one more, to count the clients between our two
 	case p.out < p.quota():
@@ -125,7 +114,7 @@ func (p *Pacer) censusDue() bool {
 // their way too still fit; or one while a round of one per client does.
 func (p *Pacer) quota() int {
 	q := int(float64(p.remaining) / (2 * p.clients * p.backoff))
-	if q == 0 && float64(p.remaining) >= p.clients {
+	if q == 0 && p.remaining > 0 && (!p.others || float64(p.remaining) >= p.clients) {
 		q = 1
 	}
 	return q
@@ -138,6 +127,10 @@ func (p *Pacer) capped() bool {
 
 // Sent notes a request leaving now.
 func (p *Pacer) Sent(now time.Time) Ticket {
+	after := 0
+	if p.out == 0 && p.answered > 0 {
+		after = p.limit - p.remaining
+	}
 	p.seq++
 	p.out++
 	p.sent++
@@ -148,7 +141,7 @@ func (p *Pacer) Sent(now time.Time) Ticket {
 	case p.others && p.censusSeq == 0 && p.answered > 0:
 		p.censusSeq = p.seq // the next after the first counts the clients
 	}
-	return Ticket{seq: p.seq, epoch: p.epoch, sentAt: now}
+	return Ticket{seq: p.seq, epoch: p.epoch, sentAt: now, after: after}
 }
 
 // Lost notes a request that got no answer: it may have been counted.
@@ -158,12 +151,9 @@ func (p *Pacer) Lost(t Ticket) {
 	}
 	p.out--
 	p.remaining = max(p.remaining-1, 0)
-	switch t.seq {
-	case p.firstSeq:
-		if p.answered == 0 {
-			p.firstSeq = 0 // open the epoch again
-		}
-	case p.censusSeq:
+	if t.seq == p.firstSeq && p.answered == 0 {
+		p.firstSeq = 0 // open the epoch again
+	} else if t.seq == p.censusSeq {
 		p.censusSeq = -1
 	}
 }
@@ -217,43 +207,50 @@ func (p *Pacer) learnReset(sentAt time.Time, reset time.Duration) {
 	}
 }
 
-// believable drops what no service means: a negative count, a remaining
-// above the limit (the limit is believed, the remaining clamped), a wait
-// beyond MaxBelievableReset.
-func believable(a Answer) Answer {
-	a.Limit, a.Remaining = max(a.Limit, -1), max(a.Remaining, -1)
-	if a.Limit > 0 {
-		a.Remaining = min(a.Remaining, a.Limit)
-	}
-	for _, d := range []*time.Duration{&a.Reset, &a.RetryAfter} {
-		if *d < 0 || *d > MaxBelievableReset {
-			*d = -1
-		}
-	}
-	return a
-}
-
 // count takes in what the answer to our request t said remains.
 func (p *Pacer) count(t Ticket, remaining int) {
 	place := p.limit - remaining
-	switch t.seq {
-	case p.firstSeq:
-		p.place = place
-		if place > int(p.clients)+1 && p.lastWhole.After(t.sentAt) {
-			// More came before us than the clients we know of sent: it
-			// is not whole yet (a sliding window gives it back as it
-			// was spent). Wait until the last epoch said it would be.
-			p.resetFrom, p.resetAt = p.lastWhole, p.lastWhole
-		}
-	case p.censusSeq: // the count between our two, less ours between them
-		p.clients = math.Max(1, float64(place-p.place-(t.seq-p.firstSeq-1)))
+	if t.seq == p.firstSeq {
+		p.opened(t, place)
 	}
-	// Ours that were on their way may have been counted in between too.
-	if p.remaining-remaining > t.seq-p.answered+p.out || t.seq == p.firstSeq && place > 1 {
-		p.othersNow = true // the count fell by more than our requests
+	if t.after > 0 && p.others {
+		// Sent right after the answer to our last (as the census is):
+		// the requests counted between the two are the runs, one each.
+		p.clients = math.Max(1, float64(place-t.after))
 	}
-	p.others = p.others || p.othersNow
+	// The count grew by more than all we sent after our first: others'
+	// requests are counted too (in any order the answers come back).
+	if place-p.place > p.sent-1 || t.seq == p.firstSeq && place > 1 {
+		// Found while spending as if alone: we have had more than our
+		// part of this epoch; leave the rest to the runs we found.
+		p.yield = p.yield || !p.others
+		p.others, p.othersNow, p.clients = true, true, math.Max(p.clients, 2)
+	}
+	if !p.others && t.seq != p.firstSeq {
+		p.clients = 1 // a round trip after our first, still no other run
+	}
 	p.answered, p.remaining = t.seq, remaining
+}
+
+// opened takes in the place of our first request of the epoch.
+func (p *Pacer) opened(t Ticket, place int) {
+	p.place = place
+	if place == 1 && p.clients == 1 && !p.othersNow {
+		// First in the count, and no other run seen: spend as if alone
+		// (a census taken later would count the others' requests, not
+		// the others: the next epoch takes it). Never seen alone before:
+		// as if one more until our next answer.
+		if p.others {
+			p.clients = 2
+		}
+		p.others, p.censusSeq = false, -1
+	}
+	if place > int(p.clients)+1 && p.lastWhole.After(t.sentAt) {
+		// More came before us than the clients we know of sent: it is
+		// not whole yet (a sliding window gives it back as it was
+		// spent). Wait until the last epoch said it would be.
+		p.resetFrom, p.resetAt = p.lastWhole, p.lastWhole
+	}
 }
 
 // refused ends the epoch until Retry-After. The census missed clients, or
@@ -285,7 +282,7 @@ func (p *Pacer) turn() {
 	p.lastWhole = p.wholeAt
 	p.resetFrom, p.resetAt, p.wholeAt = time.Time{}, time.Time{}, time.Time{}
 	p.out, p.sent, p.firstSeq, p.censusSeq, p.answered, p.remaining, p.place = 0, 0, 0, 0, 0, 0, 0
-	p.others, p.othersNow = p.othersNow, false
+	p.others, p.othersNow, p.yield = p.othersNow, false, false
 	p.backoff, p.backoffBy = max(1, p.backoffBy*p.backoff), 0.75
 	if !p.others {
 		p.clients = 1

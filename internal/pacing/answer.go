@@ -1,0 +1,33 @@
+package pacing
+
+import "time"
+
+// Answer is what one answer said of the allowance; -1 where it said
+// nothing.
+type Answer struct {
+	Limit, Remaining int
+	// Reset is how long until the allowance is whole again; RetryAfter
+	// is the wait a refusal asked for.
+	Reset, RetryAfter time.Duration
+	Refused           bool // a 429
+}
+
+// MaxBelievableReset is the longest wait the pacer believes: a longer
+// Reset or Retry-After is garbage.
+const MaxBelievableReset = 24 * time.Hour
+
+// believable drops what no service means: a negative count, a remaining
+// above the limit (the limit is believed, the remaining clamped), a wait
+// beyond MaxBelievableReset.
+func believable(a Answer) Answer {
+	a.Limit, a.Remaining = max(a.Limit, -1), max(a.Remaining, -1)
+	if a.Limit > 0 {
+		a.Remaining = min(a.Remaining, a.Limit)
+	}
+	for _, d := range []*time.Duration{&a.Reset, &a.RetryAfter} {
+		if *d < 0 || *d > MaxBelievableReset {
+			*d = -1
+		}
+	}
+	return a
+}
