@@ -43,11 +43,11 @@ type Pacer struct {
 	out, sent, firstSeq, censusSeq int
 	answered, remaining, place     int
 
-	// clients is how many clients the latest count between two of ours
-	// showed; others is whether the count showed any but us in the last
-	// epoch or this one; yield, that we found them after spending as if
-	// alone. Our part is divided by backoff, which each turn multiplies
-	// by backoffBy: 2 after a refusal in the epoch, else 3/4.
+	// clients: the runs the latest count between two of ours showed;
+	// others: the count showed any but us last epoch or this; yield: we
+	// found them after spending as if alone. Our part is divided by
+	// backoff, which each turn multiplies by backoffBy (2 after a refusal
+	// in the epoch, else 3/4).
 	clients, backoff, backoffBy float64
 	others, othersNow, yield    bool
 }
@@ -98,9 +98,10 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 
 // due is when the next epoch may begin: our request was counted some time
 // after we sent it, and so will the next be. Round trips that differ by so
-// much say the way there may differ by half as much: wait that longer.
+// much say the way there may too (a new connection delays only the way
+// there): wait that longer.
 func (p *Pacer) due() time.Time {
-	return p.resetAt.Add((max(p.slowest, p.lastSlowest) - p.fastest) / 2)
+	return p.resetAt.Add(max(p.slowest, p.lastSlowest) - p.fastest)
 }
 
 // censusDue is whether the census may go: others may be there, and what
@@ -131,9 +132,7 @@ func (p *Pacer) Sent(now time.Time) Ticket {
 	if p.out == 0 && p.answered > 0 {
 		after = p.limit - p.remaining
 	}
-	p.seq++
-	p.out++
-	p.sent++
+	p.seq, p.out, p.sent = p.seq+1, p.out+1, p.sent+1
 	switch {
 	case p.unmetered:
 	case p.firstSeq == 0:
@@ -181,11 +180,15 @@ func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
 		p.fastest = rtt
 	}
 	p.slowest = max(p.slowest, rtt)
-	if t.seq >= p.answered && !p.unmetered && p.limit > 0 { // else overtaken: it knows less
+	switch {
+	case p.unmetered || p.limit <= 0:
+	case t.seq >= p.answered:
 		if a.Reset >= 0 {
 			p.learnReset(t.sentAt, a.Reset)
 		}
 		p.count(t, a.Remaining)
+	default: // overtaken by a later request's answer, maybe counted after it
+		p.remaining = min(p.remaining, a.Remaining)
 	}
 }
 
@@ -236,10 +239,9 @@ func (p *Pacer) count(t Ticket, remaining int) {
 func (p *Pacer) opened(t Ticket, place int) {
 	p.place = place
 	if place == 1 && p.clients == 1 && !p.othersNow {
-		// First in the count, and no other run seen: spend as if alone
-		// (a census taken later would count the others' requests, not
-		// the others: the next epoch takes it). Never seen alone before:
-		// as if one more until our next answer.
+		// First in the count, no other run seen: spend as if alone (a
+		// later census would count others' requests, not others). Never
+		// seen alone before: as if one more until our next answer.
 		if p.others {
 			p.clients = 2
 		}
