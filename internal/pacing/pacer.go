@@ -112,7 +112,8 @@ func (p *Pacer) censusDue() bool {
 
 // quota is how many of our requests may be on their way: half of our part
 // of what the latest answer said remains, so that the others' requests on
-// their way too still fit; or one while a round of one per client does.
+// their way too still fit; or one while a round of one per client does
+// (alone: while any remains).
 func (p *Pacer) quota() int {
 	q := int(float64(p.remaining) / (2 * p.clients * p.backoff))
 	if q == 0 && p.remaining > 0 && (!p.others || float64(p.remaining) >= p.clients) {
