@@ -113,10 +113,11 @@ func (p *Pacer) censusDue() bool {
 // quota is how many of our requests may be on their way: half of our part
 // of what the latest answer said remains, so that the others' requests on
 // their way too still fit; or one while a round of one per client does
-// (alone: while any remains).
+// (after a refusal, two per client, easing back as the part does; alone:
+// while any remains).
 func (p *Pacer) quota() int {
 	q := int(float64(p.remaining) / (2 * p.clients * p.backoff))
-	if q == 0 && p.remaining > 0 && (!p.others || float64(p.remaining) >= p.clients) {
+	if q == 0 && p.remaining > 0 && (!p.others || float64(p.remaining) >= p.clients*min(p.backoff, 2)) {
 		q = 1
 	}
 	return q
@@ -273,8 +274,7 @@ func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 		wait = max(a.Reset, time.Second)
 	}
 	p.notBefore = later(p.notBefore, now.Add(wait))
-	p.resetFrom, p.resetAt = p.notBefore, p.notBefore
-	p.remaining = 0
+	p.resetFrom, p.resetAt, p.remaining = p.notBefore, p.notBefore, 0
 	p.others, p.othersNow, p.backoffBy = true, true, 2
 }
 

@@ -132,6 +132,20 @@ func TestRule_roundOfOneUsesTheRest(t *testing.T) {
 	within(t, shape{model: "first-request", window: 10 * time.Second, limit: 10, links: []int{30, 30, 30}, starts: spread(3)}, 1.15, 0.10)
 }
 
+// After a refusal the round of one waits until two per run fit, easing
+// back as the part does: five runs on 10 writes a window, where the last
+// requests of every window are fought over, are refused less than one
+// request in ten, and finish at the floor.
+func TestRule_roundOfOneBacksOffAfterRefusals(t *testing.T) {
+	for _, model := range []string{"first-request", "clock"} {
+		sh := shape{model: model, window: 10 * time.Second, limit: 10, starts: spread(5)}
+		for i := range 5 {
+			sh.links = append(sh.links, 30+10*(i%3))
+		}
+		within(t, sh, 1.05, 0.10)
+	}
+}
+
 // An epoch whose first answer shows the allowance not whole yet waits: on
 // a sliding window two runs stay within a quarter of the floor.
 func TestRule_notWholeYetWaits(t *testing.T) {
