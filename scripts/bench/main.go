@@ -17,7 +17,8 @@
 //     share of requests the service answered 429.
 //   - shared: applies started together on one key, over a subset of the
 //     pacing's simulation matrix (sharedCases): total time against the
-//     floor of the writes, 429s, failures, links created.
+//     floor of the writes plus the same applies on the no-I/O provider,
+//     429s, failures, links created.
 //   - interrupt: an apply of 20 links against 4 s writes, interrupted
 //     with SIGINT while writes are in flight; the time from the signal to
 //     Terraform's exit against the longest write in flight plus 2 s.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/http"
 	"runtime"
@@ -50,9 +51,11 @@ func (h *harness) sharedScenario(report *bytes.Buffer) error {
 	fmt.Fprintf(report, "## One key, several runs at once\n\n"+
 		"**Method** N `terraform apply` processes (parallelism 10) started together on one key, each creating its links; filter %s per create; "+
 		"every shape run %d times: the median and worst `total / floor`, the worst share of requests answered 429 (reads count too). "+
-		"**Floor** the windows the writes need at the limit, less the part of the first window already gone on the clock model. "+
+		"**Floor** the windows the writes need at the limit (less the part of the first window already gone on the clock model), "+
+		"plus Terraform alone: the same applies, started together in the same conditions, on a framework provider of the same schema that does no I/O "+
+		"(`scripts/bench/noio`); `total / windows` leaves Terraform's own time in the ratio. "+
 		"**Command** `go run ./scripts/bench -only shared` (`-shared-models`, `-runs`).\n\n", throttleDelay, h.o.runs)
-	fmt.Fprintf(report, "| model | limit | runs × links | floor | total (median) | total / floor (median, worst) | answered 429 (worst) | failed applies | links |\n|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(report, "| model | limit | runs × links | windows | Terraform alone | total (median) | total / floor (median, worst) | total / windows (median) | answered 429 (worst) | failed applies | links |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range h.o.sharedCases() {
 		row, err := h.sharedRow(c)
 		if err != nil {
@@ -66,22 +69,25 @@ func (h *harness) sharedScenario(report *bytes.Buffer) error {
 
 // sharedRow runs the case h.o.runs times and reports it as a table row.
 func (h *harness) sharedRow(c sharedCase) (string, error) {
-	var totals, ratios, refusedShares []float64
-	var floor time.Duration
+	var totals, ratios, windowRatios, alone, refusedShares []float64
+	var windows time.Duration
 	failed, links, created := 0, 0, 0
 	for range h.o.runs {
 		r, err := h.sharedOnce(c)
 		if err != nil {
 			return "", err
 		}
-		totals, ratios = append(totals, r.total.Seconds()), append(ratios, r.total.Seconds()/r.floor.Seconds())
+		totals, ratios = append(totals, r.total.Seconds()), append(ratios, r.total.Seconds()/(r.windows+r.alone).Seconds())
+		windowRatios, alone = append(windowRatios, r.total.Seconds()/r.windows.Seconds()), append(alone, r.alone.Seconds())
 		refusedShares = append(refusedShares, r.refusedShare)
-		floor = r.floor
+		windows = r.windows
 		failed, links, created = failed+r.failed, links+r.links, created+c.runs*c.links
 	}
-	slices.Sort(totals)
 	worst := slices.Max(ratios)
-	slices.Sort(ratios)
+	for _, s := range [][]float64{totals, ratios, windowRatios, alone} {
+		slices.Sort(s)
+	}
+	mid := len(totals) / 2
 	what := c.model
 	switch {
 	case c.busy:
@@ -89,16 +95,18 @@ func (h *harness) sharedRow(c sharedCase) (string, error) {
 	case c.readLinks > 0:
 		what += fmt.Sprintf(", beside a plan reading %d links (writes only)", c.readLinks)
 	}
-	return fmt.Sprintf("| %s | %d per %s | %d × %d | %s | %s | %.2f×, %.2f× | %.1f%% | %d | %d of %d |", what, c.limit, c.window, c.runs, c.links,
-		seconds(floor), seconds(time.Duration(totals[len(totals)/2]*float64(time.Second))), ratios[len(ratios)/2], worst,
-		100*slices.Max(refusedShares), failed, links, created), nil
+	return fmt.Sprintf("| %s | %d per %s | %d × %d | %s | %s | %s | %.2f×, %.2f× | %.2f× | %.1f%% | %d | %d of %d |", what, c.limit, c.window, c.runs, c.links,
+		seconds(windows), seconds(time.Duration(alone[mid]*float64(time.Second))), seconds(time.Duration(totals[mid]*float64(time.Second))),
+		ratios[mid], worst, windowRatios[mid], 100*slices.Max(refusedShares), failed, links, created), nil
 }
 
 // sharedResult is what one run of a case measured.
 type sharedResult struct {
-	total, floor  time.Duration
-	refusedShare  float64
-	failed, links int
+	// windows is the least the writes take; alone what the same applies
+	// take on the provider that does no I/O.
+	total, windows, alone time.Duration
+	refusedShare          float64
+	failed, links         int
 }
 
 // sharedOnce starts the case's applies (and reader) at once and measures
@@ -154,7 +162,10 @@ func (h *harness) sharedOnce(c sharedCase) (sharedResult, error) {
 		}()
 	}
 	wg.Wait()
-	r := sharedResult{total: slices.Max(took[:c.runs]), floor: sharedFloor(c, start)}
+	r := sharedResult{total: slices.Max(took[:c.runs]), windows: sharedFloor(c, start)}
+	if r.alone, err = h.terraformAlone(c); err != nil {
+		return r, err
+	}
 	for _, err := range errs {
 		if err != nil {
 			r.failed++
@@ -177,6 +188,39 @@ func sharedFloor(c sharedCase, start time.Time) time.Duration {
 		floor -= start.Sub(start.Truncate(c.window))
 	}
 	return max(floor, throttleDelay)
+}
+
+// terraformAlone is how long the case's applies take, started together in
+// the same conditions, on the provider that does no I/O: Terraform's own
+// part of the case, which no pacing can save.
+func (h *harness) terraformAlone(c sharedCase) (time.Duration, error) {
+	h.sharedRows++
+	var (
+		wg   sync.WaitGroup
+		took = make([]time.Duration, c.runs)
+		errs = make([]error, c.runs)
+	)
+	var dirs []*workdir
+	for i := range c.runs {
+		w, err := h.workdir(fmt.Sprintf("shared-alone-%d-%d", h.sharedRows, i), nil, map[string]string{"main.tf": countedNoIOLinks(c.links, fmt.Sprintf("run%d", i))})
+		if err != nil {
+			return 0, err
+		}
+		dirs = append(dirs, w)
+	}
+	if c.busy {
+		stop := busyLoops()
+		defer stop()
+	}
+	for i, w := range dirs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			took[i], errs[i] = w.terraform("apply", "-auto-approve", "-input=false", "-parallelism=10")
+		}()
+	}
+	wg.Wait()
+	return slices.Max(took), errors.Join(errs...)
 }
 
 // busyLoops keeps every core busy until the returned function is called.
@@ -203,6 +247,24 @@ variable "domain_id" { type = string }
 resource "shortlink_link" "l" {
   count       = %d
   domain_id   = var.domain_id
+  slug        = "%s-${count.index}"
+  destination = "https://example.com/%s/${count.index}"
+}
+`, n, name, name)
+}
+
+// countedNoIOLinks is countedLinks on the provider that does no I/O.
+func countedNoIOLinks(n int, name string) string {
+	return fmt.Sprintf(`
+terraform {
+  required_providers {
+    noio = { source = "shortlink/noio" }
+  }
+}
+
+resource "noio_link" "l" {
+  count       = %d
+  domain_id   = "0b6f1f5e-8a4c-4d7e-9a43-2f1c5d9e7b10"
   slug        = "%s-${count.index}"
   destination = "https://example.com/%s/${count.index}"
 }
