@@ -18,8 +18,12 @@ type Ticket struct {
 	sentAt            time.Time
 }
 
-// WaitForAnswer is Next's answer when only an answer can let a request go.
-const WaitForAnswer = time.Duration(math.MaxInt64)
+const (
+	// WaitForAnswer is Next's answer when only an answer can let a request go.
+	WaitForAnswer = time.Duration(math.MaxInt64)
+	// refusalBackoff divides our part after a refusal (and widens a round).
+	refusalBackoff = 2
+)
 
 // Pacer is the rule for one class of one client. It is not safe for
 // concurrent use: the client guards it.
@@ -46,19 +50,18 @@ type Pacer struct {
 	// clients: the runs the latest count between two of ours showed;
 	// others: the count showed any but us last epoch or this; yield: we
 	// found them after spending as if alone. Our part is divided by
-	// backoff, which each turn multiplies by backoffBy (2 after a refusal
-	// in the epoch, else 3/4).
+	// backoff, which each turn multiplies by backoffBy (refusalBackoff
+	// after a refusal in the epoch, else 3/4).
 	clients, backoff, backoffBy float64
 	others, othersNow, yield    bool
 }
 
 // New returns the pacer of one class; maxShare caps our part of the
-// allowance (1: all of it).
+// allowance (1: all of it). Until a census has counted, others may be there.
 func New(maxShare float64) *Pacer {
 	if maxShare <= 0 || maxShare > 1 {
 		maxShare = 1
 	}
-	// Until a census has counted, others may be there.
 	return &Pacer{maxShare: maxShare, limit: -1, clients: 1, others: true, backoff: 1, backoffBy: 0.75}
 }
 
@@ -89,17 +92,15 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 	case p.out > 0:
 		return WaitForAnswer
 	case p.resetAt.IsZero():
-		// Spent, and no answer said when it is whole again: look again
-		// after a second, the headers' own resolution.
+		// No answer said when it is whole: look again in a second (their unit).
 		p.resetAt = now.Add(time.Second)
 	}
 	return p.due().Sub(now)
 }
 
-// due is when the next epoch may begin: our request was counted some time
-// after we sent it, and so will the next be. Round trips that differ by so
-// much say the way there may too (a new connection delays only the way
-// there): wait that longer.
+// due is when the next epoch may begin: when the allowance is whole, and
+// the spread of round trips later (a new connection delays only the way
+// there, and our next request may be counted that much later).
 func (p *Pacer) due() time.Time {
 	return p.resetAt.Add(max(p.slowest, p.lastSlowest) - p.fastest)
 }
@@ -113,11 +114,10 @@ func (p *Pacer) censusDue() bool {
 // quota is how many of our requests may be on their way: half of our part
 // of what the latest answer said remains, so that the others' requests on
 // their way too still fit; or one while a round of one per client does
-// (after a refusal, two per client, easing back as the part does; alone:
-// while any remains).
+// (backed off like the part, up to refusalBackoff; alone: while any remains).
 func (p *Pacer) quota() int {
 	q := int(float64(p.remaining) / (2 * p.clients * p.backoff))
-	if q == 0 && p.remaining > 0 && (!p.others || float64(p.remaining) >= p.clients*min(p.backoff, 2)) {
+	if q == 0 && p.remaining > 0 && (!p.others || float64(p.remaining) >= p.clients*min(p.backoff, refusalBackoff)) {
 		q = 1
 	}
 	return q
@@ -275,7 +275,7 @@ func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 	}
 	p.notBefore = later(p.notBefore, now.Add(wait))
 	p.resetFrom, p.resetAt, p.remaining = p.notBefore, p.notBefore, 0
-	p.others, p.othersNow, p.backoffBy = true, true, 2
+	p.others, p.othersNow, p.backoffBy = true, true, refusalBackoff
 }
 
 // turn starts an epoch: the allowance is whole again.

@@ -121,22 +121,29 @@ func (h *harness) accountRow(n int, floors accountFloors) (string, error) {
 
 // noioConfig and terraformDataConfig plan the entries of links.json with
 // the no-I/O provider and with Terraform's own terraform_data.
-const noioConfig = `
-terraform {
-  required_providers {
-    noio = { source = "shortlink/noio" }
-  }
-}
-
+const noioConfig = noioProviderBlock + `
 locals {
   links = jsondecode(file("${path.module}/links.json"))
 }
 
 resource "noio_link" "l" {
   for_each    = local.links
-  domain_id   = "0b6f1f5e-8a4c-4d7e-9a43-2f1c5d9e7b10"
+  domain_id   = "` + noioDomainID + `"
   slug        = each.key
   destination = each.value.destination
+}
+`
+
+// noioDomainID is the domain of the no-I/O provider's links: any UUID, as
+// the schema asks; nothing looks it up.
+const noioDomainID = "0b6f1f5e-8a4c-4d7e-9a43-2f1c5d9e7b10"
+
+// noioProviderBlock is where a configuration finds the no-I/O provider.
+const noioProviderBlock = `
+terraform {
+  required_providers {
+    noio = { source = "shortlink/noio" }
+  }
 }
 `
 

@@ -144,24 +144,14 @@ func (h *harness) sharedOnce(c sharedCase) (sharedResult, error) {
 		runs = append(runs, reader)
 	}
 	if c.busy {
+		// One set of busy loops for the runs and for Terraform alone.
 		stop := busyLoops()
 		defer stop()
 	}
 	es.srv.ResetCounts()
 	logf("shared key: %s %d per %s, %d applies of %d links", c.model, c.limit, c.window, c.runs, c.links)
 	start := time.Now()
-	errs := make([]error, len(runs))
-	took := make([]time.Duration, len(runs))
-	var wg sync.WaitGroup
-	for i, run := range runs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = run()
-			took[i] = time.Since(start)
-		}()
-	}
-	wg.Wait()
+	took, errs := together(runs)
 	r := sharedResult{total: slices.Max(took[:c.runs]), windows: sharedFloor(c, start)}
 	if r.alone, err = h.terraformAlone(c); err != nil {
 		return r, err
@@ -191,36 +181,41 @@ func sharedFloor(c sharedCase, start time.Time) time.Duration {
 }
 
 // terraformAlone is how long the case's applies take, started together in
-// the same conditions, on the provider that does no I/O: Terraform's own
-// part of the case, which no pacing can save.
+// the same conditions (the caller's busy loops), on the provider that does
+// no I/O: Terraform's own part of the case, which no pacing can save.
 func (h *harness) terraformAlone(c sharedCase) (time.Duration, error) {
 	h.sharedRows++
-	var (
-		wg   sync.WaitGroup
-		took = make([]time.Duration, c.runs)
-		errs = make([]error, c.runs)
-	)
-	var dirs []*workdir
+	var runs []func() error
 	for i := range c.runs {
 		w, err := h.workdir(fmt.Sprintf("shared-alone-%d-%d", h.sharedRows, i), nil, map[string]string{"main.tf": countedNoIOLinks(c.links, fmt.Sprintf("run%d", i))})
 		if err != nil {
 			return 0, err
 		}
-		dirs = append(dirs, w)
+		runs = append(runs, func() error {
+			_, err := w.terraform("apply", "-auto-approve", "-input=false", "-parallelism=10")
+			return err
+		})
 	}
-	if c.busy {
-		stop := busyLoops()
-		defer stop()
-	}
-	for i, w := range dirs {
+	took, errs := together(runs)
+	return slices.Max(took), errors.Join(errs...)
+}
+
+// together starts the runs at once and returns how long after the start
+// each ended, and how.
+func together(runs []func() error) ([]time.Duration, []error) {
+	start := time.Now()
+	took, errs := make([]time.Duration, len(runs)), make([]error, len(runs))
+	var wg sync.WaitGroup
+	for i, run := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			took[i], errs[i] = w.terraform("apply", "-auto-approve", "-input=false", "-parallelism=10")
+			errs[i] = run()
+			took[i] = time.Since(start)
 		}()
 	}
 	wg.Wait()
-	return slices.Max(took), errors.Join(errs...)
+	return took, errs
 }
 
 // busyLoops keeps every core busy until the returned function is called.
@@ -239,36 +234,29 @@ func busyLoops() (stop func()) {
 // countedLinks is a configuration of n links on var.domain_id, their
 // slugs and destinations named after name.
 func countedLinks(n int, name string) string {
-	return providerBlock + fmt.Sprintf(`
+	return providerBlock + `
 provider "shortlink" {}
 
 variable "domain_id" { type = string }
-
-resource "shortlink_link" "l" {
-  count       = %d
-  domain_id   = var.domain_id
-  slug        = "%s-${count.index}"
-  destination = "https://example.com/%s/${count.index}"
-}
-`, n, name, name)
+` + countedResource("shortlink_link", "var.domain_id", n, name)
 }
 
 // countedNoIOLinks is countedLinks on the provider that does no I/O.
 func countedNoIOLinks(n int, name string) string {
-	return fmt.Sprintf(`
-terraform {
-  required_providers {
-    noio = { source = "shortlink/noio" }
-  }
+	return noioProviderBlock + countedResource("noio_link", `"`+noioDomainID+`"`, n, name)
 }
 
-resource "noio_link" "l" {
+// countedResource is n resources of the type on the domain, their slugs
+// and destinations named after name.
+func countedResource(typ, domain string, n int, name string) string {
+	return fmt.Sprintf(`
+resource "%s" "l" {
   count       = %d
-  domain_id   = "0b6f1f5e-8a4c-4d7e-9a43-2f1c5d9e7b10"
+  domain_id   = %s
   slug        = "%s-${count.index}"
   destination = "https://example.com/%s/${count.index}"
 }
-`, n, name, name)
+`, typ, n, domain, name, name)
 }
 
 // sharedReader seeds n links and returns a run that plans their import
