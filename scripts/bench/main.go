@@ -4,6 +4,7 @@
 //	go run ./scripts/bench                      # everything (make bench)
 //	go run ./scripts/bench -only throttle       # the write-budget scenario
 //	go run ./scripts/bench -only shared         # several applies on one key
+//	go run ./scripts/bench -only shared -shared-shapes "clock 10/2s 5x30" -out -
 //	go run ./scripts/bench -only interrupt      # SIGINT mid-apply: time to exit
 //	go run ./scripts/bench -only refresh -sizes 100,1000
 //	go run ./scripts/bench -only clicks -click-sizes 100000,1000000
@@ -85,6 +86,7 @@ type options struct {
 
 	sharedModels    []string
 	sharedReadLinks int
+	sharedShapes    []string
 
 	accountSizes []int
 	profile      string
@@ -103,6 +105,8 @@ func parseOptions() (options, error) {
 	var sharedModels string
 	flag.StringVar(&sharedModels, "shared-models", "first-request,clock", "rate-limit models of the shared scenario (EMULATOR.md)")
 	flag.IntVar(&o.sharedReadLinks, "shared-read-links", 1000, "links the reading run of the shared scenario plans (0: no reader)")
+	var sharedShapes string
+	flag.StringVar(&sharedShapes, "shared-shapes", "", `shapes of the shared scenario to run, comma-separated, each matching the start of a row's name (e.g. "clock 10/2s 5x30"; empty: all)`)
 	flag.IntVar(&o.clicksExportMax, "clicks-export-max", 100000, "largest number of clicks read with shortlink_analytics_export")
 	var accountSizes string
 	flag.StringVar(&accountSizes, "account-sizes", "1000,100000,1000000", "numbers of links in the account of the account scenario")
@@ -125,6 +129,18 @@ func parseOptions() (options, error) {
 			return o, fmt.Errorf("-shared-models: %w", err)
 		}
 		o.sharedModels = append(o.sharedModels, s.Limits.Model)
+	}
+	for _, sh := range strings.Split(sharedShapes, ",") {
+		if sh = strings.Join(strings.Fields(sh), " "); sh != "" {
+			o.sharedShapes = append(o.sharedShapes, sh)
+		}
+	}
+	if len(o.sharedShapes) > 0 && len(o.sharedCases()) == 0 {
+		var names []string
+		for _, c := range o.allSharedCases() {
+			names = append(names, c.String())
+		}
+		return o, fmt.Errorf("-shared-shapes: %q names none of the shapes: %s", sharedShapes, strings.Join(names, "; "))
 	}
 	tf, err := exec.LookPath("terraform")
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,11 +27,34 @@ type sharedCase struct {
 	readLinks   int  // >0: two applies beside a plan reading this many links
 }
 
+// String names the case as -shared-shapes matches it and errors show it.
+func (c sharedCase) String() string {
+	s := fmt.Sprintf("%s %d/%s %dx%d", c.model, c.limit, c.window, c.runs, c.links)
+	if c.busy {
+		s += " busy"
+	}
+	if c.readLinks > 0 {
+		s += " reader"
+	}
+	return s
+}
+
 // sharedCases is the subset of the pacing's matrix run with the real CLI:
 // the spec's 60 writes a minute, a short window with four runs, and the
 // 10 per 2 s shape with three and five runs, on each model of -shared-models;
-// then the 10 per 2 s shape under CPU load, and beside a reader.
+// then the 10 per 2 s shape under CPU load, and beside a reader. Those
+// -shared-shapes does not name are left out.
 func (o options) sharedCases() []sharedCase {
+	var out []sharedCase
+	for _, c := range o.allSharedCases() {
+		if len(o.sharedShapes) == 0 || slices.ContainsFunc(o.sharedShapes, func(sh string) bool { return strings.HasPrefix(c.String(), sh) }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (o options) allSharedCases() []sharedCase {
 	var out []sharedCase
 	for _, m := range o.sharedModels {
 		out = append(out,
@@ -54,12 +78,12 @@ func (h *harness) sharedScenario(report *bytes.Buffer) error {
 		"**Floor** the windows the writes need at the limit (less the part of the first window already gone on the clock model), "+
 		"plus Terraform alone: the same applies, started together in the same conditions, on a framework provider of the same schema that does no I/O "+
 		"(`scripts/bench/noio`); `total / windows` leaves Terraform's own time in the ratio. "+
-		"**Command** `go run ./scripts/bench -only shared` (`-shared-models`, `-runs`).\n\n", throttleDelay, h.o.runs)
+		"**Command** `go run ./scripts/bench -only shared` (`-shared-models`, `-shared-shapes`, `-runs`).\n\n", throttleDelay, h.o.runs)
 	fmt.Fprintf(report, "| model | limit | runs × links | windows | Terraform alone | total (median) | total / floor (median, worst) | total / windows (median) | answered 429 (worst) | failed applies | links |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range h.o.sharedCases() {
 		row, err := h.sharedRow(c)
 		if err != nil {
-			return fmt.Errorf("%s %d per %s, %d runs: %w", c.model, c.limit, c.window, c.runs, err)
+			return fmt.Errorf("%s: %w", c, err)
 		}
 		fmt.Fprintln(report, row)
 	}
