@@ -74,8 +74,8 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 	if now.Before(p.notBefore) {
 		return p.notBefore.Sub(now)
 	}
-	if !p.resetAt.IsZero() && !now.Before(p.due()) {
-		p.turn()
+	if !p.resetAt.IsZero() && (p.resetAt.Equal(p.notBefore) || !now.Before(p.due())) {
+		p.turn() // a Retry-After is measured after its request was counted
 	}
 	switch {
 	case p.firstSeq == 0:
@@ -150,8 +150,7 @@ func (p *Pacer) Lost(t Ticket) {
 	if t.epoch != p.epoch {
 		return
 	}
-	p.out--
-	p.remaining = max(p.remaining-1, 0)
+	p.out, p.remaining = p.out-1, max(p.remaining-1, 0)
 	if t.seq == p.firstSeq && p.answered == 0 {
 		p.firstSeq = 0 // open the epoch again
 	} else if t.seq == p.censusSeq {
@@ -221,7 +220,11 @@ func (p *Pacer) count(t Ticket, remaining int) {
 	if t.after > 0 && p.others {
 		// Sent right after the answer to our last (as the census is):
 		// the requests counted between the two are the runs, one each.
-		p.clients = math.Max(1, float64(place-t.after))
+		n := math.Max(1, float64(place-t.after))
+		if t.seq == p.censusSeq { // it misses the runs turning after it: lower halfway
+			n = math.Max(n, (n+p.clients)/2)
+		}
+		p.clients = n
 	}
 	// The count grew by more than all we sent after our first: others'
 	// requests are counted too (in any order the answers come back).
@@ -265,8 +268,7 @@ func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 		if t.seq == p.censusSeq && p.place > 0 && p.limit > 0 {
 			// The others took what remained after our first request
 			// within one round trip: one each, at least.
-			p.clients = math.Max(p.clients, float64(p.limit-p.place+1))
-			p.censusSeq = -1
+			p.clients, p.censusSeq = math.Max(p.clients, float64(p.limit-p.place+1)), -1
 		}
 	}
 	wait := a.RetryAfter
@@ -280,10 +282,8 @@ func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 
 // turn starts an epoch: the allowance is whole again.
 func (p *Pacer) turn() {
-	p.epoch++
-	p.slowest, p.lastSlowest = 0, p.slowest
-	p.lastWhole = p.wholeAt
-	p.resetFrom, p.resetAt, p.wholeAt = time.Time{}, time.Time{}, time.Time{}
+	p.epoch, p.slowest, p.lastSlowest = p.epoch+1, 0, p.slowest
+	p.lastWhole, p.resetFrom, p.resetAt, p.wholeAt = p.wholeAt, time.Time{}, time.Time{}, time.Time{}
 	p.out, p.sent, p.firstSeq, p.censusSeq, p.answered, p.remaining, p.place = 0, 0, 0, 0, 0, 0, 0
 	p.others, p.othersNow, p.yield = p.othersNow, false, false
 	p.backoff, p.backoffBy = max(1, p.backoffBy*p.backoff), 0.75

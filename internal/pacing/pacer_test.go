@@ -51,14 +51,33 @@ func TestRule_firstInTheCountSpendsAsIfAlone(t *testing.T) {
 
 // Every request sent right after the answer to our last counts the runs
 // again: eight runs on 60 a minute, whose first census counted requests
-// rather than runs, soon take their parts at the floor.
+// rather than runs, soon take their parts at the floor. Their 411 writes
+// fill seven windows with nine to spare, so a draw may take an eighth
+// (1.17x): the bound is on the draws' mean, which a count that stays high
+// misses on every draw.
 func TestRule_everyRequestAfterAnAnswerCountsTheRuns(t *testing.T) {
 	for _, model := range []string{"first-request", "clock"} {
 		sh := shape{model: model, window: time.Minute, limit: 60, starts: spread(8)}
 		for i := range 8 {
 			sh.links = append(sh.links, 30+10*(i%3))
 		}
-		within(t, sh, 1.08, 0.03)
+		c, mean := simulate(sh), 0.0
+		for _, o := range c {
+			mean += o.ratio() / float64(len(c))
+		}
+		if mean > 1.08 || c.worstRefused() > 0.03 {
+			t.Errorf("%s: %.2fx the floor on average, %.1f%% answered 429; want at most 1.08x and 3.0%%",
+				sh, mean, 100*c.worstRefused())
+		}
+	}
+}
+
+// The census misses the runs that turn after it, so a census that counts
+// fewer runs than we knew lowers the count only halfway: three runs on 10
+// writes a window are refused less than one request in thirty.
+func TestRule_censusLowersTheCountHalfway(t *testing.T) {
+	for _, model := range []string{"first-request", "clock"} {
+		within(t, shape{model: model, window: 10 * time.Second, limit: 10, links: []int{30, 40, 50}, starts: spread(3)}, 1.12, 0.035)
 	}
 }
 
@@ -135,14 +154,14 @@ func TestRule_roundOfOneUsesTheRest(t *testing.T) {
 // After a refusal the round of one waits until two per run fit, easing
 // back as the part does: five runs on 10 writes a window, where the last
 // requests of every window are fought over, are refused less than one
-// request in ten, and finish at the floor.
+// request in ten, and finish within a window of the floor (10 s of 250 s).
 func TestRule_roundOfOneBacksOffAfterRefusals(t *testing.T) {
 	for _, model := range []string{"first-request", "clock"} {
 		sh := shape{model: model, window: 10 * time.Second, limit: 10, starts: spread(5)}
 		for i := range 5 {
 			sh.links = append(sh.links, 30+10*(i%3))
 		}
-		within(t, sh, 1.05, 0.10)
+		within(t, sh, 1.06, 0.10)
 	}
 }
 
@@ -161,17 +180,22 @@ func TestRule_refusalHalvesThePart(t *testing.T) {
 	}
 }
 
-// A refusal ends the epoch until its Retry-After: nothing goes sooner.
+// A refusal ends the epoch until its Retry-After: nothing goes sooner, and
+// the next epoch begins right then, not the spread of our round trips
+// later (a Retry-After runs from when its request was counted).
 func TestRule_retryAfterIsHonoured(t *testing.T) {
 	start := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)
 	p := New(1)
-	tk := p.Sent(start)
-	p.Answered(tk, start.Add(100*time.Millisecond), Answer{Limit: 10, Remaining: 0, Reset: time.Second, RetryAfter: 3 * time.Second, Refused: true})
-	if wait := p.Next(start.Add(200 * time.Millisecond)); wait != 2900*time.Millisecond {
+	fast, slow := p.Sent(start), p.Sent(start)
+	p.Answered(fast, start.Add(50*time.Millisecond), Answer{Limit: 10, Remaining: 1, Reset: time.Second, RetryAfter: -1})
+	p.Answered(slow, start.Add(250*time.Millisecond), Answer{Limit: 10, Remaining: 0, Reset: time.Second, RetryAfter: -1})
+	refused := p.Sent(start.Add(300 * time.Millisecond))
+	p.Answered(refused, start.Add(400*time.Millisecond), Answer{Limit: 10, Remaining: 0, Reset: time.Second, RetryAfter: 3 * time.Second, Refused: true})
+	if wait := p.Next(start.Add(500 * time.Millisecond)); wait != 2900*time.Millisecond {
 		t.Fatalf("Next after a 429 with Retry-After: 3 = %s, want 2.9s", wait)
 	}
-	if wait := p.Next(start.Add(3100 * time.Millisecond)); wait != 0 {
-		t.Fatalf("Next once Retry-After has passed = %s, want 0", wait)
+	if wait := p.Next(start.Add(3400 * time.Millisecond)); wait != 0 {
+		t.Fatalf("Next when Retry-After has passed, round trips 50 to 250 ms = %s, want 0", wait)
 	}
 	// The matrix checks the same for every write of every simulation.
 }
