@@ -18,7 +18,8 @@ const MaxBelievableReset = 24 * time.Hour
 
 // believable drops what no service means: a negative count, a remaining
 // above the limit (the limit is believed, the remaining clamped), a wait
-// beyond MaxBelievableReset.
+// beyond MaxBelievableReset. A refusal without a believable Retry-After
+// asks for the Reset, and a second at least.
 func believable(a Answer) Answer {
 	a.Limit, a.Remaining = max(a.Limit, -1), max(a.Remaining, -1)
 	if a.Limit > 0 {
@@ -28,6 +29,9 @@ func believable(a Answer) Answer {
 		if *d < 0 || *d > MaxBelievableReset {
 			*d = -1
 		}
+	}
+	if a.Refused && a.RetryAfter < 0 {
+		a.RetryAfter = max(a.Reset, time.Second)
 	}
 	return a
 }

@@ -6,7 +6,9 @@
 package pacing
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -54,6 +56,7 @@ type Pacer struct {
 	// after a refusal in the epoch, else 3/4).
 	clients, backoff, backoffBy float64
 	others, othersNow, yield    bool
+	back                        []time.Time // alone: when each unit our counted requests hold is back, earliest first
 }
 
 // New returns the pacer of one class; maxShare caps our part of the
@@ -74,14 +77,13 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 	if now.Before(p.notBefore) {
 		return p.notBefore.Sub(now)
 	}
-	if !p.resetAt.IsZero() && (p.resetAt.Equal(p.notBefore) || !now.Before(p.due())) {
+	if !p.resetAt.IsZero() && (p.resetAt.Equal(p.notBefore) || !now.Before(p.due(p.resetAt))) {
 		p.turn() // a Retry-After is measured after its request was counted
 	}
 	switch {
 	case p.firstSeq == 0:
 		return 0 // the epoch's first request: what remains, and our place
-	case p.answered == 0 || p.censusSeq > p.answered:
-		// Waiting for the first answer, or the census's.
+	case p.answered == 0 || p.censusSeq > p.answered: // waiting for the first answer, or the census's
 	case p.capped(), p.yield:
 	case p.censusDue():
 		return 0 // one more, to count the clients between our two
@@ -91,18 +93,18 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 	switch {
 	case p.out > 0:
 		return WaitForAnswer
-	case p.resetAt.IsZero():
-		// No answer said when it is whole: look again in a second (their unit).
+	case !p.others && p.remaining == 0 && len(p.back) > 0 && p.back[0].Before(p.resetAt):
+		return max(p.due(p.back[0]).Sub(now), 0) // alone, none left: one for a unit of ours back
+	case p.resetAt.IsZero(): // no answer said when it is whole: look again in a second (their unit)
 		p.resetAt = now.Add(time.Second)
 	}
-	return p.due().Sub(now)
+	return p.due(p.resetAt).Sub(now)
 }
 
-// due is when the next epoch may begin: when the allowance is whole, and
-// the spread of round trips later (a new connection delays only the way
-// there, and our next request may be counted that much later).
-func (p *Pacer) due() time.Time {
-	return p.resetAt.Add(max(p.slowest, p.lastSlowest) - p.fastest)
+// due is at and the spread of round trips later: a new connection delays
+// only the way there, and our next request may be counted that much later.
+func (p *Pacer) due(at time.Time) time.Time {
+	return at.Add(max(p.slowest, p.lastSlowest) - p.fastest)
 }
 
 // censusDue is whether the census may go: others may be there, and what
@@ -162,7 +164,6 @@ func (p *Pacer) Lost(t Ticket) {
 func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
 	a = believable(a)
 	if a.Refused {
-		p.unmetered = false
 		p.refused(t, now, a)
 		return
 	}
@@ -177,10 +178,7 @@ func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
 	}
 	p.out--
 	rtt := now.Sub(t.sentAt)
-	if p.fastest == 0 || rtt < p.fastest {
-		p.fastest = rtt
-	}
-	p.slowest = max(p.slowest, rtt)
+	p.fastest, p.slowest = min(cmp.Or(p.fastest, rtt), rtt), max(p.slowest, rtt)
 	switch {
 	case p.unmetered || p.limit <= 0:
 	case t.seq >= p.answered:
@@ -191,13 +189,16 @@ func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
 	default: // overtaken by a later request's answer, maybe counted after it
 		p.remaining = min(p.remaining, a.Remaining)
 	}
+	if at := t.sentAt.Add(a.Reset); a.Reset > 0 && !p.unmetered && !p.others { // t's unit is back then
+		i, _ := slices.BinarySearchFunc(p.back, at, time.Time.Compare)
+		p.back = slices.Insert(p.back, i, at)
+	}
 }
 
-// learnReset takes in that the allowance is whole reset after a request
-// sent at sentAt. Reset comes in whole seconds, rounded up: the moment is
-// within the second before sentAt+reset. Answers that agree narrow it
-// down; one that does not (more requests were counted since, and under a
-// sliding window or a bucket that puts the moment later) replaces them.
+// learnReset takes in that the allowance is whole within the second before
+// sentAt+reset (Reset is rounded up to whole seconds). Answers that agree
+// narrow it down; one that does not (more were counted since, which puts it
+// later under a sliding window or a bucket) replaces them.
 func (p *Pacer) learnReset(sentAt time.Time, reset time.Duration) {
 	lo, hi := sentAt.Add(reset-time.Second), sentAt.Add(reset)
 	p.wholeAt = later(p.wholeAt, hi)
@@ -214,6 +215,9 @@ func (p *Pacer) learnReset(sentAt time.Time, reset time.Duration) {
 // count takes in what the answer to our request t said remains.
 func (p *Pacer) count(t Ticket, remaining int) {
 	place := p.limit - remaining
+	for len(p.back) > 0 && (!p.back[0].After(t.sentAt) || len(p.back) >= place) {
+		p.back = p.back[1:] // back before t was counted, or more than the count holds besides t
+	}
 	if t.seq == p.firstSeq {
 		p.opened(t, place)
 	}
@@ -228,7 +232,7 @@ func (p *Pacer) count(t Ticket, remaining int) {
 	}
 	// The count grew by more than all we sent after our first: others'
 	// requests are counted too (in any order the answers come back).
-	if place-p.place > p.sent-1 || t.seq == p.firstSeq && place > 1 {
+	if place-p.place > p.sent-1 || t.seq == p.firstSeq && place > 1+len(p.back) {
 		// Found while spending as if alone: we have had more than our
 		// part of this epoch; leave the rest to the runs we found.
 		p.yield = p.yield || !p.others
@@ -253,9 +257,9 @@ func (p *Pacer) opened(t Ticket, place int) {
 		p.others, p.censusSeq = false, -1
 	}
 	if place > int(p.clients)+1 && p.lastWhole.After(t.sentAt) {
-		// More came before us than the clients we know of sent: it is
-		// not whole yet (a sliding window gives it back as it was
-		// spent). Wait until the last epoch said it would be.
+		// More came before us than the clients we know of sent: not whole
+		// yet (a sliding window gives it back as it was spent). Wait until
+		// the last epoch said it would be.
 		p.resetFrom, p.resetAt = p.lastWhole, p.lastWhole
 	}
 }
@@ -271,13 +275,9 @@ func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 			p.clients, p.censusSeq = math.Max(p.clients, float64(p.limit-p.place+1)), -1
 		}
 	}
-	wait := a.RetryAfter
-	if wait < 0 {
-		wait = max(a.Reset, time.Second)
-	}
-	p.notBefore = later(p.notBefore, now.Add(wait))
+	p.notBefore = later(p.notBefore, now.Add(a.RetryAfter))
 	p.resetFrom, p.resetAt, p.remaining = p.notBefore, p.notBefore, 0
-	p.others, p.othersNow, p.backoffBy = true, true, refusalBackoff
+	p.others, p.othersNow, p.backoffBy, p.unmetered = true, true, refusalBackoff, false
 }
 
 // turn starts an epoch: the allowance is whole again.

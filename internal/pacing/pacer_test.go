@@ -171,6 +171,19 @@ func TestRule_notWholeYetWaits(t *testing.T) {
 	within(t, shape{model: "sliding", window: 10 * time.Second, limit: 10, links: []int{40, 40}, starts: spread(2)}, 1.25, 0.06)
 }
 
+// A run alone sends one request for a unit of its own back before the
+// whole allowance: on a sliding window it no longer waits a window after
+// its last request each epoch (1.4x the floor before), on a bucket no
+// longer until the bucket is full, and it is never refused (a unit held
+// in a fixed window is back only with the window: it sends none early).
+func TestRule_aloneSpendsItsUnitsAsTheyComeBack(t *testing.T) {
+	for _, model := range []string{"sliding", "bucket"} {
+		within(t, shape{model: model, window: 10 * time.Second, limit: 10, links: []int{30}}, 1.08, 0)
+		within(t, shape{model: model, window: time.Minute, limit: 10, links: []int{30}}, 1.03, 0)
+	}
+	within(t, shape{model: "bucket", window: 10 * time.Second, limit: 20, links: []int{30}}, 1.15, 0)
+}
+
 // A refusal halves the run's part for the next epoch, and each quiet epoch
 // gives a quarter back: three runs on 20 a window, whose census misses the
 // runs that open late, are refused far less often.
