@@ -36,12 +36,12 @@ type Pacer struct {
 	// The shortest round trip, and the longest of this epoch and the last.
 	fastest, slowest, lastSlowest time.Duration
 
-	// epoch counts the times the allowance was whole again; resetAt is
-	// when it next is (zero: not known), resetFrom the earliest the
-	// answers allow, wholeAt the latest any answer of this epoch gave
-	// (lastWhole: the last's); notBefore is what a Retry-After asked.
-	epoch                                             int
-	resetAt, resetFrom, wholeAt, lastWhole, notBefore time.Time
+	// epoch counts the times the allowance was whole again; resetAt is when
+	// it next is (zero: not known), resetFrom the earliest the answers allow,
+	// wholeAt the latest any answer of this epoch gave (lastWhole: the last's),
+	// openedAt when our first of it went; notBefore is what Retry-After asked.
+	epoch                                                       int
+	resetAt, resetFrom, wholeAt, lastWhole, notBefore, openedAt time.Time
 
 	// This epoch: our requests on their way, and sent; the first one and
 	// the census (0: not sent, -1: none this epoch); the latest answered
@@ -225,8 +225,8 @@ func (p *Pacer) count(t Ticket, remaining int) {
 		// Sent right after the answer to our last (as the census is):
 		// the requests counted between the two are the runs, one each.
 		n := math.Max(1, float64(place-t.after))
-		if t.seq == p.censusSeq { // it misses the runs turning after it: lower halfway
-			n = math.Max(n, (n+p.clients)/2)
+		if t.sentAt.Before(p.openedAt.Add(time.Second)) { // runs may still be turning: halfway
+			n = (n + p.clients) / 2
 		}
 		p.clients = n
 	}
@@ -246,7 +246,7 @@ func (p *Pacer) count(t Ticket, remaining int) {
 
 // opened takes in the place of our first request of the epoch.
 func (p *Pacer) opened(t Ticket, place int) {
-	p.place = place
+	p.place, p.openedAt = place, t.sentAt
 	if place == 1 && p.clients == 1 && !p.othersNow {
 		// First in the count, no other run seen: spend as if alone (a
 		// later census would count others' requests, not others). Never

@@ -54,7 +54,10 @@ func TestRule_firstInTheCountSpendsAsIfAlone(t *testing.T) {
 // rather than runs, soon take their parts at the floor. Their 411 writes
 // fill seven windows with nine to spare, so a draw may take an eighth
 // (1.17x): the bound is on the draws' mean, which a count that stays high
-// misses on every draw.
+// misses on every draw. Their windows are spent within a second of the
+// runs' turns, where every count moves the count only halfway, so the
+// runs' counts stay apart and the last requests of a window may be left:
+// most draws take the eighth.
 func TestRule_everyRequestAfterAnAnswerCountsTheRuns(t *testing.T) {
 	for _, model := range []string{"first-request", "clock"} {
 		sh := shape{model: model, window: time.Minute, limit: 60, starts: spread(8)}
@@ -65,19 +68,25 @@ func TestRule_everyRequestAfterAnAnswerCountsTheRuns(t *testing.T) {
 		for _, o := range c {
 			mean += o.ratio() / float64(len(c))
 		}
-		if mean > 1.08 || c.worstRefused() > 0.03 {
-			t.Errorf("%s: %.2fx the floor on average, %.1f%% answered 429; want at most 1.08x and 3.0%%",
+		if mean > 1.12 || c.worstRefused() > 0.03 {
+			t.Errorf("%s: %.2fx the floor on average, %.1f%% answered 429; want at most 1.12x and 3.0%%",
 				sh, mean, 100*c.worstRefused())
 		}
 	}
 }
 
-// The census misses the runs that turn after it, so a census that counts
-// fewer runs than we knew lowers the count only halfway: three runs on 10
-// writes a window are refused less than one request in thirty.
-func TestRule_censusLowersTheCountHalfway(t *testing.T) {
-	for _, model := range []string{"first-request", "clock"} {
-		within(t, shape{model: model, window: 10 * time.Second, limit: 10, links: []int{30, 40, 50}, starts: spread(3)}, 1.12, 0.035)
+// Runs turn up to a second apart, so a count within a second of our first
+// request of the epoch moves the count only halfway. Down: it may miss the
+// runs still turning, and five runs on 10 writes a bucket refills in 10 s
+// are refused less than one request in twenty-five (one in ten when such
+// a count replaced the count). Up: it may take a turning run's burst for
+// many runs, and three runs on 60 writes a window no longer starve one of
+// them for a window (1.5x the floor when it replaced the count).
+func TestRule_countsInTheFirstSecondMoveHalfway(t *testing.T) {
+	sh := shape{model: "bucket", window: 10 * time.Second, limit: 10, links: []int{30, 40, 50, 30, 40}, starts: spread(5)}
+	within(t, sh, 1.05, 0.04)
+	for _, w := range []time.Duration{10 * time.Second, time.Minute} {
+		within(t, shape{model: "clock", window: w, limit: 60, links: []int{30, 40, 50}, starts: spread(3)}, 1.10, 0)
 	}
 }
 
@@ -146,9 +155,10 @@ func TestRule_halfOfOurPartLeavesRoom(t *testing.T) {
 }
 
 // One more request whenever a round of one per client fits: the last
-// requests of each window are used, not left.
+// requests of each window are used, not left (a draw may take one window
+// more, 10 s of 110 s, where a count of the first second stays high).
 func TestRule_roundOfOneUsesTheRest(t *testing.T) {
-	within(t, shape{model: "first-request", window: 10 * time.Second, limit: 10, links: []int{30, 30, 30}, starts: spread(3)}, 1.15, 0.10)
+	within(t, shape{model: "first-request", window: 10 * time.Second, limit: 10, links: []int{30, 30, 30}, starts: spread(3)}, 1.20, 0.10)
 }
 
 // After a refusal the round of one waits until two per run fit, easing
