@@ -85,6 +85,16 @@ func (c cellOutcome) worstRatio() float64 {
 	return w
 }
 
+// meanRatio is the mean of the draws' ratios, for a cell whose apply
+// fills its windows so closely that one draw in several may take one more.
+func (c cellOutcome) meanRatio() float64 {
+	sum := 0.0
+	for _, o := range c {
+		sum += o.ratio()
+	}
+	return sum / float64(len(c))
+}
+
 func (c cellOutcome) worstRefused() float64 {
 	w := 0.0
 	for _, o := range c {

@@ -173,7 +173,7 @@ func (h *harness) sharedOnce(c sharedCase) (sharedResult, error) {
 		defer stop()
 	}
 	es.srv.ResetCounts()
-	logf("shared key: %s %d per %s, %d applies of %d links", c.model, c.limit, c.window, c.runs, c.links)
+	logf("shared key: %s", c)
 	start := time.Now()
 	took, errs := together(runs)
 	r := sharedResult{total: slices.Max(took[:c.runs]), windows: sharedFloor(c, start)}
