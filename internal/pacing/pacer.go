@@ -14,10 +14,10 @@ import (
 
 // Ticket is what Sent hands a request and Answered or Lost takes back.
 // after is the place of our latest answered request when this one went
-// with none of ours on the way (0: not so).
+// with none of ours on the way (0: not so); ahead, how many of ours were.
 type Ticket struct {
-	seq, epoch, after int
-	sentAt            time.Time
+	seq, epoch, after, ahead int
+	sentAt                   time.Time
 }
 
 const (
@@ -144,7 +144,7 @@ func (p *Pacer) Sent(now time.Time) Ticket {
 	case p.others && p.censusSeq == 0 && p.answered > 0:
 		p.censusSeq = p.seq // the next after the first counts the clients
 	}
-	return Ticket{seq: p.seq, epoch: p.epoch, sentAt: now, after: after}
+	return Ticket{seq: p.seq, epoch: p.epoch, sentAt: now, after: after, ahead: p.out - 1}
 }
 
 // Lost notes a request that got no answer: it may have been counted.
@@ -215,8 +215,8 @@ func (p *Pacer) learnReset(sentAt time.Time, reset time.Duration) {
 // count takes in what the answer to our request t said remains.
 func (p *Pacer) count(t Ticket, remaining int) {
 	place := p.limit - remaining
-	for len(p.back) > 0 && (!p.back[0].After(t.sentAt) || len(p.back) >= place) {
-		p.back = p.back[1:] // back before t was counted, or more than the count holds besides t
+	for len(p.back) > 0 && (!p.due(p.back[0]).After(t.sentAt) || len(p.back) >= place+t.ahead) {
+		p.back = p.back[1:] // back before t was counted, or more than the count holds besides t and those ahead
 	}
 	if t.seq == p.firstSeq {
 		p.opened(t, place)
@@ -230,9 +230,9 @@ func (p *Pacer) count(t Ticket, remaining int) {
 		}
 		p.clients = n
 	}
-	// The count grew by more than all we sent after our first: others'
-	// requests are counted too (in any order the answers come back).
-	if place-p.place > p.sent-1 || t.seq == p.firstSeq && place > 1+len(p.back) {
+	// The count grew by more than all we sent after our first, or holds
+	// more than our units and requests on their way: others' are counted.
+	if place-p.place > p.sent-1 || (t.seq == p.firstSeq || !p.others) && place > 1+len(p.back)+p.out {
 		// Found while spending as if alone: we have had more than our
 		// part of this epoch; leave the rest to the runs we found.
 		p.yield = p.yield || !p.others

@@ -189,6 +189,31 @@ func TestRule_aloneSpendsItsUnitsAsTheyComeBack(t *testing.T) {
 	within(t, shape{model: "bucket", window: 10 * time.Second, limit: 20, links: []int{30}}, 1.15, 0)
 }
 
+// A run alone sees another in any answer whose count holds more than its
+// own units (those not back yet, and its requests on their way), not only
+// in its epoch's first: a run of 30 links that starts a window and a half
+// into a run of 150 alone on a sliding window or a bucket, where the run
+// alone never waits for a whole window to open an epoch, takes at most
+// half as long again as half the allowance would take for it, and
+// finishes first (before: up to 2.9 times, last).
+func TestRule_aloneSeesOthersInEveryAnswer(t *testing.T) {
+	for _, sh := range []shape{
+		{model: "sliding", window: 10 * time.Second, limit: 10},
+		{model: "sliding", window: time.Minute, limit: 20},
+		{model: "bucket", window: 2 * time.Second, limit: 10},
+	} {
+		sh.links, sh.starts = []int{150, 30}, []time.Duration{0, 3 * sh.window / 2}
+		halfTheAllowance := time.Duration(float64(sh.window) * 40 / (float64(sh.limit) / 2)) // its 40 writes
+		for i, o := range simulate(sh) {
+			took := o.ends[1] - sh.starts[1]
+			if took > halfTheAllowance*3/2 || o.ends[1] > o.ends[0] {
+				t.Errorf("%s, draw %d: the later run took %v (half the allowance: %v) and ended at %v, the first at %v",
+					sh, i, took.Round(time.Second), halfTheAllowance, o.ends[1].Round(time.Second), o.ends[0].Round(time.Second))
+			}
+		}
+	}
+}
+
 // A refusal halves the run's part for the next epoch, and each quiet epoch
 // gives a quarter back: three runs on 20 a window, whose census misses the
 // runs that open late, are refused far less often.
