@@ -46,17 +46,7 @@ func TestPacingMatrix(t *testing.T) {
 	for _, sh := range matrix() {
 		c := cell{sh, simulate(sh)}
 		cells = append(cells, c)
-		for _, o := range c.cellOutcome {
-			if o.written != o.wanted {
-				t.Errorf("%s: %d writes carried out, want %d", sh, o.written, o.wanted)
-			}
-			if o.total >= 24*time.Hour {
-				t.Errorf("%s: a run never finished", sh)
-			}
-			if o.early > 0 {
-				t.Errorf("%s: %d writes went before a Retry-After had passed", sh, o.early)
-			}
-		}
+		c.check(t)
 	}
 	if testing.Verbose() || os.Getenv("PACING_TABLE") != "" {
 		printTable(cells)
@@ -71,6 +61,79 @@ func TestPacingMatrix(t *testing.T) {
 		if c.worstRatio() > 3 {
 			t.Errorf("%s: %.2fx the floor; no cell was above 3x", c.shape, c.worstRatio())
 		}
+	}
+}
+
+// check asserts what holds in every cell: every link written exactly once,
+// every run finished, nothing sent before a Retry-After had passed.
+func (c cell) check(t *testing.T) {
+	t.Helper()
+	for _, o := range c.cellOutcome {
+		if o.written != o.wanted {
+			t.Errorf("%s: %d writes carried out, want %d", c.shape, o.written, o.wanted)
+		}
+		if o.total >= 24*time.Hour {
+			t.Errorf("%s: a run never finished", c.shape)
+		}
+		if o.early > 0 {
+			t.Errorf("%s: %d writes went before a Retry-After had passed", c.shape, o.early)
+		}
+	}
+}
+
+// lateRun is the shape of a run of 30 links that starts a window and a
+// half into a run of 150 alone: pipelines do not all start together.
+func lateRun(model string, window time.Duration, limit int) shape {
+	return shape{model: model, window: window, limit: limit, links: []int{150, 30}, starts: []time.Duration{0, 3 * window / 2}}
+}
+
+// lateShare is how long the later run of a lateRun shape took, over the
+// time half the allowance would take for its writes: its fair share of
+// the key from when it started.
+func lateShare(sh shape, o outcome) float64 {
+	half := float64(sh.window) * float64(writes(sh.links[1])) / (float64(sh.limit) / 2)
+	return float64(o.ends[1]-sh.starts[1]) / half
+}
+
+// TestPacingLateRun runs a later run beside a run alone, on every model
+// and allowance of the matrix, and prints its table (PACING_TABLE=1): the
+// later run's time over its fair share, worst draw, and the draws in
+// which it finished after the long run (whose 200 writes take 3.3 to 20
+// times as long as its 40 alone).
+func TestPacingLateRun(t *testing.T) {
+	table := os.Getenv("PACING_TABLE") != ""
+	if table {
+		fmt.Print("| model | allowance | later run / fair share | finished last | both runs / floor |\n|---|---|---|---|---|\n")
+	}
+	var sum float64
+	var draws, last int
+	for _, m := range models {
+		for _, w := range []time.Duration{2 * time.Second, 10 * time.Second, time.Minute} {
+			for _, l := range []int{10, 20, 60} {
+				c := cell{lateRun(m, w, l), simulate(lateRun(m, w, l))}
+				c.check(t)
+				worst, lastHere := 0.0, 0
+				for _, o := range c.cellOutcome {
+					share := lateShare(c.shape, o)
+					worst, sum, draws = max(worst, share), sum+share, draws+1
+					if o.ends[1] > o.ends[0] {
+						lastHere++
+					}
+				}
+				last += lastHere
+				if table {
+					fmt.Printf("| %s | %d per %s | %.2f× | %d of %d | %.2f× |\n", m, l, w, worst, lastHere, len(c.cellOutcome), c.worstRatio())
+				}
+			}
+		}
+	}
+	mean := sum / float64(draws)
+	if table {
+		fmt.Printf("\nLater run: %.2f× its fair share on average; finished after the long run in %d of %d draws.\n", mean, last, draws)
+	}
+	// A guard against regressions, just above what BENCHMARKS.md reports.
+	if mean > 1.5 || last > 24 {
+		t.Errorf("later run: %.2fx its fair share on average, last in %d of %d draws; was at most 1.5x and 24", mean, last, draws)
 	}
 }
 

@@ -198,17 +198,14 @@ func TestRule_aloneSpendsItsUnitsAsTheyComeBack(t *testing.T) {
 // finishes first (before: up to 2.9 times, last).
 func TestRule_aloneSeesOthersInEveryAnswer(t *testing.T) {
 	for _, sh := range []shape{
-		{model: "sliding", window: 10 * time.Second, limit: 10},
-		{model: "sliding", window: time.Minute, limit: 20},
-		{model: "bucket", window: 2 * time.Second, limit: 10},
+		lateRun("sliding", 10*time.Second, 10),
+		lateRun("sliding", time.Minute, 20),
+		lateRun("bucket", 2*time.Second, 10),
 	} {
-		sh.links, sh.starts = []int{150, 30}, []time.Duration{0, 3 * sh.window / 2}
-		halfTheAllowance := time.Duration(float64(sh.window) * 40 / (float64(sh.limit) / 2)) // its 40 writes
 		for i, o := range simulate(sh) {
-			took := o.ends[1] - sh.starts[1]
-			if took > halfTheAllowance*3/2 || o.ends[1] > o.ends[0] {
-				t.Errorf("%s, draw %d: the later run took %v (half the allowance: %v) and ended at %v, the first at %v",
-					sh, i, took.Round(time.Second), halfTheAllowance, o.ends[1].Round(time.Second), o.ends[0].Round(time.Second))
+			if share := lateShare(sh, o); share > 1.5 || o.ends[1] > o.ends[0] {
+				t.Errorf("%s, draw %d: the later run took %.2fx its fair share and ended at %v, the first at %v",
+					sh, i, share, o.ends[1].Round(time.Second), o.ends[0].Round(time.Second))
 			}
 		}
 	}

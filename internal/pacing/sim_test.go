@@ -169,6 +169,10 @@ type run struct {
 
 type link struct{ writes int }
 
+// writes is how many writes a run of so many links makes: every third
+// link has UTM parameters and takes two (see startLink).
+func writes(links int) int { return links + links/3 }
+
 func (r *run) startLink() {
 	l := &link{writes: 1}
 	if r.links%3 == 0 {
