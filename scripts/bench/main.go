@@ -98,7 +98,7 @@ func parseOptions() (options, error) {
 	flag.StringVar(&o.only, "only", "", "run one scenario: throttle, shared, interrupt, refresh, account or clicks")
 	flag.StringVar(&sizes, "sizes", "100,1000,5000", "numbers of links for the refresh scenario")
 	flag.IntVar(&o.runs, "runs", 3, "timed runs per measurement (the median is reported)")
-	flag.StringVar(&o.out, "out", "BENCHMARKS.md", "where to write the Markdown report (- for stdout)")
+	flag.StringVar(&o.out, "out", "BENCHMARKS.md", "the Markdown report whose sections the scenarios run replace (- for stdout)")
 	flag.IntVar(&o.offLimit, "snapshot-off-max", 1000, "largest N measured with bulk_refresh = false")
 	flag.IntVar(&o.pageSize, "page-size", 100, "links per page of the emulator's list (cursor paging)")
 	flag.StringVar(&clickSizes, "click-sizes", "100000,1000000", "numbers of clicks for the clicks scenario")
@@ -150,6 +150,9 @@ func parseOptions() (options, error) {
 	return o, nil
 }
 
+// today is the day figures are measured, as the report gives it.
+func today() string { return time.Now().UTC().Format("2006-01-02") }
+
 // positiveNumbers reads a comma-separated list of positive numbers.
 func positiveNumbers(flagName, list string) ([]int, error) {
 	var out []int
@@ -174,7 +177,7 @@ func run() error {
 	}
 	defer os.RemoveAll(h.dir)
 	var report bytes.Buffer
-	fmt.Fprintf(&report, "# Benchmarks\n\nMeasured by `make bench` (`go run ./scripts/bench`) on %s.\n\n%s\n", time.Now().UTC().Format("2006-01-02"), machine(h))
+	fmt.Fprintf(&report, "# Benchmarks\n\nMeasured by `make bench` (`go run ./scripts/bench`) on %s.\n\n%s\n", today(), machine(h))
 	for _, sc := range []struct {
 		name string
 		run  func(*bytes.Buffer) error
@@ -197,7 +200,7 @@ func run() error {
 		_, err = os.Stdout.Write(report.Bytes())
 		return err
 	}
-	if err := os.WriteFile(o.out, report.Bytes(), 0o644); err != nil {
+	if err := writeReport(o.out, report.Bytes()); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s\n", o.out)

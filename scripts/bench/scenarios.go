@@ -21,8 +21,8 @@ func (h *harness) throttleScenario(report *bytes.Buffer) error {
 	floor := time.Duration(throttleLinks/throttleBudget-1) * throttleWindow
 	fmt.Fprintf(report, "## Applying under a write budget\n\n"+
 		"**Method** one `terraform apply` of %d links (parallelism 10); %d writes per %s window, filter %s per create; "+
-		"`writes` spans the first to the last write received. **Floor** %d windows, %s. **Command** `go run ./scripts/bench -only throttle`.\n\n",
-		throttleLinks, throttleBudget, throttleWindow, throttleDelay, throttleLinks/throttleBudget-1, seconds(floor))
+		"`writes` spans the first to the last write received. **Floor** %d windows, %s. **Command** `go run ./scripts/bench -only throttle -runs %d` (%s).\n\n",
+		throttleLinks, throttleBudget, throttleWindow, throttleDelay, throttleLinks/throttleBudget-1, seconds(floor), h.o.runs, today())
 	fmt.Fprintf(report, "| run | wall | wall / floor | writes | writes / floor | requests | answered 429 |\n|---|---|---|---|---|---|---|\n")
 	config := countedLinks(throttleLinks, "budget")
 	for i := 1; i <= h.o.runs; i++ {

@@ -77,8 +77,9 @@ func (h *harness) sharedScenario(report *bytes.Buffer) error {
 		"every shape run %d times: the median and worst `total / floor`, the worst share of requests answered 429 (reads count too). "+
 		"**Floor** the windows the writes need at the limit (less the part of the first window already gone on the clock model), "+
 		"plus Terraform alone: the same applies, started together in the same conditions, on a framework provider of the same schema that does no I/O "+
-		"(`scripts/bench/noio`); `total / windows` leaves Terraform's own time in the ratio. "+
-		"**Command** `go run ./scripts/bench -only shared` (`-shared-models`, `-shared-shapes`, `-runs`).\n\n", throttleDelay, h.o.runs)
+		"(`scripts/bench/noio`); `total / windows` leaves Terraform's own time in the ratio; part of that time overlaps the windows, "+
+		"so a shape at the floor can read just under 1.00×. "+
+		"**Command** `go run ./scripts/bench -only shared -runs %d` (`-shared-models`, `-shared-shapes`; %s).\n\n", throttleDelay, h.o.runs, h.o.runs, today())
 	fmt.Fprintf(report, "| model | limit | runs × links | windows | Terraform alone | total (median) | total / floor (median, worst) | total / windows (median) | answered 429 (worst) | failed applies | links |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range h.o.sharedCases() {
 		row, err := h.sharedRow(c)
