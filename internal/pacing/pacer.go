@@ -51,12 +51,12 @@ type Pacer struct {
 
 	// clients: the runs the latest count between two of ours showed;
 	// others: the count showed any but us last epoch or this; yield: we
-	// found them after spending as if alone, this epoch or (spentAlone) the
-	// last. Our part is divided by backoff, which each turn multiplies by
-	// backoffBy (refusalBackoff after a refusal in the epoch, else 3/4).
-	clients, backoff, backoffBy          float64
-	others, othersNow, yield, spentAlone bool
-	back                                 []time.Time // alone: when each unit our counted requests hold is back, earliest first
+	// found them after spending as if alone. Our part is divided by
+	// backoff, which each turn multiplies by backoffBy (refusalBackoff
+	// after a refusal in the epoch, else 3/4).
+	clients, backoff, backoffBy float64
+	others, othersNow, yield    bool
+	back                        []time.Time // alone: when each unit our counted requests hold is back, earliest first
 }
 
 // New returns the pacer of one class; maxShare caps our part of the
@@ -235,7 +235,7 @@ func (p *Pacer) count(t Ticket, remaining int) {
 	if place-p.place > p.sent-1 || (t.seq == p.firstSeq || !p.others) && place > 1+len(p.back)+p.out {
 		// Found while spending as if alone: we have had more than our
 		// part of this epoch; leave the rest to the runs we found.
-		p.yield = p.yield || !p.others && (p.sent > 1 || p.spentAlone)
+		p.yield = p.yield || !p.others
 		p.others, p.othersNow, p.clients = true, true, math.Max(p.clients, 2)
 	}
 	if !p.others && t.seq != p.firstSeq {
@@ -285,7 +285,7 @@ func (p *Pacer) turn() {
 	p.epoch, p.slowest, p.lastSlowest = p.epoch+1, 0, p.slowest
 	p.lastWhole, p.resetFrom, p.resetAt, p.wholeAt = p.wholeAt, time.Time{}, time.Time{}, time.Time{}
 	p.out, p.sent, p.firstSeq, p.censusSeq, p.answered, p.remaining, p.place = 0, 0, 0, 0, 0, 0, 0
-	p.others, p.othersNow, p.yield, p.spentAlone = p.othersNow, false, false, !p.others || len(p.back) > 0
+	p.others, p.othersNow, p.yield = p.othersNow, false, false
 	p.backoff, p.backoffBy = max(1, p.backoffBy*p.backoff), 0.75
 	if !p.others {
 		p.clients = 1

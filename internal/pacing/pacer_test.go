@@ -211,23 +211,6 @@ func TestRule_aloneSeesOthersInEveryAnswer(t *testing.T) {
 	}
 }
 
-// A run that finds others in its epoch's first answer leaves them the rest
-// of the epoch only if it spent the last as if alone or still holds units
-// of then: a run that knew of others tracks no units of its own, and on a
-// sliding window those are counted still. Two runs on one, over nine
-// draws, stay within the bound (one of them gave up whole windows to its
-// own units: 1.27x).
-func TestRule_foundAtTheFirstAnswerYieldsOnlyAfterSpendingAlone(t *testing.T) {
-	nine := []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9}
-	for _, w := range []time.Duration{10 * time.Second, time.Minute} {
-		sh := shape{model: "sliding", window: w, limit: 20, links: []int{30, 40}, starts: spread(2)}
-		if c := simulateDraws(sh, nine); c.worstRatio() > 1.15 || c.worstRefused() > 0 {
-			t.Errorf("%s: %.2fx the floor, %.1f%% answered 429 over nine draws; want at most 1.15x and none",
-				sh, c.worstRatio(), 100*c.worstRefused())
-		}
-	}
-}
-
 // A refusal halves the run's part for the next epoch, and each quiet epoch
 // gives a quarter back: three runs on 20 a window, whose census misses the
 // runs that open late, are refused far less often.

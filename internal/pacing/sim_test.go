@@ -66,13 +66,9 @@ var seeds = []uint64{1, 2, 3}
 type cellOutcome []outcome
 
 // simulate runs the shape to its end with each seed, and its floor.
-func simulate(sh shape) cellOutcome { return simulateDraws(sh, seeds) }
-
-// simulateDraws is simulate with other draws: a rule whose case the three
-// draws of the matrix do not show is held to more.
-func simulateDraws(sh shape, draws []uint64) cellOutcome {
+func simulate(sh shape) cellOutcome {
 	var out cellOutcome
-	for _, seed := range draws {
+	for _, seed := range seeds {
 		o := runShape(sh, seed, false)
 		o.floor = runShape(sh, seed, true).total
 		out = append(out, o)
