@@ -170,14 +170,11 @@ type run struct {
 type link struct{ writes int }
 
 // writes is how many writes a run of so many links makes: every third
-// link has UTM parameters and takes two (see startLink).
+// link has UTM parameters and takes two.
 func writes(links int) int { return links + links/3 }
 
 func (r *run) startLink() {
-	l := &link{writes: 1}
-	if r.links%3 == 0 {
-		l.writes = 2
-	}
+	l := &link{writes: writes(r.links) - writes(r.links-1)} // the links count down
 	r.links--
 	r.active++
 	r.sim.out.wanted += l.writes

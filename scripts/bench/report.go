@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"slices"
 )
 
 // writeReport writes the scenarios measured into the report at path: each
@@ -26,22 +27,21 @@ func writeReport(path string, measured []byte) error {
 
 // mergeSections puts the "## " sections of measured into report.
 func mergeSections(report, measured []byte) []byte {
-	out := report
+	parts := sections(report)
 	for _, sec := range sections(measured)[1:] {
-		heading := sec[:bytes.IndexByte(sec, '\n')+1]
-		parts := sections(out)
-		replaced := false
-		for i, p := range parts {
-			if bytes.HasPrefix(p, heading) {
-				parts[i], replaced = sec, true
-			}
-		}
-		if !replaced {
+		i := slices.IndexFunc(parts, func(p []byte) bool { return bytes.Equal(firstLine(p), firstLine(sec)) })
+		if i < 0 {
 			parts = append(parts, sec)
+		} else {
+			parts[i] = sec
 		}
-		out = bytes.Join(parts, nil)
 	}
-	return out
+	return bytes.Join(parts, nil)
+}
+
+func firstLine(b []byte) []byte {
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	return line
 }
 
 // sections splits a Markdown report before each line that starts with
