@@ -181,4 +181,23 @@ func printTable(cells []cell) {
 		byRatio[0].shape, byRatio[0].worstRatio(), byRatio[0].cellOutcome[0].floor.Seconds(), byRefused[0].shape, 100*byRefused[0].worstRefused())
 	fmt.Printf("Median cell: %.2f× the floor, %.1f%% answered 429. All %d simulations: %.3f× the floor on average, %.2f%% of requests answered 429.\n",
 		byRatio[mid].worstRatio(), 100*byRefused[mid].worstRefused(), len(cells)*len(seeds), mean, 100*refused)
+	bound, aims, alone, lone := 0, 0, 0, 0
+	for _, c := range cells {
+		ratio, refused := c.worstRatio(), c.worstRefused()
+		bound += boolInt(ratio <= 1.15 && refused < 0.02)
+		aims += boolInt(ratio <= 1.10 && refused < 0.02)
+		if len(c.links) == 1 {
+			lone++
+			alone += boolInt(ratio <= 1.05 && refused == 0)
+		}
+	}
+	fmt.Printf("Cells within the bound and the 429 aim (≤ 1.15×, < 2 %%): %d of %d; at the aims (≤ 1.10×, < 2 %%): %d; runs alone at ≤ 1.05× with no 429: %d of %d (worst of %d draws).\n",
+		bound, len(cells), aims, alone, lone, len(seeds))
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

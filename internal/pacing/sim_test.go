@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -59,8 +60,25 @@ func (o outcome) ratio() float64 { return o.total.Seconds() / o.floor.Seconds() 
 func (o outcome) refusedShare() float64 { return float64(o.refused) / float64(max(o.requests, 1)) }
 
 // seeds are the draws of the network and filter times each shape is
-// simulated with.
-var seeds = []uint64{1, 2, 3}
+// simulated with: 1 to 3, or the range PACING_SEEDS names ("1-9"), to
+// score a change on more draws than make test takes the time for.
+var seeds = seedRange(os.Getenv("PACING_SEEDS"), 1, 3)
+
+// seedRange reads "from-to"; anything else gives the default range.
+func seedRange(s string, from, to uint64) []uint64 {
+	if a, b, ok := strings.Cut(s, "-"); ok {
+		lo, errLo := strconv.ParseUint(a, 10, 64)
+		hi, errHi := strconv.ParseUint(b, 10, 64)
+		if errLo == nil && errHi == nil && lo <= hi {
+			from, to = lo, hi
+		}
+	}
+	var out []uint64
+	for seed := from; seed <= to; seed++ {
+		out = append(out, seed)
+	}
+	return out
+}
 
 // cellOutcome is a shape's outcomes, one per seed.
 type cellOutcome []outcome
