@@ -39,9 +39,10 @@ type Pacer struct {
 	// epoch counts the times the allowance was whole again; resetAt is when
 	// it next is (zero: not known), resetFrom the earliest the answers allow,
 	// wholeAt the latest any answer of this epoch gave (lastWhole: the last's),
-	// openedAt when our first of it went; notBefore is what Retry-After asked.
-	epoch                                                       int
-	resetAt, resetFrom, wholeAt, lastWhole, notBefore, openedAt time.Time
+	// openedAt when our first of it went, heardAt when the answer we go by
+	// came in; notBefore is what Retry-After asked.
+	epoch                                                                int
+	resetAt, resetFrom, wholeAt, lastWhole, notBefore, openedAt, heardAt time.Time
 
 	// This epoch: our requests on their way, and sent; the first one and
 	// the census (0: not sent, -1: none this epoch); the latest answered
@@ -179,15 +180,15 @@ func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
 	p.out--
 	rtt := now.Sub(t.sentAt)
 	p.fastest, p.slowest = min(cmp.Or(p.fastest, rtt), rtt), max(p.slowest, rtt)
-	switch {
-	case p.unmetered || p.limit <= 0:
-	case t.seq >= p.answered:
+	if !p.unmetered && p.limit > 0 && t.seq >= p.answered {
 		if a.Reset >= 0 {
 			p.learnReset(t.sentAt, a.Reset)
 		}
 		p.count(t, a.Remaining)
-	default: // overtaken by a later request's answer, maybe counted after it
-		p.remaining = min(p.remaining, a.Remaining)
+	}
+	// One that went before the answer we go by came in may be counted before it: it only lowers.
+	if !p.unmetered && (a.Remaining <= p.remaining || !t.sentAt.Before(p.heardAt)) {
+		p.remaining, p.heardAt = a.Remaining, now
 	}
 	if at := t.sentAt.Add(a.Reset); a.Reset > 0 && !p.unmetered && !p.others { // t's unit is back then
 		i, _ := slices.BinarySearchFunc(p.back, at, time.Time.Compare)
@@ -233,15 +234,14 @@ func (p *Pacer) count(t Ticket, remaining int) {
 	// The count grew by more than all we sent after our first, or holds
 	// more than our units and requests on their way: others' are counted.
 	if place-p.place > p.sent-1 || (t.seq == p.firstSeq || !p.others) && place > 1+len(p.back)+p.out {
-		// Found while spending as if alone: we have had more than our
-		// part of this epoch; leave the rest to the runs we found.
+		// Found while spending as if alone: leave them the rest of the epoch.
 		p.yield = p.yield || !p.others
 		p.others, p.othersNow, p.clients = true, true, math.Max(p.clients, 2)
 	}
 	if !p.others && t.seq != p.firstSeq {
 		p.clients = 1 // a round trip after our first, still no other run
 	}
-	p.answered, p.remaining = t.seq, remaining
+	p.answered = t.seq
 }
 
 // opened takes in the place of our first request of the epoch.
@@ -258,8 +258,7 @@ func (p *Pacer) opened(t Ticket, place int) {
 	}
 	if place > int(p.clients)+1 && p.lastWhole.After(t.sentAt) {
 		// More came before us than the clients we know of sent: not whole
-		// yet (a sliding window gives it back as it was spent). Wait until
-		// the last epoch said it would be.
+		// yet (a sliding window gives it back as spent); wait as the last said.
 		p.resetFrom, p.resetAt = p.lastWhole, p.lastWhole
 	}
 }

@@ -118,6 +118,31 @@ func TestPacer_othersSeenInAnyOrder(t *testing.T) {
 	}
 }
 
+// An answer to a request that went before the answer the run goes by came
+// in may have been counted before that one: it lowers what remains, never
+// raises it (a run alone whose burst came back out of order sent into the
+// last unit of its window, or past it).
+func TestPacer_anAnswerOnItsWayTogetherOnlyLowers(t *testing.T) {
+	now := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)
+	p := New(1)
+	answer := func(tk Ticket, remaining int) {
+		now = now.Add(100 * time.Millisecond)
+		p.Answered(tk, now, Answer{Limit: 20, Remaining: remaining, Reset: time.Minute, RetryAfter: -1})
+	}
+	answer(p.Sent(now), 19)
+	a, b := p.Sent(now), p.Sent(now) // counted b, then a; answered a, then b
+	answer(a, 17)
+	answer(b, 18)
+	n := 0
+	for p.Next(now) == 0 && n < 20 {
+		p.Sent(now)
+		n++
+	}
+	if n != 8 {
+		t.Fatalf("after answers 17, then 18 from a request on its way with the first, %d went at once, want half of 17 (8)", n)
+	}
+}
+
 // The census counts the clients, and each keeps half its part of what
 // remains on the way: three runs on the spec's 60 writes a minute share it
 // at the floor.
