@@ -55,9 +55,9 @@ type Pacer struct {
 	// found them after spending as if alone. Our part is divided by
 	// backoff, which each turn multiplies by backoffBy (refusalBackoff
 	// after a refusal in the epoch, else 3/4).
-	clients, backoff, backoffBy float64
-	others, othersNow, yield    bool
-	back                        []time.Time // alone: when each unit our counted requests hold is back, earliest first
+	clients, backoff, backoffBy     float64
+	others, othersNow, yield, early bool        // early: this epoch opened for units of ours back
+	back                            []time.Time // when each unit our counted requests hold is back, earliest first
 }
 
 // New returns the pacer of one class; maxShare caps our part of the
@@ -72,11 +72,8 @@ func New(maxShare float64) *Pacer {
 // Next says how long to wait before the next request may go: 0 now,
 // WaitForAnswer when only an answer can change that.
 func (p *Pacer) Next(now time.Time) time.Duration {
-	if p.unmetered {
-		return 0
-	}
-	if now.Before(p.notBefore) {
-		return p.notBefore.Sub(now)
+	if p.unmetered || now.Before(p.notBefore) {
+		return max(p.notBefore.Sub(now), 0)
 	}
 	if !p.resetAt.IsZero() && (p.resetAt.Equal(p.notBefore) || !now.Before(p.due(p.resetAt))) {
 		p.turn() // a Retry-After is measured after its request was counted
@@ -84,8 +81,7 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 	switch {
 	case p.firstSeq == 0:
 		return 0 // the epoch's first request: what remains, and our place
-	case p.answered == 0 || p.censusSeq > p.answered: // waiting for the first answer, or the census's
-	case p.capped(), p.yield:
+	case p.answered == 0 || p.censusSeq > p.answered, p.capped(), p.yield: // waiting for the first answer or the census's; capped; yielding
 	case p.censusDue():
 		return 0 // one more, to count the clients between our two
 	case p.out < p.quota():
@@ -98,6 +94,13 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 		return max(p.due(p.back[0]).Sub(now), 0) // alone, none left: one for a unit of ours back
 	case p.resetAt.IsZero(): // no answer said when it is whole: look again in a second (their unit)
 		p.resetAt = now.Add(time.Second)
+	case p.others && !p.yield && !p.capped(): // beside others: a part from what remains and units of ours back, due before the whole
+		for n := 0; n < len(p.back) && p.due(p.back[n]).Before(p.resetAt); n++ {
+			if float64(p.remaining+n+1) >= 2*p.clients*p.backoff {
+				p.resetFrom, p.resetAt, p.early = p.back[n], p.back[n], true // a new epoch then
+				return p.Next(now)
+			}
+		}
 	}
 	return p.due(p.resetAt).Sub(now)
 }
@@ -171,9 +174,7 @@ func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
 	// Without a count the service meters nothing, or says too little to
 	// pace by: only refusals slow us then.
 	p.unmetered = a.Remaining < 0
-	if a.Limit > 0 {
-		p.limit = a.Limit
-	}
+	p.limit = cmp.Or(max(a.Limit, 0), p.limit)
 	if t.epoch != p.epoch {
 		return // an answer from an epoch that has ended
 	}
@@ -190,7 +191,7 @@ func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
 	if !p.unmetered && (a.Remaining <= p.remaining || !t.sentAt.Before(p.heardAt)) {
 		p.remaining, p.heardAt = a.Remaining, now
 	}
-	if at := t.sentAt.Add(a.Reset); a.Reset > 0 && !p.unmetered && !p.others { // t's unit is back then
+	if at := t.sentAt.Add(a.Reset); a.Reset > 0 && !p.unmetered { // t's unit is back then
 		i, _ := slices.BinarySearchFunc(p.back, at, time.Time.Compare)
 		p.back = slices.Insert(p.back, i, at)
 	}
@@ -205,10 +206,7 @@ func (p *Pacer) learnReset(sentAt time.Time, reset time.Duration) {
 	p.wholeAt = later(p.wholeAt, hi)
 	if p.resetAt.IsZero() || !lo.Before(p.resetAt) || !p.resetFrom.Before(hi) {
 		p.resetFrom, p.resetAt = lo, hi
-		return
-	}
-	p.resetFrom = later(p.resetFrom, lo)
-	if hi.Before(p.resetAt) {
+	} else if p.resetFrom = later(p.resetFrom, lo); hi.Before(p.resetAt) {
 		p.resetAt = hi
 	}
 }
@@ -288,7 +286,10 @@ func (p *Pacer) turn() {
 	p.backoff, p.backoffBy = max(1, p.backoffBy*p.backoff), 0.75
 	if !p.others {
 		p.clients = 1
+	} else if !p.early { // whole beside others: the units ours held before are back in it
+		p.back = p.back[:0]
 	}
+	p.early = false
 }
 
 func later(a, b time.Time) time.Time {
