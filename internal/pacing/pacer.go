@@ -39,10 +39,10 @@ type Pacer struct {
 	// epoch counts the times the allowance was whole again; resetAt is when
 	// it next is (zero: not known), resetFrom the earliest the answers allow,
 	// wholeAt the latest any answer of this epoch gave (lastWhole: the last's),
-	// openedAt when our first of it went, heardAt when the answer we go by
-	// came in; notBefore is what Retry-After asked.
-	epoch                                                                int
-	resetAt, resetFrom, wholeAt, lastWhole, notBefore, openedAt, heardAt time.Time
+	// heardAt when the answer we go by came in; notBefore is what Retry-After
+	// asked.
+	epoch                                                      int
+	resetAt, resetFrom, wholeAt, lastWhole, notBefore, heardAt time.Time
 
 	// This epoch: our requests on their way, and sent; the first one and
 	// the census (0: not sent, -1: none this epoch); the latest answered
@@ -221,13 +221,10 @@ func (p *Pacer) count(t Ticket, remaining int) {
 		p.opened(t, place)
 	}
 	if t.after > 0 && p.others {
-		// Sent right after the answer to our last (as the census is):
-		// the requests counted between the two are the runs, one each.
-		n := math.Max(1, float64(place-t.after))
-		if t.sentAt.Before(p.openedAt.Add(time.Second)) { // runs may still be turning: halfway
-			n = (n + p.clients) / 2
-		}
-		p.clients = n
+		// Sent right after the answer to our last (as the census is): the
+		// requests counted between the two are the runs, one each; the
+		// count moves halfway there, for runs may still be turning.
+		p.clients = (math.Max(1, float64(place-t.after)) + p.clients) / 2
 	}
 	// The count grew by more than all we sent after our first, or holds
 	// more than our units and requests on their way: others' are counted.
@@ -244,7 +241,7 @@ func (p *Pacer) count(t Ticket, remaining int) {
 
 // opened takes in the place of our first request of the epoch.
 func (p *Pacer) opened(t Ticket, place int) {
-	p.place, p.openedAt = place, t.sentAt
+	p.place = place
 	if place == 1 && p.clients == 1 && !p.othersNow {
 		// First in the count, no other run seen: spend as if alone (a
 		// later census would count others' requests, not others). Never

@@ -70,14 +70,14 @@ func TestRule_everyRequestAfterAnAnswerCountsTheRuns(t *testing.T) {
 	}
 }
 
-// Runs turn up to a second apart, so a count within a second of our first
-// request of the epoch moves the count only halfway. Down: it may miss the
-// runs still turning, and five runs on 10 writes a bucket refills in 10 s
-// are refused less than one request in twenty-five (one in ten when such
-// a count replaced the count). Up: it may take a turning run's burst for
-// many runs, and three runs on 60 writes a window no longer starve one of
-// them for a window (1.5x the floor when it replaced the count).
-func TestRule_countsInTheFirstSecondMoveHalfway(t *testing.T) {
+// Runs turn up to a second apart, so every count moves the run's count
+// only halfway. Down: it may miss the runs still turning, and five runs on
+// 10 writes a bucket refills in 10 s are refused less than one request in
+// twenty-five (one in ten when such a count replaced the count). Up: it
+// may take a turning run's burst for many runs, and three runs on 60
+// writes a window no longer starve one of them for a window (1.5x the
+// floor when it replaced the count).
+func TestRule_countsMoveHalfway(t *testing.T) {
 	sh := shape{model: "bucket", window: 10 * time.Second, limit: 10, links: []int{30, 40, 50, 30, 40}, starts: spread(5)}
 	within(t, sh, 1.05, 0.04)
 	for _, w := range []time.Duration{10 * time.Second, time.Minute} {
@@ -240,15 +240,15 @@ func TestRule_aloneSeesOthersInEveryAnswer(t *testing.T) {
 // its way, opens its next epoch when what remains and its units back make
 // a part, not when the whole is: two runs on a sliding window of 60 and
 // three on a bucket of 60 no longer wait for a whole the others' requests
-// keep putting off (1.22x to 1.28x the floor on average before). The
-// bound is on the draws' mean: which run takes the units back first
-// varies from draw to draw. (That units held before an epoch opened at the
-// whole open none is guarded by TestRule_aloneSeesOthersInEveryAnswer.)
+// keep putting off (1.21x and 1.33x the floor on average over nine draws
+// before, 1.09x and 1.10x with the rule). The bound is on the draws' mean:
+// which run takes the units back first varies from draw to draw. (That
+// units held before an epoch opened at the whole open none is guarded by
+// TestRule_aloneSeesOthersInEveryAnswer.)
 func TestRule_besideOthersUnitsBackOpenAnEpoch(t *testing.T) {
 	for _, sh := range []shape{
 		{model: "sliding", window: 10 * time.Second, limit: 60, links: []int{30, 40}, starts: spread(2)},
 		{model: "bucket", window: 10 * time.Second, limit: 60, links: []int{30, 40, 50}, starts: spread(3)},
-		{model: "bucket", window: time.Minute, limit: 60, links: []int{30, 40, 50}, starts: spread(3)},
 	} {
 		if c := simulate(sh); c.meanRatio() > 1.15 || c.worstRefused() > 0.01 {
 			t.Errorf("%s: %.2fx the floor on average, %.1f%% answered 429; want at most 1.15x and 1.0%%",
