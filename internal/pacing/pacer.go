@@ -113,9 +113,10 @@ func (p *Pacer) due(at time.Time) time.Time {
 }
 
 // censusDue is whether the census may go: others may be there, and what
-// remains is a round of one request per client we know of.
+// remains holds a round of one per client and a census per run counted
+// before us (they send theirs in the same round trip).
 func (p *Pacer) censusDue() bool {
-	return p.others && p.censusSeq == 0 && p.remaining >= max(p.place, int(p.clients))
+	return p.others && p.censusSeq == 0 && p.remaining >= p.place+int(p.clients)
 }
 
 // quota is how many of our requests may be on their way: half of our part
