@@ -55,10 +55,10 @@ type Pacer struct {
 	// found them after spending as if alone (together: before any unit of
 	// ours was back). Our part is divided by backoff, which each turn
 	// multiplies by backoffBy (refusalBackoff after a refusal in the
-	// epoch, else 3/4).
-	clients, backoff, backoffBy               float64
-	others, othersNow, yield, early, together bool        // early: this epoch opened for units of ours back
-	back                                      []time.Time // when each unit our counted requests hold is back, earliest first
+	// epoch, else 3/4). lateFirst: the epoch's first request was refused.
+	clients, backoff, backoffBy                          float64
+	others, othersNow, yield, early, together, lateFirst bool        // early: this epoch opened for units of ours back
+	back                                                 []time.Time // when each unit our counted requests hold is back, earliest first
 }
 
 // New returns the pacer of one class; maxShare caps our part of the
@@ -83,9 +83,7 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 	case p.firstSeq == 0:
 		return 0 // the epoch's first request: what remains, and our place
 	case p.answered == 0 || p.censusSeq > p.answered, p.capped(), p.yield: // waiting for the first answer or the census's; capped; yielding
-	case p.censusDue():
-		return 0 // one more, to count the clients between our two
-	case p.out < p.quota():
+	case p.censusDue(), p.out < p.quota(): // the census (one more, to count the clients between our two), or within our part
 		return 0
 	}
 	switch {
@@ -265,7 +263,7 @@ func (p *Pacer) opened(t Ticket, place int) {
 // some came late: the next epoch's part is halved (once, however many).
 func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 	if t.epoch == p.epoch {
-		p.out--
+		p.out, p.lateFirst = p.out-1, p.lateFirst || t.seq == p.firstSeq
 		if t.seq == p.censusSeq && p.place > 0 && p.limit > 0 {
 			// The others took what remained after our first request
 			// within one round trip: one each, at least.
@@ -282,14 +280,16 @@ func (p *Pacer) turn() {
 	p.epoch, p.slowest, p.lastSlowest = p.epoch+1, 0, p.slowest
 	p.lastWhole, p.resetFrom, p.resetAt, p.wholeAt = p.wholeAt, time.Time{}, time.Time{}, time.Time{}
 	p.out, p.sent, p.firstSeq, p.censusSeq, p.answered, p.remaining, p.place = 0, 0, 0, 0, 0, 0, 0
-	p.others, p.othersNow, p.yield = p.othersNow, false, false
-	p.backoff, p.backoffBy = max(1, p.backoffBy*p.backoff), 0.75
-	if !p.others {
+	if p.lateFirst { // our first was refused: we came late, and open this one without a census
+		p.censusSeq = -1
+	}
+	if !p.othersNow {
 		p.clients = 1
 	} else if !p.early { // whole beside others: the units ours held before are back in it
 		p.back = p.back[:0]
 	}
-	p.early = false
+	p.others, p.othersNow, p.yield, p.early, p.lateFirst = p.othersNow, false, false, false, false
+	p.backoff, p.backoffBy = max(1, p.backoffBy*p.backoff), 0.75
 }
 
 func later(a, b time.Time) time.Time {

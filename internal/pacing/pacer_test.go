@@ -366,3 +366,25 @@ func TestPacer_lostFirstRequestOpensAgain(t *testing.T) {
 		t.Fatalf("Next after the first request was lost = %s, want 0", wait)
 	}
 }
+
+// A run whose epoch-opening request was refused came late: the others
+// hold that epoch, and its next, which begins at the refusal's
+// Retry-After, opens without a census. A run of 30 links that starts a
+// window and a half into a run of 150 on 60 writes a clock-aligned window
+// (10 s or a minute) finishes first in most draws (before: last in 22 of
+// 27: its census, a round trip after its first, counted the long run's
+// burst as runs).
+func TestRule_refusedFirstOpensTheNextWithoutACensus(t *testing.T) {
+	for _, window := range []time.Duration{10 * time.Second, time.Minute} {
+		sh := lateRun("clock", window, 60)
+		last := 0
+		for _, o := range simulate(sh) {
+			if o.ends[1] > o.ends[0] {
+				last++
+			}
+		}
+		if last > len(seeds)/3 {
+			t.Errorf("%s: the later run finished last in %d draws of %d, want at most %d", sh, last, len(seeds), len(seeds)/3)
+		}
+	}
+}
