@@ -64,8 +64,8 @@ func TestPacingMatrix(t *testing.T) {
 	// A guard against regressions, just above what BENCHMARKS.md reports
 	// (the aims, 1.10x and 2 %, are not met in every cell: see there).
 	mean, refused := overall(cells)
-	if mean > 1.11 || refused > 0.026 {
-		t.Errorf("all simulations: %.3fx the floor on average, %.2f%% answered 429; was at most 1.11x and 2.6%%", mean, 100*refused)
+	if mean > 1.11 || refused > 0.025 {
+		t.Errorf("all simulations: %.3fx the floor on average, %.2f%% answered 429; was at most 1.11x and 2.5%%", mean, 100*refused)
 	}
 	for _, c := range cells {
 		if c.worstRatio() > 3 {

@@ -52,13 +52,13 @@ type Pacer struct {
 
 	// clients: the runs the latest count between two of ours showed;
 	// others: the count showed any but us last epoch or this; yield: we
-	// found them after spending as if alone (together: before any unit of
-	// ours was back). Our part is divided by backoff, which each turn
-	// multiplies by backoffBy (refusalBackoff after a refusal in the
-	// epoch, else 3/4). lateFirst: the epoch's first request was refused.
-	clients, backoff, backoffBy                          float64
-	others, othersNow, yield, early, together, lateFirst bool        // early: this epoch opened for units of ours back
-	back                                                 []time.Time // when each unit our counted requests hold is back, earliest first
+	// found them after spending as if alone. Our part is divided by
+	// backoff, which each turn multiplies by backoffBy (refusalBackoff
+	// after a refusal in the epoch, else 3/4). lateFirst: the epoch's
+	// first request was refused.
+	clients, backoff, backoffBy                float64
+	others, othersNow, yield, early, lateFirst bool        // early: this epoch opened for units of ours back
+	back                                       []time.Time // when each unit our counted requests hold is back, earliest first
 }
 
 // New returns the pacer of one class; maxShare caps our part of the
@@ -93,7 +93,7 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 		return max(p.due(p.back[0]).Sub(now), 0) // alone, none left: one for a unit of ours back
 	case p.resetAt.IsZero(): // no answer said when it is whole: look again in a second (their unit)
 		p.resetAt = now.Add(time.Second)
-	case p.others && (!p.yield || p.together) && !p.capped(): // beside others (yielding only to runs that started with us): a part from what remains and units of ours back, due before the whole
+	case p.others && !p.yield && !p.capped(): // beside others: a part from what remains and units of ours back, due before the whole
 		for n := 0; n < len(p.back) && p.due(p.back[n]).Before(p.resetAt); n++ {
 			if float64(p.remaining+n+1) >= 2*p.clients*p.backoff {
 				p.resetFrom, p.resetAt, p.early = p.back[n], p.back[n], true // a new epoch then
@@ -229,9 +229,8 @@ func (p *Pacer) count(t Ticket, remaining int) {
 	// The count grew by more than all we sent after our first, or holds
 	// more than our units and requests on their way: others' are counted.
 	if place-p.place > p.sent-1 || (t.seq == p.firstSeq || !p.others) && place > 1+len(p.back)+p.out {
-		if !p.others { // found while spending as if alone: leave them the rest of the epoch
-			p.yield, p.together = true, len(p.back) >= p.seq-p.out-1 // none of our units back yet: they may yield too
-		}
+		// Found while spending as if alone: leave them the rest of the epoch.
+		p.yield = p.yield || !p.others
 		p.others, p.othersNow, p.clients = true, true, math.Max(p.clients, 2)
 	}
 	if !p.others && t.seq != p.firstSeq {

@@ -284,22 +284,6 @@ func TestRule_besideOthersUnitsBackOpenAnEpoch(t *testing.T) {
 	}
 }
 
-// Runs that found each other before any unit of theirs was back (both
-// first in the count of a fresh bucket, both spending as if alone) may
-// both have yielded: each still opens an epoch on its units back instead
-// of waiting for a whole that nobody spends. Two runs on a bucket of 60
-// took 1.36x the floor on average over nine draws when both waited for
-// the whole, 1.19x and 1.24x with the rule (10 s and a minute).
-func TestRule_runsThatStartedTogetherYieldUntilTheirUnitsAreBack(t *testing.T) {
-	for _, window := range []time.Duration{10 * time.Second, time.Minute} {
-		sh := shape{model: "bucket", window: window, limit: 60, links: []int{30, 40}, starts: spread(2)}
-		if c := simulate(sh); c.meanRatio() > 1.25 || c.worstRefused() > 0.01 {
-			t.Errorf("%s: %.2fx the floor on average, %.1f%% answered 429; want at most 1.25x and 1.0%%",
-				sh, c.meanRatio(), 100*c.worstRefused())
-		}
-	}
-}
-
 // A refusal halves the run's part for the next epoch, and each quiet epoch
 // gives a quarter back: three runs on 20 a window, whose census misses the
 // runs that open late, are refused far less often.
