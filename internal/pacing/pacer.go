@@ -174,7 +174,7 @@ func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
 	// Without a count the service meters nothing, or says too little to
 	// pace by: only refusals slow us then.
 	p.unmetered = a.Remaining < 0
-	p.limit = cmp.Or(max(a.Limit, 0), p.limit)
+	p.limit = cmp.Or(max(a.Limit, 0), p.limit) // the limit this answer gave, else the one we knew
 	if t.epoch != p.epoch {
 		return // an answer from an epoch that has ended
 	}

@@ -336,6 +336,23 @@ func TestPacer_unmeteredIsNotPaced(t *testing.T) {
 	}
 }
 
+// A Retry-After is honoured even when a later answer says the service
+// meters nothing: a refusal is the service's word, whatever headers the
+// answers to requests sent with it carry.
+func TestPacer_retryAfterHoldsOnAnUnmeteredAnswer(t *testing.T) {
+	now := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)
+	p := New(1)
+	refused, unmetered := p.Sent(now), p.Sent(now)
+	p.Answered(refused, now.Add(100*time.Millisecond), Answer{Limit: 10, Remaining: 0, Reset: time.Second, RetryAfter: 3 * time.Second, Refused: true})
+	p.Answered(unmetered, now.Add(200*time.Millisecond), Answer{Limit: -1, Remaining: -1, Reset: -1, RetryAfter: -1})
+	if wait := p.Next(now.Add(time.Second)); wait != 2100*time.Millisecond {
+		t.Fatalf("Next a second in, after a 429 with Retry-After: 3 and an unmetered answer = %s, want 2.1s", wait)
+	}
+	if wait := p.Next(now.Add(3200 * time.Millisecond)); wait != 0 {
+		t.Fatalf("Next when Retry-After has passed on an unmetered service = %s, want 0", wait)
+	}
+}
+
 // A request that got no answer does not hold the epoch: the first request
 // goes again.
 func TestPacer_lostFirstRequestOpensAgain(t *testing.T) {
