@@ -43,6 +43,14 @@ func matrix() []shape {
 	return out
 }
 
+// The aims for a cell's worst draw: at most aimRatio the floor
+// (boundRatio at most) with fewer than aimRefused of its requests answered
+// 429; a run alone at most aloneRatio, with none.
+const (
+	aimRatio, boundRatio, aloneRatio = 1.10, 1.15, 1.05
+	aimRefused                       = 0.02
+)
+
 type cell struct {
 	shape
 	cellOutcome
@@ -184,11 +192,11 @@ func printTable(cells []cell) {
 	bound, aims, alone, lone := 0, 0, 0, 0
 	for _, c := range cells {
 		ratio, refused := c.worstRatio(), c.worstRefused()
-		bound += boolInt(ratio <= 1.15 && refused < 0.02)
-		aims += boolInt(ratio <= 1.10 && refused < 0.02)
+		bound += boolInt(ratio <= boundRatio && refused < aimRefused)
+		aims += boolInt(ratio <= aimRatio && refused < aimRefused)
 		if len(c.links) == 1 {
 			lone++
-			alone += boolInt(ratio <= 1.05 && refused == 0)
+			alone += boolInt(ratio <= aloneRatio && refused == 0)
 		}
 	}
 	fmt.Printf("Cells within the bound and the 429 aim (≤ 1.15×, < 2 %%): %d of %d; at the aims (≤ 1.10×, < 2 %%): %d; runs alone at ≤ 1.05× with no 429: %d of %d (worst of %d draws).\n",

@@ -64,14 +64,17 @@ func (o outcome) refusedShare() float64 { return float64(o.refused) / float64(ma
 // score a change on more draws than make test takes the time for.
 var seeds = seedRange(os.Getenv("PACING_SEEDS"), 1, 3)
 
-// seedRange reads "from-to"; anything else gives the default range.
+// seedRange reads "from-to"; empty gives the default range. Anything else
+// stops the tests: a mistyped range would score on three draws unnoticed.
 func seedRange(s string, from, to uint64) []uint64 {
-	if a, b, ok := strings.Cut(s, "-"); ok {
+	if s != "" {
+		a, b, _ := strings.Cut(s, "-")
 		lo, errLo := strconv.ParseUint(a, 10, 64)
 		hi, errHi := strconv.ParseUint(b, 10, 64)
-		if errLo == nil && errHi == nil && lo <= hi {
-			from, to = lo, hi
+		if errLo != nil || errHi != nil || lo > hi {
+			panic(fmt.Sprintf("PACING_SEEDS=%q: want a range of draws such as 1-9", s))
 		}
+		from, to = lo, hi
 	}
 	var out []uint64
 	for seed := from; seed <= to; seed++ {
