@@ -62,7 +62,7 @@ type cell struct {
 func TestPacingMatrix(t *testing.T) {
 	var cells []cell
 	for _, sh := range matrix() {
-		c := cell{sh, simulate(sh)}
+		c := cell{sh, simulate(sh, matrixDraws)}
 		cells = append(cells, c)
 		c.check(t)
 	}
@@ -127,7 +127,7 @@ func TestPacingLateRun(t *testing.T) {
 	var draws, last int
 	for _, a := range allowances() {
 		sh := lateRun(a.model, a.window, a.limit)
-		c := cell{sh, simulate(sh)}
+		c := cell{sh, simulate(sh, matrixDraws)}
 		c.check(t)
 		worst, lastHere := 0.0, 0
 		for _, o := range c.cellOutcome {
@@ -147,8 +147,8 @@ func TestPacingLateRun(t *testing.T) {
 		fmt.Printf("\nLater run: %.2f× its fair share on average; finished after the long run in %d of %d draws.\n", mean, last, draws)
 	}
 	// A guard against regressions, just above what BENCHMARKS.md reports.
-	if mean > 1.40 || last > 15 {
-		t.Errorf("later run: %.2fx its fair share on average, last in %d of %d draws; was at most 1.40x and 15", mean, last, draws)
+	if mean > 1.42 || float64(last) > 0.15*float64(draws) {
+		t.Errorf("later run: %.2fx its fair share on average, last in %d of %d draws; was at most 1.42x and 15 %%", mean, last, draws)
 	}
 }
 
@@ -188,7 +188,7 @@ func printTable(cells []cell) {
 	fmt.Printf("Worst ratio: %s, %.2f× the floor (%.1f s). Most refused: %s, %.1f%% answered 429.\n",
 		byRatio[0].shape, byRatio[0].worstRatio(), byRatio[0].cellOutcome[0].floor.Seconds(), byRefused[0].shape, 100*byRefused[0].worstRefused())
 	fmt.Printf("Median cell: %.2f× the floor, %.1f%% answered 429. All %d simulations: %.3f× the floor on average, %.2f%% of requests answered 429.\n",
-		byRatio[mid].worstRatio(), 100*byRefused[mid].worstRefused(), len(cells)*len(seeds), mean, 100*refused)
+		byRatio[mid].worstRatio(), 100*byRefused[mid].worstRefused(), len(cells)*len(matrixDraws), mean, 100*refused)
 	bound, aims, alone, lone := 0, 0, 0, 0
 	for _, c := range cells {
 		ratio, refused := c.worstRatio(), c.worstRefused()
@@ -200,7 +200,7 @@ func printTable(cells []cell) {
 		}
 	}
 	fmt.Printf("Cells within the bound and the 429 aim (≤ 1.15×, < 2 %%): %d of %d; at the aims (≤ 1.10×, < 2 %%): %d; runs alone at ≤ 1.05× with no 429: %d of %d (worst of %d draws).\n",
-		bound, len(cells), aims, alone, lone, len(seeds))
+		bound, len(cells), aims, alone, lone, len(matrixDraws))
 }
 
 func boolInt(b bool) int {

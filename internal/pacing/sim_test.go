@@ -59,13 +59,17 @@ func (o outcome) ratio() float64 { return o.total.Seconds() / o.floor.Seconds() 
 
 func (o outcome) refusedShare() float64 { return float64(o.refused) / float64(max(o.requests, 1)) }
 
-// seeds are the draws of the network and filter times each shape is
-// simulated with: 1 to 3, or the range PACING_SEEDS names ("1-9"), to
-// score a change on more draws than make test takes the time for.
-var seeds = seedRange(os.Getenv("PACING_SEEDS"), 1, 3)
+// matrixDraws and ruleDraws are the draws of the network and filter
+// times each shape is simulated with: nine for every cell of the matrix
+// (1 to 9), twenty-seven for each rule's shapes (1 to 27), whose tests
+// hold on the draws' mean or worst: a few draws leave that to chance, and
+// the bounds hold on each of draws 1-27, 28-54, 55-81 and 82-108.
+// PACING_SEEDS names another range for both ("28-54"): a change to the
+// rule is checked on draws it was not judged on.
+var matrixDraws, ruleDraws = seedRange(os.Getenv("PACING_SEEDS"), 1, 9), seedRange(os.Getenv("PACING_SEEDS"), 1, 27)
 
 // seedRange reads "from-to"; empty gives the default range. Anything else
-// stops the tests: a mistyped range would score on three draws unnoticed.
+// stops the tests: a mistyped range would score on the default draws unnoticed.
 func seedRange(s string, from, to uint64) []uint64 {
 	if s != "" {
 		a, b, _ := strings.Cut(s, "-")
@@ -86,10 +90,10 @@ func seedRange(s string, from, to uint64) []uint64 {
 // cellOutcome is a shape's outcomes, one per seed.
 type cellOutcome []outcome
 
-// simulate runs the shape to its end with each seed, and its floor.
-func simulate(sh shape) cellOutcome {
+// simulate runs the shape to its end with each draw, and its floor.
+func simulate(sh shape, draws []uint64) cellOutcome {
 	var out cellOutcome
-	for _, seed := range seeds {
+	for _, seed := range draws {
 		o := runShape(sh, seed, false)
 		o.floor = runShape(sh, seed, true).total
 		out = append(out, o)
@@ -114,6 +118,15 @@ func (c cellOutcome) meanRatio() float64 {
 		sum += o.ratio()
 	}
 	return sum / float64(len(c))
+}
+
+// refusedShare is the share of all the draws' requests answered 429.
+func (c cellOutcome) refusedShare() float64 {
+	var requests, refused int
+	for _, o := range c {
+		requests, refused = requests+o.requests, refused+o.refused
+	}
+	return float64(refused) / float64(max(requests, 1))
 }
 
 func (c cellOutcome) worstRefused() float64 {
