@@ -26,19 +26,33 @@ func allowances() []shape {
 	return out
 }
 
-// matrix is every allowance with 1 to 8 runs of 30 to 50 links, started
-// within 300 ms of each other.
+// matrix is every allowance with a crowd of 1 to 8 runs.
 func matrix() []shape {
 	var out []shape
 	for _, a := range allowances() {
 		for _, n := range []int{1, 2, 3, 5, 8} {
-			sh := a
-			for i := range n {
-				sh.links = append(sh.links, 30+10*(i%3))
-				sh.starts = append(sh.starts, time.Duration(i*73%300)*time.Millisecond)
-			}
-			out = append(out, sh)
+			out = append(out, crowd(a.model, a.window, a.limit, n))
 		}
+	}
+	return out
+}
+
+// crowd is n runs of 30, 40 and 50 links in turn, started within 300 ms
+// of each other.
+func crowd(model string, window time.Duration, limit, n int) shape {
+	sh := shape{model: model, window: window, limit: limit, starts: spread(n)}
+	for i := range n {
+		sh.links = append(sh.links, 30+10*(i%3))
+	}
+	return sh
+}
+
+// spread is n start offsets within 300 ms, as runs a pipeline starts
+// together reach the service.
+func spread(n int) []time.Duration {
+	var out []time.Duration
+	for i := range n {
+		out = append(out, time.Duration(i*73%300)*time.Millisecond)
 	}
 	return out
 }

@@ -11,16 +11,6 @@ import (
 // service without headers, garbage headers, a lost request) is asserted
 // through the Pacer itself.
 
-// spread is n start offsets within 300 ms, as runs a pipeline starts
-// together reach the service.
-func spread(n int) []time.Duration {
-	var out []time.Duration
-	for i := range n {
-		out = append(out, time.Duration(i*73%300)*time.Millisecond)
-	}
-	return out
-}
-
 // ratioFigure is what a rule's test holds a shape's ratio to the floor
 // to: its worst draw's, or the draws' mean for a rule whose worst draw
 // may take one window more (an apply that fills its windows closely may,
@@ -76,11 +66,7 @@ func TestRule_firstInTheCountSpendsAsIfAlone(t *testing.T) {
 // (1.17x when only the census counted).
 func TestRule_everyRequestAfterAnAnswerCountsTheRuns(t *testing.T) {
 	for _, model := range []string{"first-request", "clock"} {
-		sh := shape{model: model, window: time.Minute, limit: 60, starts: spread(8)}
-		for i := range 8 {
-			sh.links = append(sh.links, 30+10*(i%3))
-		}
-		within(t, sh, meanDraw, 1.15, 0.03)
+		within(t, crowd(model, time.Minute, 60, 8), meanDraw, 1.15, 0.03)
 	}
 }
 
@@ -93,10 +79,9 @@ func TestRule_everyRequestAfterAnAnswerCountsTheRuns(t *testing.T) {
 // floor when it replaced the count; 1.05x on average now, a draw up to
 // 1.11x).
 func TestRule_countsMoveHalfway(t *testing.T) {
-	sh := shape{model: "bucket", window: 10 * time.Second, limit: 10, links: []int{30, 40, 50, 30, 40}, starts: spread(5)}
-	within(t, sh, worstDraw, 1.05, 0.04)
+	within(t, crowd("bucket", 10*time.Second, 10, 5), worstDraw, 1.05, 0.04)
 	for _, w := range []time.Duration{10 * time.Second, time.Minute} {
-		within(t, shape{model: "clock", window: w, limit: 60, links: []int{30, 40, 50}, starts: spread(3)}, meanDraw, 1.10, 0.01)
+		within(t, crowd("clock", w, 60, 3), meanDraw, 1.10, 0.01)
 	}
 }
 
@@ -179,11 +164,7 @@ func TestRule_censusLeavesRoomForTheRunsBeforeUs(t *testing.T) {
 	for _, model := range []string{"first-request", "clock"} {
 		for _, limit := range []int{10, 20} {
 			for _, runs := range []int{5, 8} {
-				sh := shape{model: model, window: 10 * time.Second, limit: limit, starts: spread(runs)}
-				for i := range runs {
-					sh.links = append(sh.links, 30+10*(i%3))
-				}
-				all = append(all, simulate(sh, ruleDraws)...)
+				all = append(all, simulate(crowd(model, 10*time.Second, limit, runs), ruleDraws)...)
 			}
 		}
 	}
@@ -230,11 +211,7 @@ func TestRule_roundOfOneUsesTheRest(t *testing.T) {
 // finish within two windows of the floor (20 s of 250 s).
 func TestRule_roundOfOneBacksOffAfterRefusals(t *testing.T) {
 	for _, model := range []string{"first-request", "clock"} {
-		sh := shape{model: model, window: 10 * time.Second, limit: 10, starts: spread(5)}
-		for i := range 5 {
-			sh.links = append(sh.links, 30+10*(i%3))
-		}
-		within(t, sh, worstDraw, 1.10, 0.10)
+		within(t, crowd(model, 10*time.Second, 10, 5), worstDraw, 1.10, 0.10)
 	}
 }
 
@@ -290,8 +267,8 @@ func TestRule_aloneSeesOthersInEveryAnswer(t *testing.T) {
 // and 1.13x with the rule). The bound is on the draws' mean: which run
 // takes the units back first varies from draw to draw.
 func TestRule_besideOthersUnitsBackOpenAnEpoch(t *testing.T) {
-	within(t, shape{model: "sliding", window: 10 * time.Second, limit: 60, links: []int{30, 40}, starts: spread(2)}, meanDraw, 1.20, 0.01)
-	within(t, shape{model: "bucket", window: 10 * time.Second, limit: 60, links: []int{30, 40, 50}, starts: spread(3)}, meanDraw, 1.20, 0.01)
+	within(t, crowd("sliding", 10*time.Second, 60, 2), meanDraw, 1.20, 0.01)
+	within(t, crowd("bucket", 10*time.Second, 60, 3), meanDraw, 1.20, 0.01)
 }
 
 // An epoch that opened at the whole forgets the units held before it: a
@@ -301,10 +278,7 @@ func TestRule_besideOthersUnitsBackOpenAnEpoch(t *testing.T) {
 // four sets of 27 draws (8.9 % to 9.3 % when units held before opened
 // epochs).
 func TestRule_wholeForgetsUnitsHeldBefore(t *testing.T) {
-	sh := shape{model: "first-request", window: 10 * time.Second, limit: 10, starts: spread(8)}
-	for i := range 8 {
-		sh.links = append(sh.links, 30+10*(i%3))
-	}
+	sh := crowd("first-request", 10*time.Second, 10, 8)
 	if share := simulate(sh, ruleDraws).refusedShare(); share > 0.087 {
 		t.Errorf("%s: %.2f%% of all requests answered 429, want at most 8.7%%", sh, 100*share)
 	}
@@ -315,7 +289,7 @@ func TestRule_wholeForgetsUnitsHeldBefore(t *testing.T) {
 // runs that open late, are refused far less often.
 func TestRule_refusalHalvesThePart(t *testing.T) {
 	for _, model := range []string{"first-request", "clock"} {
-		within(t, shape{model: model, window: 10 * time.Second, limit: 20, links: []int{30, 40, 50}, starts: spread(3)}, worstDraw, 1.20, 0.04)
+		within(t, crowd(model, 10*time.Second, 20, 3), worstDraw, 1.20, 0.04)
 	}
 }
 
