@@ -83,11 +83,12 @@ func TestPacingMatrix(t *testing.T) {
 	if testing.Verbose() || os.Getenv("PACING_TABLE") != "" {
 		printTable(cells)
 	}
-	// A guard against regressions, just above what BENCHMARKS.md reports
-	// (the aims, 1.10x and 2 %, are not met in every cell: see there).
+	// A guard against regressions on the default draws, just above what
+	// BENCHMARKS.md reports (the aims, 1.10x and 2 %, are not met in every
+	// cell: see there).
 	mean, refused := overall(cells)
-	if mean > 1.11 || refused > 0.025 {
-		t.Errorf("all simulations: %.3fx the floor on average, %.2f%% answered 429; was at most 1.11x and 2.5%%", mean, 100*refused)
+	if mean > 1.11 || refused > 0.02 {
+		t.Errorf("all simulations: %.3fx the floor on average, %.2f%% answered 429; was at most 1.11x and 2.0%%", mean, 100*refused)
 	}
 	for _, c := range cells {
 		if c.worstRatio() > 3 {
@@ -160,25 +161,21 @@ func TestPacingLateRun(t *testing.T) {
 	if table {
 		fmt.Printf("\nLater run: %.2f× its fair share on average; finished after the long run in %d of %d draws.\n", mean, last, draws)
 	}
-	// A guard against regressions, just above what BENCHMARKS.md reports.
-	if mean > 1.42 || float64(last) > 0.15*float64(draws) {
-		t.Errorf("later run: %.2fx its fair share on average, last in %d of %d draws; was at most 1.42x and 15 %%", mean, last, draws)
+	// A guard against regressions on the default draws, just above what
+	// BENCHMARKS.md reports.
+	if mean > 1.40 || float64(last) > 0.14*float64(draws) {
+		t.Errorf("later run: %.2fx its fair share on average, last in %d of %d draws; was at most 1.40x and 14 %%", mean, last, draws)
 	}
 }
 
 // overall is the mean ratio to the floor of every simulation, and the
 // share of all their requests answered 429.
 func overall(cells []cell) (mean, refused float64) {
-	var requests, refusals, runs int
+	var all cellOutcome
 	for _, c := range cells {
-		for _, o := range c.cellOutcome {
-			requests += o.requests
-			refusals += o.refused
-			mean += o.ratio()
-			runs++
-		}
+		all = append(all, c.cellOutcome...)
 	}
-	return mean / float64(runs), float64(refusals) / float64(requests)
+	return all.meanRatio(), all.refusedShare()
 }
 
 // printTable prints the matrix as BENCHMARKS.md shows it: a row per model
