@@ -30,35 +30,39 @@ const (
 // Pacer is the rule for one class of one client. It is not safe for
 // concurrent use: the client guards it.
 type Pacer struct {
-	maxShare   float64
-	unmetered  bool
-	limit, seq int // seq: requests sent
-	// The shortest round trip, and the longest of this epoch and the last.
-	fastest, slowest, lastSlowest time.Duration
+	maxShare             float64
+	unmetered            bool
+	limit, seq           int           // seq: requests sent
+	fastest, lastSlowest time.Duration // the shortest round trip; the last epoch's slowest
+	lastWhole, notBefore time.Time     // the last epoch's wholeAt; what Retry-After asked
+	// clients: the runs the latest count between two of ours showed;
+	// others: the count showed any but us last epoch or this. Our part is
+	// divided by backoff, which each turn multiplies by backoffBy
+	// (refusalBackoff after a refusal in the epoch, else 3/4).
+	clients, backoff, backoffBy float64
+	others                      bool
+	back                        []time.Time // when each unit our counted requests hold is back, earliest first
+	epochState
+}
 
-	// epoch counts the times the allowance was whole again; resetAt is when
-	// it next is (zero: not known), resetFrom the earliest the answers allow,
-	// wholeAt the latest any answer of this epoch gave (lastWhole: the last's),
-	// heardAt when the answer we go by came in; notBefore is what Retry-After
-	// asked.
-	epoch                                                      int
-	resetAt, resetFrom, wholeAt, lastWhole, notBefore, heardAt time.Time
-
-	// This epoch: our requests on their way, and sent; the first one and
-	// the census (0: not sent, -1: none this epoch); the latest answered
-	// and what it said remains; our first request's place in the count.
+// epochState is what the run knows of its epoch; each turn starts it anew.
+type epochState struct {
+	// epoch counts the turns; resetAt is when the allowance is next whole
+	// (zero: not known), resetFrom the earliest the answers allow, wholeAt
+	// the latest any answer gave; heardAt is when the answer we go by came
+	// in; slowest, the longest round trip.
+	epoch                                int
+	resetAt, resetFrom, wholeAt, heardAt time.Time
+	slowest                              time.Duration
+	// Our requests on their way, and sent; the first one and the census
+	// (0: not sent, -1: none this epoch); the latest answered and what it
+	// said remains; our first request's place in the count.
 	out, sent, firstSeq, censusSeq int
 	answered, remaining, place     int
-
-	// clients: the runs the latest count between two of ours showed;
-	// others: the count showed any but us last epoch or this; yield: we
-	// found them after spending as if alone. Our part is divided by
-	// backoff, which each turn multiplies by backoffBy (refusalBackoff
-	// after a refusal in the epoch, else 3/4). lateFirst: the epoch's
-	// first request was refused.
-	clients, backoff, backoffBy                float64
-	others, othersNow, yield, early, lateFirst bool        // early: this epoch opened for units of ours back
-	back                                       []time.Time // when each unit our counted requests hold is back, earliest first
+	// othersNow: the count showed others this epoch; yield: we found them
+	// after spending as if alone; early: the epoch opened for units of
+	// ours back; lateFirst: its first request was refused.
+	othersNow, yield, early, lateFirst bool
 }
 
 // New returns the pacer of one class; maxShare caps our part of the
@@ -110,9 +114,8 @@ func (p *Pacer) due(at time.Time) time.Time {
 	return at.Add(max(p.slowest, p.lastSlowest) - p.fastest)
 }
 
-// censusDue is whether the census may go: others may be there, and what
-// remains holds a round of one per client and a census per run counted
-// before us (they send theirs in the same round trip).
+// censusDue is whether the census may go: others may be there, and what remains holds a
+// round of one per client and a census per run counted before us (sent in the same round trip).
 func (p *Pacer) censusDue() bool {
 	return p.others && p.censusSeq == 0 && p.remaining >= p.place+int(p.clients)
 }
@@ -198,9 +201,8 @@ func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
 }
 
 // learnReset takes in that the allowance is whole within the second before
-// sentAt+reset (Reset is rounded up to whole seconds). Answers that agree
-// narrow it down; one that does not (more were counted since, which puts it
-// later under a sliding window or a bucket) replaces them.
+// sentAt+reset (Reset is rounded up). Answers that agree narrow it down; one
+// that does not (more counted since, on a sliding window or a bucket) replaces them.
 func (p *Pacer) learnReset(sentAt time.Time, reset time.Duration) {
 	lo, hi := sentAt.Add(reset-time.Second), sentAt.Add(reset)
 	p.wholeAt = later(p.wholeAt, hi)
@@ -276,19 +278,18 @@ func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 
 // turn starts an epoch: the allowance is whole again.
 func (p *Pacer) turn() {
-	p.epoch, p.slowest, p.lastSlowest = p.epoch+1, 0, p.slowest
-	p.lastWhole, p.resetFrom, p.resetAt, p.wholeAt = p.wholeAt, time.Time{}, time.Time{}, time.Time{}
-	p.out, p.sent, p.firstSeq, p.censusSeq, p.answered, p.remaining, p.place = 0, 0, 0, 0, 0, 0, 0
-	if p.lateFirst { // our first was refused: we came late, and open this one without a census
+	last := p.epochState
+	p.epochState = epochState{epoch: last.epoch + 1}
+	p.lastSlowest, p.lastWhole = last.slowest, last.wholeAt
+	if last.lateFirst { // our first was refused: we came late, and open this one without a census
 		p.censusSeq = -1
 	}
-	if !p.othersNow {
+	if !last.othersNow {
 		p.clients = 1
-	} else if !p.early { // whole beside others: the units ours held before are back in it
+	} else if !last.early { // whole beside others: the units ours held before are back in it
 		p.back = p.back[:0]
 	}
-	p.others, p.othersNow, p.yield, p.early, p.lateFirst = p.othersNow, false, false, false, false
-	p.backoff, p.backoffBy = max(1, p.backoffBy*p.backoff), 0.75
+	p.others, p.backoff, p.backoffBy = last.othersNow, max(1, p.backoffBy*p.backoff), 0.75
 }
 
 func later(a, b time.Time) time.Time {
