@@ -110,6 +110,15 @@ func (c cellOutcome) worstRatio() float64 {
 	return w
 }
 
+// worstExcess is how much longer than the floor the cell's worst draw took.
+func (c cellOutcome) worstExcess() time.Duration {
+	var w time.Duration
+	for _, o := range c {
+		w = max(w, o.total-o.floor)
+	}
+	return w
+}
+
 // meanRatio is the mean of the draws' ratios, for a cell whose apply
 // fills its windows so closely that one draw in several may take one more.
 func (c cellOutcome) meanRatio() float64 {
