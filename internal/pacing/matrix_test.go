@@ -234,11 +234,12 @@ func printTable(cells []cell) {
 			alone += boolInt(ratio <= aloneRatio && refused == 0)
 		}
 	}
-	fmt.Printf("Cells within the bound and the 429 aim (≤ 1.15×, < 2 %%): %d of %d; at the aims (≤ 1.10×, < 2 %%): %d; runs alone at ≤ 1.05× with no 429: %d of %d (worst of %d draws).\n",
-		bound, len(cells), aims, alone, lone, len(matrixDraws))
+	fmt.Printf("Cells within the bound and the 429 aim (≤ %.2f×, < %g %%): %d of %d; at the aims (≤ %.2f×, < %g %%): %d; runs alone at ≤ %.2f× with no 429: %d of %d (worst of %d draws).\n",
+		boundRatio, 100*aimRefused, bound, len(cells), aimRatio, 100*aimRefused, aims, aloneRatio, alone, lone, len(matrixDraws))
 	var excess []string
+	byWindow := aloneExcess(cells)
 	for _, w := range windows {
-		excess = append(excess, fmt.Sprintf("%.2f s on %s windows", aloneExcess(cells)[w].Seconds(), w))
+		excess = append(excess, fmt.Sprintf("%.2f s on %s windows", byWindow[w].Seconds(), w))
 	}
 	fmt.Printf("A run alone, the longest it took over the floor (worst draw, any model and limit): %s.\n", strings.Join(excess, ", "))
 }

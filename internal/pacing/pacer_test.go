@@ -36,6 +36,15 @@ func within(t *testing.T, sh shape, figure ratioFigure, ratio, refused float64) 
 	}
 }
 
+// refusedAtMost asserts the share of all the draws' requests answered 429,
+// for a rule that is about refusals over a crowd rather than any one draw.
+func refusedAtMost(t *testing.T, what string, c cellOutcome, share float64) {
+	t.Helper()
+	if got := c.refusedShare(); got > share {
+		t.Errorf("%s: %.2f%% of all requests answered 429, want at most %.1f%%", what, 100*got, 100*share)
+	}
+}
+
 // An epoch begins when the answers say the allowance is whole again: a run
 // alone follows the windows, whether they start at its first request or on
 // the clock, and is never refused.
@@ -168,9 +177,7 @@ func TestRule_censusLeavesRoomForTheRunsBeforeUs(t *testing.T) {
 			}
 		}
 	}
-	if share := all.refusedShare(); share > 0.063 {
-		t.Errorf("five and eight runs on 10 and 20 a window: %.2f%% answered 429, want at most 6.3%%", 100*share)
-	}
+	refusedAtMost(t, "five and eight runs on 10 and 20 a window", all, 0.063)
 }
 
 // Half of our part leaves room for runs that come a little later, and a
@@ -280,9 +287,7 @@ func TestRule_besideOthersUnitsBackOpenAnEpoch(t *testing.T) {
 // epochs).
 func TestRule_wholeForgetsUnitsHeldBefore(t *testing.T) {
 	sh := crowd("first-request", 10*time.Second, 10, 8)
-	if share := simulate(sh, ruleDraws).refusedShare(); share > 0.087 {
-		t.Errorf("%s: %.2f%% of all requests answered 429, want at most 8.7%%", sh, 100*share)
-	}
+	refusedAtMost(t, sh.String(), simulate(sh, ruleDraws), 0.087)
 }
 
 // A request refused that went right after the answer to the run's last
@@ -299,9 +304,7 @@ func TestRule_refusalAfterAnAnswerCountsTheRuns(t *testing.T) {
 		refused     float64
 	}{{5, 10, 0.030}, {8, 20, 0.025}} {
 		sh := crowd("first-request", 10*time.Second, c.limit, c.runs)
-		if share := simulate(sh, ruleDraws).refusedShare(); share > c.refused {
-			t.Errorf("%s: %.2f%% of all requests answered 429, want at most %.1f%%", sh, 100*share, 100*c.refused)
-		}
+		refusedAtMost(t, sh.String(), simulate(sh, ruleDraws), c.refused)
 	}
 }
 
