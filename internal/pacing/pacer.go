@@ -87,7 +87,7 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 	case p.firstSeq == 0:
 		return 0 // the epoch's first request: what remains, and our place
 	case p.answered == 0 || p.censusSeq > p.answered, p.capped(), p.yield: // waiting for the first answer or the census's; capped; yielding
-	case p.censusDue(), p.out < p.quota(): // the census (one more, to count the clients between our two), or within our part
+	case p.out < p.quota(): // within our part (the census is the first after the opener)
 		return 0
 	}
 	switch {
@@ -112,12 +112,6 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 // only the way there, and our next request may be counted that much later.
 func (p *Pacer) due(at time.Time) time.Time {
 	return at.Add(max(p.slowest, p.lastSlowest) - p.fastest)
-}
-
-// censusDue is whether the census may go: others may be there, and what remains holds a
-// round of one per client and a census per run counted before us (sent in the same round trip).
-func (p *Pacer) censusDue() bool {
-	return p.others && p.censusSeq == 0 && p.remaining >= p.place+int(p.clients)
 }
 
 // quota is how many of our requests may be on their way: half of our part
