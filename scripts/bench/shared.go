@@ -75,7 +75,8 @@ func (h *harness) sharedScenario(report *bytes.Buffer) error {
 	fmt.Fprintf(report, "## One key, several runs at once\n\n"+
 		"**Method** N `terraform apply` processes (parallelism 10) started together on one key, each creating its links; filter %s per create; "+
 		"every shape run %d times: the median and worst `total / floor`, the worst share of requests answered 429 (reads count too). "+
-		"**Floor** the windows the writes need at the limit (less the part of the first window already gone on the clock model), "+
+		"**Floor** the windows the writes need at the limit (on the clock model, the first is what was left of the window the first write arrived in: "+
+		"less the part gone when the runs started, or more when it ended while Terraform was still planning), "+
 		"plus Terraform alone: the same applies, started together in the same conditions, on a framework provider of the same schema that does no I/O "+
 		"(`scripts/bench/noio`); `total / windows` leaves Terraform's own time in the ratio; part of that time overlaps the windows, "+
 		"so a shape at the floor can read just under 1.00×. "+
@@ -177,7 +178,8 @@ func (h *harness) sharedOnce(c sharedCase) (sharedResult, error) {
 	logf("shared key: %s", c)
 	start := time.Now()
 	took, errs := together(runs)
-	r := sharedResult{total: slices.Max(took[:c.runs]), windows: sharedFloor(c, start)}
+	firstWrite := time.Unix(0, es.firstWrite.Load())
+	r := sharedResult{total: slices.Max(took[:c.runs]), windows: sharedFloor(c, start, firstWrite)}
 	if r.alone, err = h.terraformAlone(c); err != nil {
 		return r, err
 	}
@@ -195,12 +197,17 @@ func (h *harness) sharedOnce(c sharedCase) (sharedResult, error) {
 
 // sharedFloor is the least time the case's writes can take: the windows
 // they need beyond the first; on the clock model, the first is cut short
-// by the part of it gone when the runs started.
-func sharedFloor(c sharedCase, start time.Time) time.Duration {
+// by the part of it gone when the runs started, and a window that ended
+// before the first write arrived (Terraform was still planning) holds none
+// of them: the writes' first window is the one that write arrived in.
+func sharedFloor(c sharedCase, start, firstWrite time.Time) time.Duration {
 	windows := (c.runs*c.links + c.limit - 1) / c.limit
 	floor := time.Duration(windows-1) * c.window
 	if c.model == emulator.ModelClock {
-		floor -= start.Sub(start.Truncate(c.window))
+		if firstWrite.Before(start) {
+			firstWrite = start // none arrived
+		}
+		floor += firstWrite.Truncate(c.window).Add(c.window).Sub(start) - c.window
 	}
 	return max(floor, throttleDelay)
 }
