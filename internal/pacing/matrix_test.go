@@ -180,6 +180,45 @@ func TestPacingLateRun(t *testing.T) {
 	}
 }
 
+// TestPacingClockPhase starts a run alone at ten points of a clock
+// window, 5 % to 95 % of the way in (the matrix starts at 337 ms). A run
+// learns the allowance one round trip after its first request and keeps
+// half its part on the way, so of a window that ends a few round trips
+// after it starts it spends little: started late in a window, it may take
+// one window more than started early in one, and no more. PACING_TABLE=1
+// prints the worst draw's time over the floor, in windows, for a run alone
+// and for three runs.
+func TestPacingClockPhase(t *testing.T) {
+	table := os.Getenv("PACING_TABLE") != ""
+	if table {
+		fmt.Print("| allowance | runs | 5 % | 15 % | 25 % | 35 % | 45 % | 55 % | 65 % | 75 % | 85 % | 95 % |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	}
+	for _, a := range allowances() {
+		if a.model != emulator.ModelClock {
+			continue
+		}
+		for _, n := range []int{1, 3} {
+			if n > 1 && !table {
+				continue
+			}
+			early := simulate(crowd(a.model, a.window, a.limit, n), matrixDraws).worstExcess()
+			row := fmt.Sprintf("| %d per %s | %d |", a.limit, a.window, n)
+			for p := 5; p < 100; p += 10 {
+				sh := crowd(a.model, a.window, a.limit, n)
+				sh.phase = a.window * time.Duration(p) / 100
+				excess := simulate(sh, matrixDraws).worstExcess()
+				row += fmt.Sprintf(" %.2f |", float64(excess)/float64(a.window))
+				if n == 1 && excess > early+a.window {
+					t.Errorf("%s, %d %% into a window: %s over the floor, more than a window beyond the %s at 337 ms", sh, p, excess, early)
+				}
+			}
+			if table {
+				fmt.Println(row)
+			}
+		}
+	}
+}
+
 // overall is the mean ratio to the floor of every simulation, and the
 // share of all their requests answered 429.
 func overall(cells []cell) (mean, refused float64) {

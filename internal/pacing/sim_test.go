@@ -1,6 +1,7 @@
 package pacing
 
 import (
+	"cmp"
 	"container/heap"
 	"fmt"
 	"math/rand/v2"
@@ -37,6 +38,7 @@ type shape struct {
 	links    []int           // links per run
 	starts   []time.Duration // when each run reaches the service
 	maxShare float64         // the runs' max_rate_limit_percent/100 (0: 1)
+	phase    time.Duration   // how far into a clock-aligned window the runs start (0: 337 ms)
 }
 
 func (s shape) String() string {
@@ -325,7 +327,7 @@ func ceilSeconds(d time.Duration) time.Duration {
 
 // runShape simulates the shape once: with pacers, or with oracles.
 func runShape(sh shape, seed uint64, oracle bool) outcome {
-	start := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC).Add(337 * time.Millisecond)
+	start := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC).Add(cmp.Or(sh.phase, 337*time.Millisecond))
 	s := &sim{shape: sh, start: start, now: start, limiter: emulator.NewRateLimiter(),
 		rand:   rand.New(rand.NewPCG(seed, seed)), //nolint:gosec // a seeded draw, so a simulation repeats
 		limits: emulator.Limits{Write: sh.limit, Read: 1000, Window: emulator.Duration(sh.window), Model: sh.model},
