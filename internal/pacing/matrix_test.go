@@ -181,13 +181,13 @@ func TestPacingLateRun(t *testing.T) {
 }
 
 // TestPacingClockPhase starts a run alone at ten points of a clock
-// window, 5 % to 95 % of the way in (the matrix starts at 337 ms). A run
-// learns the allowance one round trip after its first request and keeps
-// half its part on the way, so of a window that ends a few round trips
-// after it starts it spends little: started late in a window, it may take
-// one window more than started early in one, and no more. PACING_TABLE=1
-// prints the worst draw's time over the floor, in windows, for a run alone
-// and for three runs.
+// window, 5 % to 95 % of the way in (the matrix starts at matrixPhase).
+// A run learns the allowance one round trip after its first request and
+// keeps half its part on the way, so of a window that ends a few round
+// trips after it starts it spends little: started late in a window, it
+// may take one window more than started early in one, and no more.
+// PACING_TABLE=1 prints the worst draw's time over the floor, in windows,
+// for a run alone and for three runs.
 func TestPacingClockPhase(t *testing.T) {
 	table := os.Getenv("PACING_TABLE") != ""
 	if table {
@@ -209,7 +209,7 @@ func TestPacingClockPhase(t *testing.T) {
 				excess := simulate(sh, matrixDraws).worstExcess()
 				row += fmt.Sprintf(" %.2f |", float64(excess)/float64(a.window))
 				if n == 1 && excess > early+a.window {
-					t.Errorf("%s, %d %% into a window: %s over the floor, more than a window beyond the %s at 337 ms", sh, p, excess, early)
+					t.Errorf("%s, %d %% into a window: %s over the floor, more than a window beyond the %s at %s", sh, p, excess, early, matrixPhase)
 				}
 			}
 			if table {

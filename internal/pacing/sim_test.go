@@ -38,8 +38,11 @@ type shape struct {
 	links    []int           // links per run
 	starts   []time.Duration // when each run reaches the service
 	maxShare float64         // the runs' max_rate_limit_percent/100 (0: 1)
-	phase    time.Duration   // how far into a clock-aligned window the runs start (0: 337 ms)
+	phase    time.Duration   // how far into a clock-aligned window the runs start (0: matrixPhase)
 }
+
+// matrixPhase is where in a clock-aligned window the matrix's runs start.
+const matrixPhase = 337 * time.Millisecond
 
 func (s shape) String() string {
 	return fmt.Sprintf("%-13s %2d per %3s, runs %v", s.model, s.limit, s.window, s.links)
@@ -327,7 +330,7 @@ func ceilSeconds(d time.Duration) time.Duration {
 
 // runShape simulates the shape once: with pacers, or with oracles.
 func runShape(sh shape, seed uint64, oracle bool) outcome {
-	start := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC).Add(cmp.Or(sh.phase, 337*time.Millisecond))
+	start := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC).Add(cmp.Or(sh.phase, matrixPhase))
 	s := &sim{shape: sh, start: start, now: start, limiter: emulator.NewRateLimiter(),
 		rand:   rand.New(rand.NewPCG(seed, seed)), //nolint:gosec // a seeded draw, so a simulation repeats
 		limits: emulator.Limits{Write: sh.limit, Read: 1000, Window: emulator.Duration(sh.window), Model: sh.model},
