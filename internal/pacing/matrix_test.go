@@ -87,12 +87,13 @@ func TestPacingMatrix(t *testing.T) {
 	if testing.Verbose() || os.Getenv("PACING_TABLE") != "" {
 		printTable(cells)
 	}
-	// A guard against regressions on the default draws, just above what
-	// BENCHMARKS.md reports (the aims, 1.10x and 2 %, are not met in every
-	// cell: see there).
+	// Guards against regressions, just above the worst that BENCHMARKS.md
+	// reports over twelve sets of draws (1-9 to 100-108), so that they
+	// hold on whichever set PACING_SEEDS names (the aims, 1.10x and 2 %,
+	// are not met in every cell: see there).
 	mean, refused := overall(cells)
-	if mean > 1.11 || refused > 0.02 {
-		t.Errorf("all simulations: %.3fx the floor on average, %.2f%% answered 429; was at most 1.11x and 2.0%%", mean, 100*refused)
+	if mean > 1.12 || refused > 0.021 {
+		t.Errorf("all simulations: %.3fx the floor on average, %.2f%% answered 429; was at most 1.12x and 2.1%%", mean, 100*refused)
 	}
 	// A run alone loses round trips in each window it needs, not a part of
 	// the window: in seconds, what it loses does not grow with the window.
@@ -103,8 +104,8 @@ func TestPacingMatrix(t *testing.T) {
 		}
 	}
 	for _, c := range cells {
-		if c.worstRatio() > 3 {
-			t.Errorf("%s: %.2fx the floor; no cell was above 3x", c.shape, c.worstRatio())
+		if c.worstRatio() > 3.5 {
+			t.Errorf("%s: %.2fx the floor; no cell was above 3.5x", c.shape, c.worstRatio())
 		}
 	}
 }
@@ -173,10 +174,10 @@ func TestPacingLateRun(t *testing.T) {
 	if table {
 		fmt.Printf("\nLater run: %.2f× its fair share on average; finished after the long run in %d of %d draws.\n", mean, last, draws)
 	}
-	// A guard against regressions on the default draws, just above what
-	// BENCHMARKS.md reports.
-	if mean > 1.40 || float64(last) > 0.14*float64(draws) {
-		t.Errorf("later run: %.2fx its fair share on average, last in %d of %d draws; was at most 1.40x and 14 %%", mean, last, draws)
+	// A guard against regressions, just above the worst of the twelve
+	// sets of draws BENCHMARKS.md reports.
+	if mean > 1.45 || float64(last) > 0.17*float64(draws) {
+		t.Errorf("later run: %.2fx its fair share on average, last in %d of %d draws; was at most 1.45x and 17 %%", mean, last, draws)
 	}
 }
 
