@@ -181,6 +181,46 @@ func TestPacingLateRun(t *testing.T) {
 	}
 }
 
+// uneven is a run of 100 links started together with two of 10: the
+// issue's uneven runs.
+func uneven(model string, window time.Duration, limit int) shape {
+	return shape{model: model, window: window, limit: limit, links: []int{100, 10, 10}, starts: spread(3)}
+}
+
+// TestPacingUneven runs the uneven runs on every model and allowance of
+// the matrix and prints its table (PACING_TABLE=1): the worst draw's
+// ratio to the floor and share answered 429, when the later of the two
+// small runs finished (worst draw, in windows), the draws in which both
+// finished within their first window and in which one finished after the
+// large run. Where a window holds both small runs' writes, they finish in
+// it in most draws.
+func TestPacingUneven(t *testing.T) {
+	table := os.Getenv("PACING_TABLE") != ""
+	if table {
+		fmt.Print("| model | allowance | total / floor, 429 | small runs done (worst) | both in their first window | a small run after the large |\n|---|---|---|---|---|---|\n")
+	}
+	for _, a := range allowances() {
+		sh := uneven(a.model, a.window, a.limit)
+		c := cell{sh, simulate(sh, matrixDraws)}
+		c.check(t)
+		var smallDone time.Duration
+		inFirst, after := 0, 0
+		for _, o := range c.cellOutcome {
+			done := max(o.ends[1], o.ends[2])
+			smallDone = max(smallDone, done)
+			inFirst += boolInt(done < sh.window)
+			after += boolInt(done >= o.ends[0])
+		}
+		if table {
+			fmt.Printf("| %s | %d per %s | %.2f×, %.1f%% | %.1f windows | %d of %d | %d of %d |\n", a.model, a.limit, a.window,
+				c.worstRatio(), 100*c.worstRefused(), float64(smallDone)/float64(sh.window), inFirst, len(c.cellOutcome), after, len(c.cellOutcome))
+		}
+		if fits := a.limit >= 2*writes(sh.links[1]); fits && 2*inFirst <= len(c.cellOutcome) {
+			t.Errorf("%s: both small runs finished in their first window in %d of %d draws; the window holds their writes", sh, inFirst, len(c.cellOutcome))
+		}
+	}
+}
+
 // TestPacingClockPhase starts a run alone at ten points of a clock
 // window, 5 % to 95 % of the way in (the matrix starts at matrixPhase).
 // A run learns the allowance one round trip after its first request and
