@@ -2,7 +2,6 @@ package pacing
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -84,7 +83,7 @@ func TestPacingMatrix(t *testing.T) {
 		cells = append(cells, c)
 		c.check(t)
 	}
-	if testing.Verbose() || os.Getenv("PACING_TABLE") != "" {
+	if testing.Verbose() || tables {
 		printTable(cells)
 	}
 	// Guards against regressions, just above the worst that BENCHMARKS.md
@@ -147,8 +146,7 @@ func lateShare(sh shape, o outcome) float64 {
 // which it finished after the long run (200 writes to its 40: with fair
 // shares it finishes well before).
 func TestPacingLateRun(t *testing.T) {
-	table := os.Getenv("PACING_TABLE") != ""
-	if table {
+	if tables {
 		fmt.Print("| model | allowance | later run / fair share | finished last | both runs / floor |\n|---|---|---|---|---|\n")
 	}
 	var sum float64
@@ -166,12 +164,12 @@ func TestPacingLateRun(t *testing.T) {
 			}
 		}
 		last += lastHere
-		if table {
+		if tables {
 			fmt.Printf("| %s | %d per %s | %.2f× | %d of %d | %.2f× |\n", a.model, a.limit, a.window, worst, lastHere, len(c.cellOutcome), c.worstRatio())
 		}
 	}
 	mean := sum / float64(draws)
-	if table {
+	if tables {
 		fmt.Printf("\nLater run: %.2f× its fair share on average; finished after the long run in %d of %d draws.\n", mean, last, draws)
 	}
 	// A guard against regressions, just above the worst of the twelve
@@ -187,6 +185,14 @@ func uneven(model string, window time.Duration, limit int) shape {
 	return shape{model: model, window: window, limit: limit, links: []int{100, 10, 10}, starts: spread(3)}
 }
 
+// smallRuns is when the later of an uneven shape's two small runs
+// finished, whether both did within their first window, and whether one
+// finished after the large run.
+func smallRuns(sh shape, o outcome) (done time.Duration, inFirst, afterLarge bool) {
+	done = max(o.ends[1], o.ends[2])
+	return done, done < sh.window, done >= o.ends[0]
+}
+
 // TestPacingUneven runs the uneven runs on every model and allowance of
 // the matrix and prints its table (PACING_TABLE=1): the worst draw's
 // ratio to the floor and share answered 429, when the later of the two
@@ -195,8 +201,7 @@ func uneven(model string, window time.Duration, limit int) shape {
 // large run. Where a window holds both small runs' writes, they finish in
 // it in most draws.
 func TestPacingUneven(t *testing.T) {
-	table := os.Getenv("PACING_TABLE") != ""
-	if table {
+	if tables {
 		fmt.Print("| model | allowance | total / floor, 429 | small runs done (worst) | both in their first window | a small run after the large |\n|---|---|---|---|---|---|\n")
 	}
 	for _, a := range allowances() {
@@ -206,12 +211,11 @@ func TestPacingUneven(t *testing.T) {
 		var smallDone time.Duration
 		inFirst, after := 0, 0
 		for _, o := range c.cellOutcome {
-			done := max(o.ends[1], o.ends[2])
+			done, first, late := smallRuns(sh, o)
 			smallDone = max(smallDone, done)
-			inFirst += boolInt(done < sh.window)
-			after += boolInt(done >= o.ends[0])
+			inFirst, after = inFirst+boolInt(first), after+boolInt(late)
 		}
-		if table {
+		if tables {
 			fmt.Printf("| %s | %d per %s | %.2f×, %.1f%% | %.1f windows | %d of %d | %d of %d |\n", a.model, a.limit, a.window,
 				c.worstRatio(), 100*c.worstRefused(), float64(smallDone)/float64(sh.window), inFirst, len(c.cellOutcome), after, len(c.cellOutcome))
 		}
@@ -230,8 +234,7 @@ func TestPacingUneven(t *testing.T) {
 // PACING_TABLE=1 prints the worst draw's time over the floor, in windows,
 // for a run alone and for three runs.
 func TestPacingClockPhase(t *testing.T) {
-	table := os.Getenv("PACING_TABLE") != ""
-	if table {
+	if tables {
 		fmt.Print("| allowance | runs | 5 % | 15 % | 25 % | 35 % | 45 % | 55 % | 65 % | 75 % | 85 % | 95 % |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	}
 	for _, a := range allowances() {
@@ -239,7 +242,7 @@ func TestPacingClockPhase(t *testing.T) {
 			continue
 		}
 		for _, n := range []int{1, 3} {
-			if n > 1 && !table {
+			if n > 1 && !tables {
 				continue
 			}
 			early := simulate(crowd(a.model, a.window, a.limit, n), matrixDraws).worstExcess()
@@ -253,7 +256,7 @@ func TestPacingClockPhase(t *testing.T) {
 					t.Errorf("%s, %d %% into a window: %s over the floor, more than a window beyond the %s at %s", sh, p, excess, early, matrixPhase)
 				}
 			}
-			if table {
+			if tables {
 				fmt.Println(row)
 			}
 		}

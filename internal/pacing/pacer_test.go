@@ -183,15 +183,11 @@ func TestRule_halfOfOurPartLeavesRoom(t *testing.T) {
 	}
 	refusedAtMost(t, "five runs on 20 a window", crowds, 0.02)
 	for _, model := range models {
-		sh := shape{model: model, window: time.Minute, limit: 60, links: []int{100, 10, 10}, starts: spread(3)}
+		sh := uneven(model, time.Minute, 60)
 		inFirst, after := 0, 0
 		for _, o := range simulate(sh, ruleDraws) {
-			if o.ends[1] >= o.ends[0] || o.ends[2] >= o.ends[0] {
-				after++
-			}
-			if max(o.ends[1], o.ends[2]) < sh.window {
-				inFirst++
-			}
+			_, first, late := smallRuns(sh, o)
+			inFirst, after = inFirst+boolInt(first), after+boolInt(late)
 		}
 		if n := len(ruleDraws); after > n/27 || inFirst < n/2 {
 			t.Errorf("%s: a small run finished after the large one in %d draws of %d (want at most %d), both in their first window in %d (want %d)",

@@ -155,6 +155,10 @@ func (c cellOutcome) worstRefused() float64 {
 // service counts it: the way to see why a cell of the matrix is slow.
 var tracing = os.Getenv("PACING_TRACE")
 
+// tables is whether the tests of the matrix print their tables
+// (PACING_TABLE=1), as BENCHMARKS.md shows them.
+var tables = os.Getenv("PACING_TABLE") != ""
+
 // event is one thing that happens at a virtual time.
 type event struct {
 	at  time.Time
