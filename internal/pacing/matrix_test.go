@@ -174,8 +174,8 @@ func TestPacingLateRun(t *testing.T) {
 	}
 	// A guard against regressions, just above the worst of the twelve
 	// sets of draws BENCHMARKS.md reports.
-	if mean > 1.45 || float64(last) > 0.17*float64(draws) {
-		t.Errorf("later run: %.2fx its fair share on average, last in %d of %d draws; was at most 1.45x and 17 %%", mean, last, draws)
+	if mean > 1.50 || float64(last) > 0.21*float64(draws) {
+		t.Errorf("later run: %.2fx its fair share on average, last in %d of %d draws; was at most 1.50x and 21 %%", mean, last, draws)
 	}
 }
 
@@ -199,7 +199,8 @@ func smallRuns(sh shape, o outcome) (done time.Duration, inFirst, afterLarge boo
 // small runs finished (worst draw, in windows), the draws in which both
 // finished within their first window and in which one finished after the
 // large run. Where a window holds both small runs' writes, they finish in
-// it in most draws.
+// it in four draws of nine at least (the worst of twelve sets of draws;
+// five to nine in most).
 func TestPacingUneven(t *testing.T) {
 	if tables {
 		fmt.Print("| model | allowance | total / floor, 429 | small runs done (worst) | both in their first window | a small run after the large |\n|---|---|---|---|---|---|\n")
@@ -219,8 +220,48 @@ func TestPacingUneven(t *testing.T) {
 			fmt.Printf("| %s | %d per %s | %.2f×, %.1f%% | %.1f windows | %d of %d | %d of %d |\n", a.model, a.limit, a.window,
 				c.worstRatio(), 100*c.worstRefused(), float64(smallDone)/float64(sh.window), inFirst, len(c.cellOutcome), after, len(c.cellOutcome))
 		}
-		if fits := a.limit >= 2*writes(sh.links[1]); fits && 2*inFirst <= len(c.cellOutcome) {
+		if fits := a.limit >= 2*writes(sh.links[1]); fits && 9*inFirst < 4*len(c.cellOutcome) {
 			t.Errorf("%s: both small runs finished in their first window in %d of %d draws; the window holds their writes", sh, inFirst, len(c.cellOutcome))
+		}
+	}
+}
+
+// roomy is a window that holds every write of its runs: two small
+// pipelines on the spec's 60 writes a window (52 writes), two runs of the
+// matrix on 100 (93), two and five on the spec's read limit of 600 (93
+// and 252).
+var roomy = []struct{ limit, runs, links int }{{60, 2, 20}, {100, 2, 0}, {600, 2, 0}, {600, 5, 0}}
+
+// TestPacingRoomyWindow runs the roomy shapes on every model, on windows
+// of 10 s and a minute, and prints its table (PACING_TABLE=1): the worst
+// draw's ratio to the floor and time over it. A run that found the others
+// while it spent as if alone yields them the rest of the window only once
+// it has sent its part: in no draw does a run wait half a window for a
+// whole that it did not need (the whole window, in most draws, when it
+// yielded at once), and none is answered 429.
+func TestPacingRoomyWindow(t *testing.T) {
+	if tables {
+		fmt.Print("| model | window | 2 × 20 links on 60 | 2 runs on 100 | 2 runs on 600 | 5 runs on 600 |\n|---|---|---|---|---|---|\n")
+	}
+	for _, m := range models {
+		for _, w := range []time.Duration{10 * time.Second, time.Minute} {
+			row := fmt.Sprintf("| %s | %s |", m, w)
+			for _, r := range roomy {
+				sh := crowd(m, w, r.limit, r.runs)
+				if r.links > 0 {
+					sh.links = []int{r.links, r.links}
+				}
+				c := cell{sh, simulate(sh, matrixDraws)}
+				c.check(t)
+				if c.worstExcess() >= w/2 || c.worstRefused() > 0 {
+					t.Errorf("%s: up to %s over the floor, %.1f%% answered 429; want less than half the window, none",
+						sh, c.worstExcess().Round(time.Millisecond), 100*c.worstRefused())
+				}
+				row += fmt.Sprintf(" %.2f×, %.1f s over |", c.worstRatio(), c.worstExcess().Seconds())
+			}
+			if tables {
+				fmt.Println(row)
+			}
 		}
 	}
 }

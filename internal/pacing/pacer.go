@@ -86,7 +86,7 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 	switch {
 	case p.firstSeq == 0:
 		return 0 // the epoch's first request: what remains, and our place
-	case p.answered == 0 || p.censusSeq > p.answered, p.capped(), p.yield: // waiting for the first answer or the census's; capped; yielding
+	case p.answered == 0 || p.censusSeq > p.answered, p.capped(), p.yielding(): // waiting for the first answer or the census's; capped; yielding
 	case p.out < p.quota(): // within our part (the census is the first after the opener)
 		return 0
 	}
@@ -97,7 +97,7 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 		return max(p.due(p.back[0]).Sub(now), 0) // alone, none left: one for a unit of ours back
 	case p.resetAt.IsZero(): // no answer said when it is whole: look again in a second (their unit)
 		p.resetAt = now.Add(time.Second)
-	case p.others && !p.yield && !p.capped(): // beside others: a part from what remains and units of ours back, due before the whole
+	case p.others && !p.yielding() && !p.capped(): // beside others: a part from what remains and units of ours back, due before the whole
 		for n := 0; n < len(p.back) && p.due(p.back[n]).Before(p.resetAt); n++ {
 			if float64(p.remaining+n+1) >= 2*p.clients*p.backoff {
 				p.resetFrom, p.resetAt, p.early = p.back[n], p.back[n], true // a new epoch then
@@ -124,6 +124,12 @@ func (p *Pacer) quota() int {
 		q = 1
 	}
 	return q
+}
+
+// yielding is whether we leave the rest of the epoch to the others we
+// found after spending as if alone: once we have sent our part of it.
+func (p *Pacer) yielding() bool {
+	return p.yield && float64(p.sent) >= float64(p.limit)/p.clients
 }
 
 // capped is whether this epoch has taken the part maxShare allows.

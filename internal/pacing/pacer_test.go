@@ -173,9 +173,9 @@ func TestRule_censusSharesTheWindow(t *testing.T) {
 // refused less than one request in fifty (0.8 % to 1.0 % over 27 draws;
 // 3.7 % to 4.0 % when a run kept its whole part on the way). And for runs
 // that come a little later, with the yield: a run that finds others while
-// it spent as if alone leaves them the rest of the epoch, and two small
-// runs beside a large one finish before it (in all but one of 324 draws),
-// most often in their first window (in 18 to 27 of 27).
+// it spent as if alone leaves them the rest of the epoch once it has sent
+// its part of it, and two small runs beside a large one finish before it
+// (in all but three of 540 draws), most often in their first window.
 func TestRule_halfOfOurPartLeavesRoom(t *testing.T) {
 	var crowds cellOutcome
 	for _, model := range []string{"first-request", "clock"} {
@@ -189,9 +189,9 @@ func TestRule_halfOfOurPartLeavesRoom(t *testing.T) {
 			_, first, late := smallRuns(sh, o)
 			inFirst, after = inFirst+boolInt(first), after+boolInt(late)
 		}
-		if n := len(ruleDraws); after > n/27 || inFirst < n/2 {
+		if n := len(ruleDraws); after > 2*n/27 || inFirst < n/2 {
 			t.Errorf("%s: a small run finished after the large one in %d draws of %d (want at most %d), both in their first window in %d (want %d)",
-				sh, after, n, n/27, inFirst, n/2)
+				sh, after, n, 2*n/27, inFirst, n/2)
 		}
 	}
 }
@@ -286,15 +286,15 @@ func TestRule_wholeForgetsUnitsHeldBefore(t *testing.T) {
 // (the census is one) shows that the others took what that answer said
 // remained within a round trip, one each at least: the run counts that
 // many runs besides itself. On 10 s windows, five runs on 10 writes that
-// start at a key's first request are refused 2.6 % to 2.7 % of their
-// requests, and eight runs on 20 2.1 % to 2.3 %, over four sets of 27
-// draws (3.3 % to 3.7 % and 2.7 % to 3.0 % when only a refused census
+// start at a key's first request are refused 2.3 % to 2.9 % of their
+// requests, and eight runs on 20 2.3 % to 2.5 %, over five sets of 27
+// draws (4.1 % to 4.6 % and 3.6 % to 3.9 % when only a refused census
 // counted).
 func TestRule_refusalAfterAnAnswerCountsTheRuns(t *testing.T) {
 	for _, c := range []struct {
 		runs, limit int
 		refused     float64
-	}{{5, 10, 0.030}, {8, 20, 0.025}} {
+	}{{5, 10, 0.030}, {8, 20, 0.027}} {
 		sh := crowd("first-request", 10*time.Second, c.limit, c.runs)
 		refusedAtMost(t, sh.String(), simulate(sh, ruleDraws), c.refused)
 	}
