@@ -41,7 +41,8 @@ func (c sharedCase) String() string {
 
 // sharedCases is the subset of the pacing's matrix run with the real CLI:
 // the spec's 60 writes a minute, a short window with four runs, and the
-// 10 per 2 s shape with three and five runs, on each model of -shared-models;
+// 10 per 2 s shape with three and five runs, on each model of -shared-models,
+// and two small applies whose writes all fit in one window of the spec's 60;
 // then the 10 per 2 s shape under CPU load, and beside a reader. Those
 // -shared-shapes does not name are left out.
 func (o options) sharedCases() []sharedCase {
@@ -61,7 +62,8 @@ func (o options) allSharedCases() []sharedCase {
 			sharedCase{model: m, limit: 60, window: time.Minute, runs: 3, links: 50},
 			sharedCase{model: m, limit: 20, window: 5 * time.Second, runs: 4, links: 30},
 			sharedCase{model: m, limit: throttleBudget, window: throttleWindow, runs: 3, links: 30},
-			sharedCase{model: m, limit: throttleBudget, window: throttleWindow, runs: 5, links: 30})
+			sharedCase{model: m, limit: throttleBudget, window: throttleWindow, runs: 5, links: 30},
+			sharedCase{model: m, limit: 60, window: time.Minute, runs: 2, links: 20})
 	}
 	first := emulator.ModelFirstRequest
 	out = append(out, sharedCase{model: first, limit: throttleBudget, window: throttleWindow, runs: 3, links: 30, busy: true})
