@@ -196,6 +196,22 @@ func TestRule_halfOfOurPartLeavesRoom(t *testing.T) {
 	}
 }
 
+// A run that found others while it spent as if alone yields only once it
+// has sent its part of the epoch: two applies of 20 links on the spec's
+// 60 writes a minute, whose 52 writes fit in one window, finish within a
+// few round trips of the floor on every model (1.9 s to 2.1 s over it at
+// worst, over five sets of 27 draws; the floor is under a second). When
+// the run yielded as soon as it found the other, it waited the minute out
+// with writes still to send, in most draws on fixed and sliding windows.
+func TestRule_yieldOnlyBeyondOurPart(t *testing.T) {
+	for _, model := range models {
+		sh := shape{model: model, window: time.Minute, limit: 60, links: []int{20, 20}, starts: spread(2)}
+		if c := simulate(sh, ruleDraws); c.worstExcess() >= 10*time.Second {
+			t.Errorf("%s: up to %s over the floor; want a few round trips", sh, c.worstExcess().Round(time.Millisecond))
+		}
+	}
+}
+
 // One more request whenever a round of one per client fits: the last
 // requests of each window are used, not left (a draw may take one window
 // more, 10 s of 110 s: 1.11x the floor on average, 1.45x without it).
