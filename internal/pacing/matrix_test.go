@@ -226,11 +226,18 @@ func TestPacingUneven(t *testing.T) {
 	}
 }
 
-// roomy is a window that holds every write of its runs: two small
-// pipelines on the spec's 60 writes a window (52 writes), two runs of the
-// matrix on 100 (93), two and five on the spec's read limit of 600 (93
-// and 252).
-var roomy = []struct{ limit, runs, links int }{{60, 2, 20}, {100, 2, 0}, {600, 2, 0}, {600, 5, 0}}
+// twoSmall is two applies of 20 links started together on the spec's 60
+// writes a window: their 52 writes fit in one.
+func twoSmall(model string, window time.Duration) shape {
+	return shape{model: model, window: window, limit: 60, links: []int{20, 20}, starts: spread(2)}
+}
+
+// roomy is the shapes whose writes all fit in one window: twoSmall, two
+// runs of the matrix on 100 a window (93 writes), two and five on the
+// spec's read limit of 600 (93 and 252).
+func roomy(model string, window time.Duration) []shape {
+	return []shape{twoSmall(model, window), crowd(model, window, 100, 2), crowd(model, window, 600, 2), crowd(model, window, 600, 5)}
+}
 
 // TestPacingRoomyWindow runs the roomy shapes on every model, on windows
 // of 10 s and a minute, and prints its table (PACING_TABLE=1): the worst
@@ -246,11 +253,7 @@ func TestPacingRoomyWindow(t *testing.T) {
 	for _, m := range models {
 		for _, w := range []time.Duration{10 * time.Second, time.Minute} {
 			row := fmt.Sprintf("| %s | %s |", m, w)
-			for _, r := range roomy {
-				sh := crowd(m, w, r.limit, r.runs)
-				if r.links > 0 {
-					sh.links = []int{r.links, r.links}
-				}
+			for _, sh := range roomy(m, w) {
 				c := cell{sh, simulate(sh, matrixDraws)}
 				c.check(t)
 				if c.worstExcess() >= w/2 || c.worstRefused() > 0 {

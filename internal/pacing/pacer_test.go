@@ -205,7 +205,7 @@ func TestRule_halfOfOurPartLeavesRoom(t *testing.T) {
 // with writes still to send, in most draws on fixed and sliding windows.
 func TestRule_yieldOnlyBeyondOurPart(t *testing.T) {
 	for _, model := range models {
-		sh := shape{model: model, window: time.Minute, limit: 60, links: []int{20, 20}, starts: spread(2)}
+		sh := twoSmall(model, time.Minute)
 		if c := simulate(sh, ruleDraws); c.worstExcess() >= 10*time.Second {
 			t.Errorf("%s: up to %s over the floor; want a few round trips", sh, c.worstExcess().Round(time.Millisecond))
 		}
