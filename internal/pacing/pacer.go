@@ -31,7 +31,6 @@ const (
 // concurrent use: the client guards it.
 type Pacer struct {
 	maxShare             float64
-	unmetered            bool
 	limit, seq           int           // seq: requests sent
 	fastest, lastSlowest time.Duration // the shortest round trip; the last epoch's slowest
 	lastWhole, notBefore time.Time     // the last epoch's wholeAt; what Retry-After asked
@@ -40,7 +39,7 @@ type Pacer struct {
 	// divided by backoff, which each turn multiplies by backoffBy
 	// (refusalBackoff after a refusal in the epoch, else 3/4).
 	clients, backoff, backoffBy float64
-	others                      bool
+	unmetered, others           bool
 	back                        []time.Time // when each unit our counted requests hold is back, earliest first
 	epochState
 }
@@ -117,10 +116,14 @@ func (p *Pacer) due(at time.Time) time.Time {
 // quota is how many of our requests may be on their way: half of our part
 // of what the latest answer said remains, so that the others' requests on
 // their way too still fit; or one while a round of one per client does
-// (backed off like the part, up to refusalBackoff; alone: while any remains).
+// (backed off like the part, up to refusalBackoff; alone: while any remains;
+// a count under 2.5 is two: falling halfway from a burst, it stays above two, stranding units).
 func (p *Pacer) quota() int {
-	q := int(float64(p.remaining) / (2 * p.clients * p.backoff))
-	if q == 0 && p.remaining > 0 && (!p.others || float64(p.remaining) >= p.clients*min(p.backoff, refusalBackoff)) {
+	q, runs := int(float64(p.remaining)/(2*p.clients*p.backoff)), p.clients
+	if runs < 2.5 {
+		runs = 2
+	}
+	if q == 0 && p.remaining > 0 && (!p.others || float64(p.remaining) >= runs*min(p.backoff, refusalBackoff)) {
 		q = 1
 	}
 	return q
@@ -174,8 +177,7 @@ func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
 		p.refused(t, now, a)
 		return
 	}
-	// Without a count the service meters nothing, or says too little to
-	// pace by: only refusals slow us then.
+	// No count: the service meters nothing, or says too little; only refusals slow us.
 	p.unmetered = a.Remaining < 0
 	p.limit = cmp.Or(max(a.Limit, 0), p.limit) // the limit this answer gave, else the one we knew
 	if t.epoch != p.epoch {
@@ -231,8 +233,7 @@ func (p *Pacer) count(t Ticket, remaining int) {
 	// The count grew by more than all we sent after our first, or holds
 	// more than our units and requests on their way: others' are counted.
 	if place-p.place > p.sent-1 || (t.seq == p.firstSeq || !p.others) && place > 1+len(p.back)+p.out {
-		// Found while spending as if alone: leave them the rest of the epoch.
-		p.yield = p.yield || !p.others
+		p.yield = p.yield || !p.others // found while spending as if alone: leave them the rest of the epoch
 		p.others, p.othersNow, p.clients = true, true, math.Max(p.clients, 2)
 	}
 	if !p.others && t.seq != p.firstSeq {
@@ -266,8 +267,7 @@ func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 	if t.epoch == p.epoch {
 		p.out, p.lateFirst = p.out-1, p.lateFirst || t.seq == p.firstSeq
 		if t.after > 0 && p.others {
-			// Sent right after our last answer (as the census is): the
-			// others took what it said remained, one each at least.
+			// Sent right after our last answer (as the census is): the others took what it said remained.
 			p.clients = math.Max(p.clients, float64(p.limit-t.after+1))
 		}
 	}

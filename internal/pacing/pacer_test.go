@@ -219,6 +219,17 @@ func TestRule_roundOfOneUsesTheRest(t *testing.T) {
 	within(t, shape{model: "first-request", window: 10 * time.Second, limit: 10, links: []int{30, 30, 30}, starts: spread(3)}, meanDraw, 1.20, 0.10)
 }
 
+// A count nearer two than three is two for the round of one: two runs on
+// 10 writes a window, whose counts fall back halfway from a burst and stay
+// a little above two, use each window's last two units, and finish within
+// 1.03x the floor in every draw (1.11-1.13x, one window more, when the
+// round of one waited for three).
+func TestRule_aCountNearerTwoIsTwo(t *testing.T) {
+	for _, window := range []time.Duration{10 * time.Second, time.Minute} {
+		within(t, crowd("first-request", window, 10, 2), worstDraw, 1.05, 0)
+	}
+}
+
 // After a refusal the round of one waits until two per run fit, easing
 // back as the part does: five runs on 10 writes a window, where the last
 // requests of every window are fought over, are refused less than one
