@@ -117,10 +117,10 @@ func (p *Pacer) due(at time.Time) time.Time {
 // of what the latest answer said remains, so that the others' requests on
 // their way too still fit; or one while a round of one per client does
 // (backed off like the part, up to refusalBackoff; alone: while any remains;
-// a count under 2.5 is two: falling halfway from a burst, it stays above two, stranding units).
+// a count that rounds to two is two: falling halfway from a burst, it stays above two, stranding units).
 func (p *Pacer) quota() int {
 	q, runs := int(float64(p.remaining)/(2*p.clients*p.backoff)), p.clients
-	if runs < 2.5 {
+	if math.Round(runs) <= 2 {
 		runs = 2
 	}
 	if q == 0 && p.remaining > 0 && (!p.others || float64(p.remaining) >= runs*min(p.backoff, refusalBackoff)) {
@@ -267,7 +267,7 @@ func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 	if t.epoch == p.epoch {
 		p.out, p.lateFirst = p.out-1, p.lateFirst || t.seq == p.firstSeq
 		if t.after > 0 && p.others {
-			// Sent right after our last answer (as the census is): the others took what it said remained.
+			// Sent right after our last answer: the others took what it said remained, one each at least.
 			p.clients = math.Max(p.clients, float64(p.limit-t.after+1))
 		}
 	}
