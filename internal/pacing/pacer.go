@@ -38,9 +38,9 @@ type Pacer struct {
 	// others: the count showed any but us last epoch or this. Our part is
 	// divided by backoff, which each turn multiplies by backoffBy
 	// (refusalBackoff after a refusal in the epoch, else 3/4).
-	clients, backoff, backoffBy float64
-	unmetered, others           bool
-	back                        []time.Time // when each unit our counted requests hold is back, earliest first
+	clients, backoff, backoffBy    float64
+	unmetered, others, refusedOnce bool        // refusedOnce: an answer was a refusal
+	back                           []time.Time // when each unit our counted requests hold is back, earliest first
 	epochState
 }
 
@@ -113,17 +113,18 @@ func (p *Pacer) due(at time.Time) time.Time {
 	return at.Add(max(p.slowest, p.lastSlowest) - p.fastest)
 }
 
-// quota is how many of our requests may be on their way: half of our part
-// of what the latest answer said remains, so that the others' requests on
-// their way too still fit; or one while a round of one per client does
-// (backed off like the part, up to refusalBackoff; alone: while any remains;
-// a count that rounds to two is two: falling halfway from a burst, it stays above two, stranding units).
+// quota is how many of our requests may be on their way: half of our part of what the
+// latest answer said remains, so that the others' on their way still fit; else one while
+// a round of one per run fits (backed off like the part, up to refusalBackoff; alone, while
+// any remains; a count that rounds to two is two: falling halfway from a burst it stays above
+// two), or, never refused, while what remains holds all counted before our first, it and half the runs.
 func (p *Pacer) quota() int {
 	q, runs := int(float64(p.remaining)/(2*p.clients*p.backoff)), p.clients
 	if math.Round(runs) <= 2 {
 		runs = 2
 	}
-	if q == 0 && p.remaining > 0 && (!p.others || float64(p.remaining) >= runs*min(p.backoff, refusalBackoff)) {
+	if r := float64(p.remaining); q == 0 && r > 0 && (!p.others || r >= runs*min(p.backoff, refusalBackoff) ||
+		!p.refusedOnce && r >= float64(p.place)+p.clients/2) { // the last units go to the runs that opened first
 		q = 1
 	}
 	return q
@@ -183,9 +184,8 @@ func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
 	if t.epoch != p.epoch {
 		return // an answer from an epoch that has ended
 	}
-	p.out--
 	rtt := now.Sub(t.sentAt)
-	p.fastest, p.slowest = min(cmp.Or(p.fastest, rtt), rtt), max(p.slowest, rtt)
+	p.out, p.fastest, p.slowest = p.out-1, min(cmp.Or(p.fastest, rtt), rtt), max(p.slowest, rtt)
 	if !p.unmetered && p.limit > 0 && t.seq >= p.answered {
 		if a.Reset >= 0 {
 			p.learnReset(t.sentAt, a.Reset)
@@ -271,7 +271,7 @@ func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 			p.clients = math.Max(p.clients, float64(p.limit-t.after+1))
 		}
 	}
-	p.notBefore = later(p.notBefore, now.Add(a.RetryAfter))
+	p.notBefore, p.refusedOnce = later(p.notBefore, now.Add(a.RetryAfter)), true
 	p.resetFrom, p.resetAt, p.remaining = p.notBefore, p.notBefore, 0
 	p.others, p.othersNow, p.backoffBy, p.unmetered = true, true, refusalBackoff, false
 }
