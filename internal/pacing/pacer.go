@@ -39,7 +39,7 @@ type Pacer struct {
 	// divided by backoff, which each turn multiplies by backoffBy
 	// (refusalBackoff after a refusal in the epoch, else 3/4).
 	clients, backoff, backoffBy    float64
-	unmetered, others, refusedOnce bool        // refusedOnce: an answer was a refusal
+	unmetered, others, everRefused bool        // everRefused: an answer was a refusal
 	back                           []time.Time // when each unit our counted requests hold is back, earliest first
 	epochState
 }
@@ -113,21 +113,21 @@ func (p *Pacer) due(at time.Time) time.Time {
 	return at.Add(max(p.slowest, p.lastSlowest) - p.fastest)
 }
 
-// quota is how many of our requests may be on their way: half of our part of what the
-// latest answer said remains, so that the others' on their way still fit; else one while
-// a round of one per run fits (backed off like the part, up to refusalBackoff; alone, while
-// any remains; a count that rounds to two is two: falling halfway from a burst it stays above
-// two), or, never refused, while what remains holds all counted before our first, it and half the runs.
+// quota is how many of our requests may be on their way: half our part of what remains, so
+// that the others' on their way still fit; below one, one while a round of one per run fits (a
+// count that rounds to two is two; backed off like the part, to refusalBackoff at most; alone,
+// while any remains) or, never refused, for the last units: all counted before our first, it, half the runs.
 func (p *Pacer) quota() int {
-	q, runs := int(float64(p.remaining)/(2*p.clients*p.backoff)), p.clients
+	r, runs := float64(p.remaining), p.clients
 	if math.Round(runs) <= 2 {
 		runs = 2
 	}
-	if r := float64(p.remaining); q == 0 && r > 0 && (!p.others || r >= runs*min(p.backoff, refusalBackoff) ||
-		!p.refusedOnce && r >= float64(p.place)+p.clients/2) { // the last units go to the runs that opened first
-		q = 1
+	roundOfOne := !p.others || r >= runs*min(p.backoff, refusalBackoff)
+	lastUnits := !p.everRefused && r >= float64(p.place)+p.clients/2
+	if q := int(r / (2 * p.clients * p.backoff)); q > 0 || r <= 0 || !roundOfOne && !lastUnits {
+		return q
 	}
-	return q
+	return 1
 }
 
 // yielding is whether we leave the rest of the epoch to the others we
@@ -271,7 +271,7 @@ func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 			p.clients = math.Max(p.clients, float64(p.limit-t.after+1))
 		}
 	}
-	p.notBefore, p.refusedOnce = later(p.notBefore, now.Add(a.RetryAfter)), true
+	p.notBefore, p.everRefused = later(p.notBefore, now.Add(a.RetryAfter)), true
 	p.resetFrom, p.resetAt, p.remaining = p.notBefore, p.notBefore, 0
 	p.others, p.othersNow, p.backoffBy, p.unmetered = true, true, refusalBackoff, false
 }
