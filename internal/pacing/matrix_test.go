@@ -91,8 +91,8 @@ func TestPacingMatrix(t *testing.T) {
 	// hold on whichever set PACING_SEEDS names (the aims, 1.10x and 2 %,
 	// are not met in every cell: see there).
 	mean, refused := overall(cells)
-	if mean > 1.12 || refused > 0.022 {
-		t.Errorf("all simulations: %.3fx the floor on average, %.2f%% answered 429; was at most 1.12x and 2.2%%", mean, 100*refused)
+	if mean > 1.12 || refused > 0.021 {
+		t.Errorf("all simulations: %.3fx the floor on average, %.2f%% answered 429; was at most 1.12x and 2.1%%", mean, 100*refused)
 	}
 	// A run alone loses round trips in each window it needs, not a part of
 	// the window: in seconds, what it loses does not grow with the window.

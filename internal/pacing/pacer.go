@@ -225,9 +225,8 @@ func (p *Pacer) count(t Ticket, remaining int) {
 		p.opened(t, place)
 	}
 	if t.after > 0 && p.others {
-		// Sent right after the answer to our last (as the census is): the
-		// requests counted between the two are the runs, one each; the
-		// count moves halfway there, for runs may still be turning.
+		// Sent right after the answer to our last (as the census is): the requests counted
+		// between the two are the runs, one each; the count moves halfway, for runs may still turn.
 		p.clients = (math.Max(1, float64(place-t.after)) + p.clients) / 2
 	}
 	// The count grew by more than all we sent after our first, or holds
@@ -284,9 +283,10 @@ func (p *Pacer) turn() {
 	if last.lateFirst { // our first was refused: we came late, and open this one without a census
 		p.censusSeq = -1
 	}
-	if !last.othersNow {
+	switch {
+	case !last.othersNow && last.answered > last.firstSeq: // an answer after our first showed no other run
 		p.clients = 1
-	} else if !last.early { // whole beside others: the units ours held before are back in it
+	case last.othersNow && !last.early: // whole beside others: the units ours held before are back in it
 		p.back = p.back[:0]
 	}
 	p.others, p.backoff, p.backoffBy = last.othersNow, max(1, p.backoffBy*p.backoff), 0.75
