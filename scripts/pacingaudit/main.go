@@ -1,5 +1,6 @@
 // Command pacingaudit checks that every rule of the pacing has a test that
-// notices the rule's absence. For each rule it builds internal/pacing with
+// notices the rule's absence (all but the epochs themselves, which every
+// other rule stands on). For each rule it builds internal/pacing with
 // the rule taken out (a go build overlay: the tree is not touched) and runs
 // the rule's test on four sets of draws; the test must fail on each. A
 // rule whose test passes without it is either noise or untested, which
