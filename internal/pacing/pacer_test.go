@@ -107,6 +107,8 @@ func TestRule_countsMoveHalfway(t *testing.T) {
 	within(t, crowd("clock", 10*time.Second, 20, 2), worstDraw, 1.10, 0.03)
 }
 
+// The count only grows within a window, whatever order the answers come
+// back in: a run alone whose answers overtake each other does not take
 // itself for one of several.
 func TestPacer_othersSeenInAnyOrder(t *testing.T) {
 	now := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)
