@@ -101,10 +101,16 @@ func TestRule_everyRequestAfterAnAnswerCountsTheRuns(t *testing.T) {
 // writes a 10 s window that starts at a key's first request finish within
 // 1.03x the floor in every draw, none refused, and two runs on 20 a clock
 // window within 1.07x (1.13x-1.24x with 2.1 % of a draw's requests
-// refused, and 1.25x-1.26x, when each count replaced the run's).
+// refused, and 1.25x-1.26x, when each count replaced the run's). The
+// shapes it held before stay as guards, though they no longer tell the
+// rule apart on every set of draws: five runs on a bucket, three on 60.
 func TestRule_countsMoveHalfway(t *testing.T) {
 	within(t, crowd("first-request", 10*time.Second, 10, 2), worstDraw, 1.05, 0)
 	within(t, crowd("clock", 10*time.Second, 20, 2), worstDraw, 1.10, 0.03)
+	within(t, crowd("bucket", 10*time.Second, 10, 5), worstDraw, 1.05, 0.04)
+	for _, w := range []time.Duration{10 * time.Second, time.Minute} {
+		within(t, crowd("clock", w, 60, 3), meanDraw, 1.10, 0.01)
+	}
 }
 
 // The count only grows within a window, whatever order the answers come
@@ -301,10 +307,25 @@ func TestRule_aloneSpendsItsUnitsAsTheyComeBack(t *testing.T) {
 // half the allowance would take for it, and finishes after the long run in
 // at most 6 and no draws of 27, over four sets of 27 draws (1.97x-2.00x
 // and 2.41x-2.52x, after it in 21 to 27 draws, when only the epoch's first
-// answer showed others).
+// answer showed others). The shapes it held before stay as guards: on
+// sliding windows of 10 per 10 s and 20 a minute the later run finishes
+// first in every draw, within 1.40x its fair share on average.
 func TestRule_aloneSeesOthersInEveryAnswer(t *testing.T) {
 	laterRunWithin(t, lateRun("sliding", 10*time.Second, 60), 1.75, 9)
 	laterRunWithin(t, lateRun("bucket", 2*time.Second, 20), 1.75, 9)
+	var sum float64
+	for _, sh := range []shape{lateRun("sliding", 10*time.Second, 10), lateRun("sliding", time.Minute, 20)} {
+		for i, o := range simulate(sh, ruleDraws) {
+			sum += lateShare(sh, o)
+			if o.ends[1] > o.ends[0] {
+				t.Errorf("%s, draw %d: the later run ended at %v, after the first at %v",
+					sh, i, o.ends[1].Round(time.Second), o.ends[0].Round(time.Second))
+			}
+		}
+	}
+	if mean := sum / float64(2*len(ruleDraws)); mean > 1.40 {
+		t.Errorf("a later run beside a run alone on a sliding window: %.2fx its fair share on average, want at most 1.40x", mean)
+	}
 }
 
 // Beside others, a run whose part is spent, with none of its requests on
@@ -326,9 +347,14 @@ func TestRule_besideOthersUnitsBackOpenAnEpoch(t *testing.T) {
 // allowance would take for it, and finishes after the long run in at most
 // one draw of 27, over four sets of 27 draws (2.32x to 2.37x and 18 to 23
 // draws when units held before opened epochs: the long run, holding the
-// most, opened them first).
+// most, opened them first). Its shape before stays as a guard: eight runs
+// on 10 writes a first-request window are refused at most 7.5 % of their
+// requests (6.6 % to 6.9 % with the rule, 6.4 % to 6.9 % without, since a
+// run keeps its count after an epoch where only its first was answered).
 func TestRule_wholeForgetsUnitsHeldBefore(t *testing.T) {
 	laterRunWithin(t, lateRun("bucket", 10*time.Second, 20), 1.0, 3)
+	sh := crowd("first-request", 10*time.Second, 10, 8)
+	refusedAtMost(t, sh.String(), simulate(sh, ruleDraws), 0.075)
 }
 
 // An epoch in which no answer showed another run leaves the run alone
