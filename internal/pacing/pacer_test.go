@@ -46,18 +46,21 @@ func refusedAtMost(t *testing.T, what string, c cellOutcome, share float64) {
 	}
 }
 
-// laterRunWithin asserts a lateRun shape's later run: at most share its
-// fair share on average over the draws, last to finish in at most last.
-func laterRunWithin(t *testing.T, sh shape, share float64, last int) {
+// laterRunWithin asserts the later run of lateRun shapes over all their
+// draws: at most share its fair share on average, last to finish in at
+// most last of them.
+func laterRunWithin(t *testing.T, share float64, last int, shapes ...shape) {
 	t.Helper()
 	var sum float64
-	after := 0
-	for _, o := range simulate(sh, ruleDraws) {
-		sum, after = sum+lateShare(sh, o), after+boolInt(o.ends[1] > o.ends[0])
+	draws, after := 0, 0
+	for _, sh := range shapes {
+		for _, o := range simulate(sh, ruleDraws) {
+			sum, draws, after = sum+lateShare(sh, o), draws+1, after+boolInt(o.ends[1] > o.ends[0])
+		}
 	}
-	if mean := sum / float64(len(ruleDraws)); mean > share || after > last {
-		t.Errorf("%s: the later run took %.2fx its fair share on average and finished last in %d of %d draws; want at most %.2fx and %d",
-			sh, mean, after, len(ruleDraws), share, last)
+	if mean := sum / float64(draws); mean > share || after > last {
+		t.Errorf("%v: the later run took %.2fx its fair share on average and finished last in %d of %d draws; want at most %.2fx and %d",
+			shapes, mean, after, draws, share, last)
 	}
 }
 
@@ -311,21 +314,9 @@ func TestRule_aloneSpendsItsUnitsAsTheyComeBack(t *testing.T) {
 // sliding windows of 10 per 10 s and 20 a minute the later run finishes
 // first in every draw, within 1.40x its fair share on average.
 func TestRule_aloneSeesOthersInEveryAnswer(t *testing.T) {
-	laterRunWithin(t, lateRun("sliding", 10*time.Second, 60), 1.75, 9)
-	laterRunWithin(t, lateRun("bucket", 2*time.Second, 20), 1.75, 9)
-	var sum float64
-	for _, sh := range []shape{lateRun("sliding", 10*time.Second, 10), lateRun("sliding", time.Minute, 20)} {
-		for i, o := range simulate(sh, ruleDraws) {
-			sum += lateShare(sh, o)
-			if o.ends[1] > o.ends[0] {
-				t.Errorf("%s, draw %d: the later run ended at %v, after the first at %v",
-					sh, i, o.ends[1].Round(time.Second), o.ends[0].Round(time.Second))
-			}
-		}
-	}
-	if mean := sum / float64(2*len(ruleDraws)); mean > 1.40 {
-		t.Errorf("a later run beside a run alone on a sliding window: %.2fx its fair share on average, want at most 1.40x", mean)
-	}
+	laterRunWithin(t, 1.75, 9, lateRun("sliding", 10*time.Second, 60))
+	laterRunWithin(t, 1.75, 9, lateRun("bucket", 2*time.Second, 20))
+	laterRunWithin(t, 1.40, 0, lateRun("sliding", 10*time.Second, 10), lateRun("sliding", time.Minute, 20))
 }
 
 // Beside others, a run whose part is spent, with none of its requests on
@@ -352,7 +343,7 @@ func TestRule_besideOthersUnitsBackOpenAnEpoch(t *testing.T) {
 // requests (6.6 % to 6.9 % with the rule, 6.4 % to 6.9 % without, since a
 // run keeps its count after an epoch where only its first was answered).
 func TestRule_wholeForgetsUnitsHeldBefore(t *testing.T) {
-	laterRunWithin(t, lateRun("bucket", 10*time.Second, 20), 1.0, 3)
+	laterRunWithin(t, 1.0, 3, lateRun("bucket", 10*time.Second, 20))
 	sh := crowd("first-request", 10*time.Second, 10, 8)
 	refusedAtMost(t, sh.String(), simulate(sh, ruleDraws), 0.075)
 }
