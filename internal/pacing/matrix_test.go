@@ -377,6 +377,9 @@ func aloneExcess(cells []cell) map[time.Duration]time.Duration {
 // and allowance, a column per number of runs, each cell the worst seed's
 // ratio to the floor and share of requests answered 429.
 func printTable(cells []cell) {
+	if toldRuns {
+		fmt.Print("Told the number of runs (PACING_TOLD=runs), which no client knows: not the rule's figures.\n\n")
+	}
 	fmt.Print("| model | allowance | 1 run | 2 runs | 3 runs | 5 runs | 8 runs |\n|---|---|---|---|---|---|---|")
 	for i, c := range cells {
 		if i%5 == 0 {

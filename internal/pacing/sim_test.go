@@ -152,12 +152,18 @@ func (c cellOutcome) worstRefused() float64 {
 }
 
 // tracing prints every write of the shape named by PACING_TRACE as the
-// service counts it: the way to see why a cell of the matrix is slow.
+// service counts it, with the runs its pacer counted when it went and the
+// runs active as it arrives: the way to see why a cell of the matrix is slow.
 var tracing = os.Getenv("PACING_TRACE")
 
 // tables is whether the tests of the matrix print their tables
 // (PACING_TABLE=1), as BENCHMARKS.md shows them.
 var tables = os.Getenv("PACING_TABLE") != ""
+
+// toldRuns (PACING_TOLD=runs) hands every pacer, before each request, the
+// number of runs started and not finished: what no client knows. It
+// measures how much of the gap to the aims lies in counting the runs.
+var toldRuns = os.Getenv("PACING_TOLD") == "runs"
 
 // event is one thing that happens at a virtual time.
 type event struct {
@@ -192,6 +198,23 @@ type sim struct {
 	seq        int
 	trace      bool
 	out        outcome
+	runs       []*run
+}
+
+// active is how many runs have started and not finished.
+func (s *sim) active() int {
+	n := 0
+	for _, r := range s.runs {
+		n += boolInt(r.started && r.finished.IsZero())
+	}
+	return n
+}
+
+// tell sets p's count of runs to the runs active.
+func (s *sim) tell(p *Pacer) {
+	n := s.active()
+	p.clients = float64(n)
+	p.others = p.others || n > 1
 }
 
 func (s *sim) at(t time.Time, do func()) {
@@ -217,6 +240,7 @@ type run struct {
 	wake     time.Time
 	finished time.Time
 	retryAt  time.Time // when the latest refusal's Retry-After ends
+	started  bool
 }
 
 type link struct{ writes int }
@@ -244,6 +268,9 @@ func (r *run) send() {
 				wait = max(retry, time.Millisecond)
 			}
 		} else {
+			if toldRuns {
+				s.tell(r.pacer)
+			}
 			wait = r.pacer.Next(s.now)
 		}
 		if wait == WaitForAnswer {
@@ -259,6 +286,7 @@ func (r *run) send() {
 		l := r.ready[0]
 		r.ready = r.ready[1:]
 		var t Ticket
+		counted := r.pacer.clients // the runs its pacer counted when it went
 		if !r.oracle {
 			t = r.pacer.Sent(s.now)
 			if s.now.Before(r.retryAt) {
@@ -270,17 +298,17 @@ func (r *run) send() {
 		if r.oracle {
 			oneWay = minOneWay
 		}
-		s.at(s.now.Add(oneWay), func() { r.arrive(l, t) })
+		s.at(s.now.Add(oneWay), func() { r.arrive(l, t, counted) })
 	}
 }
 
 // arrive is the service counting the write and, later, answering it.
-func (r *run) arrive(l *link, t Ticket) {
+func (r *run) arrive(l *link, t Ticket, counted float64) {
 	s := r.sim
 	allowed, remaining, reset, retry := s.limiter.Take("key", s.limits, s.now)
 	if s.trace && !r.oracle {
-		fmt.Printf("%9.3f run %d write %3d allowed %-5v remaining %2d reset %v\n",
-			s.now.Sub(s.start).Seconds(), r.id, t.seq, allowed, remaining, reset.Round(time.Millisecond))
+		fmt.Printf("%9.3f run %d write %3d allowed %-5v remaining %2d reset %-7v counting %.1f runs of %d\n",
+			s.now.Sub(s.start).Seconds(), r.id, t.seq, allowed, remaining, reset.Round(time.Millisecond), counted, s.active())
 	}
 	a := Answer{Limit: s.limits.Write, Remaining: remaining, Reset: ceilSeconds(reset), RetryAfter: -1}
 	back := s.between(minOneWay, maxOneWay)
@@ -341,6 +369,7 @@ func runShape(sh shape, seed uint64, oracle bool) outcome {
 		out:    outcome{leastRemaining: sh.limit},
 		trace:  tracing != "" && strings.Join(strings.Fields(tracing), " ") == strings.Join(strings.Fields(sh.String()), " ")}
 	runs := make([]*run, len(sh.links))
+	s.runs = runs
 	for i, n := range sh.links {
 		r := &run{id: i, sim: s, pacer: New(sh.maxShare), links: n, oracle: oracle}
 		runs[i] = r
@@ -349,6 +378,7 @@ func runShape(sh shape, seed uint64, oracle bool) outcome {
 			offset = sh.starts[i]
 		}
 		s.at(start.Add(offset), func() {
+			r.started = true
 			for j := 0; j < parallelism && r.links > 0; j++ {
 				r.startLink()
 			}
