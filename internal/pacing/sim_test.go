@@ -368,11 +368,10 @@ func runShape(sh shape, seed uint64, oracle bool) outcome {
 		limits: emulator.Limits{Write: sh.limit, Read: 1000, Window: emulator.Duration(sh.window), Model: sh.model},
 		out:    outcome{leastRemaining: sh.limit},
 		trace:  tracing != "" && strings.Join(strings.Fields(tracing), " ") == strings.Join(strings.Fields(sh.String()), " ")}
-	runs := make([]*run, len(sh.links))
-	s.runs = runs
+	s.runs = make([]*run, len(sh.links))
 	for i, n := range sh.links {
 		r := &run{id: i, sim: s, pacer: New(sh.maxShare), links: n, oracle: oracle}
-		runs[i] = r
+		s.runs[i] = r
 		var offset time.Duration
 		if i < len(sh.starts) {
 			offset = sh.starts[i]
@@ -390,7 +389,7 @@ func runShape(sh shape, seed uint64, oracle bool) outcome {
 		s.now = e.at
 		e.do()
 	}
-	for _, r := range runs {
+	for _, r := range s.runs {
 		end := 24 * time.Hour
 		if !r.finished.IsZero() {
 			end = r.finished.Sub(start)
