@@ -295,7 +295,7 @@ func joined(model string, window time.Duration) []shape {
 	return out
 }
 
-// TestPacingJoinedWindow measures what DESIGN.md names as a trade-off
+// TestPacingJoinedWindow measures what FINDINGS.md names as a trade-off
 // that binds: a run that has sent its part of the window before another
 // joins it yields the rest and waits for the whole, with writes still to
 // send. It asserts what holds in every cell (every link exactly once,

@@ -2,6 +2,9 @@ package pacing
 
 import (
 	"fmt"
+	"os"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -61,6 +64,41 @@ func laterRunWithin(t *testing.T, share float64, last int, shapes ...shape) {
 	if mean := sum / float64(draws); mean > share || after > last {
 		t.Errorf("%v: the later run took %.2fx its fair share on average and finished last in %d of %d draws; want at most %.2fx and %d",
 			shapes, mean, after, draws, share, last)
+	}
+}
+
+// TestDesignNamesEveryRuleTest holds DESIGN.md's list of the rules
+// ("Pacing") and this file to each other: every TestRule_ here is named
+// beside its rule there, and every test named there is here.
+func TestDesignNamesEveryRuleTest(t *testing.T) {
+	design, err := os.ReadFile("../../DESIGN.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	source, err := os.ReadFile("pacer_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rules, _ := strings.Cut(string(design), "**The rules.**")
+	rules, _, found := strings.Cut(rules, "**Why.**")
+	if !found {
+		t.Fatal(`DESIGN.md: no "**The rules.**" followed by "**Why.**" in "Pacing"`)
+	}
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile("`([a-z]+[A-Z][A-Za-z]*)`").FindAllStringSubmatch(rules, -1) {
+		named[m[1]] = true
+	}
+	tests := map[string]bool{}
+	for _, m := range regexp.MustCompile(`func Test(Rule|Pacer)_(\w+)\(`).FindAllStringSubmatch(string(source), -1) {
+		tests[m[2]] = true
+		if m[1] == "Rule" && !named[m[2]] {
+			t.Errorf("TestRule_%s: DESIGN.md does not name it beside its rule", m[2])
+		}
+	}
+	for name := range named {
+		if !tests[name] {
+			t.Errorf("DESIGN.md names %s beside a rule; pacer_test.go has no such test", name)
+		}
 	}
 }
 
