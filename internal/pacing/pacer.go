@@ -34,11 +34,11 @@ type Pacer struct {
 	limit, seq           int           // seq: requests sent
 	fastest, lastSlowest time.Duration // the shortest round trip; the last epoch's slowest
 	lastWhole, notBefore time.Time     // the last epoch's wholeAt; what Retry-After asked
-	// clients: the runs the latest count between two of ours showed;
+	// runs: the runs the latest count between two of ours showed;
 	// others: the count showed any but us last epoch or this. Our part is
 	// divided by backoff, which each turn multiplies by backoffBy
 	// (refusalBackoff after a refusal in the epoch, else 3/4).
-	clients, backoff, backoffBy    float64
+	runs, backoff, backoffBy       float64
 	unmetered, others, everRefused bool        // everRefused: an answer was a refusal
 	back                           []time.Time // when each unit our counted requests hold is back, earliest first
 	epochState
@@ -70,7 +70,7 @@ func New(maxShare float64) *Pacer {
 	if maxShare <= 0 || maxShare > 1 {
 		maxShare = 1
 	}
-	return &Pacer{maxShare: maxShare, limit: -1, clients: 1, others: true, backoff: 1, backoffBy: 0.75}
+	return &Pacer{maxShare: maxShare, limit: -1, runs: 1, others: true, backoff: 1, backoffBy: 0.75}
 }
 
 // Next says how long to wait before the next request may go: 0 now,
@@ -98,7 +98,7 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 		p.resetAt = now.Add(time.Second)
 	case p.others && !p.yielding() && !p.capped(): // beside others: a part from what remains and units of ours back, due before the whole
 		for n := 0; n < len(p.back) && p.due(p.back[n]).Before(p.resetAt); n++ {
-			if float64(p.remaining+n+1) >= 2*p.clients*p.backoff {
+			if float64(p.remaining+n+1) >= 2*p.runs*p.backoff {
 				p.resetFrom, p.resetAt, p.early = p.back[n], p.back[n], true // a new epoch then
 				return p.Next(now)
 			}
@@ -118,13 +118,13 @@ func (p *Pacer) due(at time.Time) time.Time {
 // count that rounds to two is two; backed off like the part, to refusalBackoff at most; alone,
 // while any remains) or, never refused, for the last units: all counted before our first, it, half the runs.
 func (p *Pacer) quota() int {
-	r, runs := float64(p.remaining), p.clients
-	if math.Round(runs) <= 2 {
-		runs = 2
+	r, round := float64(p.remaining), p.runs
+	if math.Round(round) <= 2 {
+		round = 2
 	}
-	roundOfOne := !p.others || r >= runs*min(p.backoff, refusalBackoff)
-	lastUnits := !p.everRefused && r >= float64(p.place)+p.clients/2
-	if q := int(r / (2 * p.clients * p.backoff)); q > 0 || r <= 0 || !roundOfOne && !lastUnits {
+	roundOfOne := !p.others || r >= round*min(p.backoff, refusalBackoff)
+	lastUnits := !p.everRefused && r >= float64(p.place)+p.runs/2
+	if q := int(r / (2 * p.runs * p.backoff)); q > 0 || r <= 0 || !roundOfOne && !lastUnits {
 		return q
 	}
 	return 1
@@ -133,7 +133,7 @@ func (p *Pacer) quota() int {
 // yielding is whether we leave the rest of the epoch to the others we
 // found after spending as if alone: once we have sent our part of it.
 func (p *Pacer) yielding() bool {
-	return p.yield && float64(p.sent) >= float64(p.limit)/p.clients
+	return p.yield && float64(p.sent) >= float64(p.limit)/p.runs
 }
 
 // capped is whether this epoch has taken the part maxShare allows.
@@ -153,7 +153,7 @@ func (p *Pacer) Sent(now time.Time) Ticket {
 	case p.firstSeq == 0:
 		p.firstSeq = p.seq
 	case p.others && p.censusSeq == 0 && p.answered > 0:
-		p.censusSeq = p.seq // the next after the first counts the clients
+		p.censusSeq = p.seq // the next after the first counts the runs
 	}
 	return Ticket{seq: p.seq, epoch: p.epoch, sentAt: now, after: after, ahead: p.out - 1}
 }
@@ -227,16 +227,16 @@ func (p *Pacer) count(t Ticket, remaining int) {
 	if t.after > 0 && p.others {
 		// Sent right after the answer to our last (as the census is): the requests counted
 		// between the two are the runs, one each; the count moves halfway, for runs may still turn.
-		p.clients = (math.Max(1, float64(place-t.after)) + p.clients) / 2
+		p.runs = (math.Max(1, float64(place-t.after)) + p.runs) / 2
 	}
 	// The count grew by more than all we sent after our first, or holds
 	// more than our units and requests on their way: others' are counted.
 	if place-p.place > p.sent-1 || (t.seq == p.firstSeq || !p.others) && place > 1+len(p.back)+p.out {
 		p.yield = p.yield || !p.others // found while spending as if alone: leave them the rest of the epoch
-		p.others, p.othersNow, p.clients = true, true, math.Max(p.clients, 2)
+		p.others, p.othersNow, p.runs = true, true, math.Max(p.runs, 2)
 	}
 	if !p.others && t.seq != p.firstSeq {
-		p.clients = 1 // a round trip after our first, still no other run
+		p.runs = 1 // a round trip after our first, still no other run
 	}
 	p.answered = t.seq
 }
@@ -244,30 +244,30 @@ func (p *Pacer) count(t Ticket, remaining int) {
 // opened takes in the place of our first request of the epoch.
 func (p *Pacer) opened(t Ticket, place int) {
 	p.place = place
-	if place == 1 && p.clients == 1 && !p.othersNow {
+	if place == 1 && p.runs == 1 && !p.othersNow {
 		// First in the count, no other run seen: spend as if alone (a
 		// later census would count others' requests, not others). Never
 		// seen alone before: as if one more until our next answer.
 		if p.others {
-			p.clients = 2
+			p.runs = 2
 		}
 		p.others, p.censusSeq = false, -1
 	}
-	if place > int(p.clients)+1 && p.lastWhole.After(t.sentAt) {
-		// More came before us than the clients we know of sent: not whole
+	if place > int(p.runs)+1 && p.lastWhole.After(t.sentAt) {
+		// More came before us than the runs we know of sent: not whole
 		// yet (a sliding window gives it back as spent); wait as the last said.
 		p.resetFrom, p.resetAt = p.lastWhole, p.lastWhole
 	}
 }
 
-// refused ends the epoch until Retry-After. The census missed clients, or
+// refused ends the epoch until Retry-After. The census missed runs, or
 // some came late: the next epoch's part is halved (once, however many).
 func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 	if t.epoch == p.epoch {
 		p.out, p.lateFirst = p.out-1, p.lateFirst || t.seq == p.firstSeq
 		if t.after > 0 && p.others {
 			// Sent right after our last answer: the others took what it said remained, one each at least.
-			p.clients = math.Max(p.clients, float64(p.limit-t.after+1))
+			p.runs = math.Max(p.runs, float64(p.limit-t.after+1))
 		}
 	}
 	p.notBefore, p.everRefused = later(p.notBefore, now.Add(a.RetryAfter)), true
@@ -285,7 +285,7 @@ func (p *Pacer) turn() {
 	}
 	switch {
 	case !last.othersNow && last.answered > last.firstSeq: // an answer after our first showed no other run
-		p.clients = 1
+		p.runs = 1
 	case last.othersNow && !last.early: // whole beside others: the units ours held before are back in it
 		p.back = p.back[:0]
 	}

@@ -213,7 +213,7 @@ func (s *sim) active() int {
 // tell sets p's count of runs to the runs active.
 func (s *sim) tell(p *Pacer) {
 	n := s.active()
-	p.clients = float64(n)
+	p.runs = float64(n)
 	p.others = p.others || n > 1
 }
 
@@ -286,7 +286,7 @@ func (r *run) send() {
 		l := r.ready[0]
 		r.ready = r.ready[1:]
 		var t Ticket
-		counted := r.pacer.clients // the runs its pacer counted when it went
+		counted := r.pacer.runs // the runs its pacer counted when it went
 		if !r.oracle {
 			t = r.pacer.Sent(s.now)
 			if s.now.Before(r.retryAt) {
