@@ -22,12 +22,19 @@ import (
 // network and the filter take a different time on every request, drawn
 // from a seeded generator, so a run is the same every time.
 
-const (
-	parallelism = 10
-	// One way on the network takes 2 to 8 ms, the filter 60 to 200 ms.
-	minOneWay, maxOneWay = 2 * time.Millisecond, 8 * time.Millisecond
-	minFilter, maxFilter = 60 * time.Millisecond, 200 * time.Millisecond
-)
+const parallelism = 10
+
+// latency is how long a write takes: one way on the network, each way,
+// and in the fraud filter, drawn anew between the bounds for every request.
+type latency struct{ minOneWay, maxOneWay, minFilter, maxFilter time.Duration }
+
+// matrixLatency is the matrix's: a service near the runners, whose filter
+// takes 60 to 200 ms.
+var matrixLatency = latency{2 * time.Millisecond, 8 * time.Millisecond, 60 * time.Millisecond, 200 * time.Millisecond}
+
+func (l latency) String() string {
+	return fmt.Sprintf("network %s-%s, filter %s-%s", l.minOneWay, l.maxOneWay, l.minFilter, l.maxFilter)
+}
 
 // shape is one simulated situation: runs of so many links each, starting
 // at the given offsets, on one key.
@@ -39,13 +46,18 @@ type shape struct {
 	starts   []time.Duration // when each run reaches the service
 	maxShare float64         // the runs' max_rate_limit_percent/100 (0: 1)
 	phase    time.Duration   // how far into a clock-aligned window the runs start (0: matrixPhase)
+	latency  latency         // zero: matrixLatency
 }
 
 // matrixPhase is where in a clock-aligned window the matrix's runs start.
 const matrixPhase = 337 * time.Millisecond
 
 func (s shape) String() string {
-	return fmt.Sprintf("%-13s %2d per %3s, runs %v", s.model, s.limit, s.window, s.links)
+	name := fmt.Sprintf("%-13s %2d per %3s, runs %v", s.model, s.limit, s.window, s.links)
+	if s.latency != (latency{}) {
+		name += ", " + s.latency.String()
+	}
+	return name
 }
 
 // outcome is what one simulation measured.
@@ -190,6 +202,7 @@ func (e *events) Pop() any {
 // sim is one simulation of a shape.
 type sim struct {
 	shape      shape
+	latency    latency
 	limits     emulator.Limits
 	limiter    *emulator.RateLimiter
 	rand       *rand.Rand
@@ -263,7 +276,7 @@ func (r *run) send() {
 	for len(r.ready) > 0 {
 		wait := time.Duration(0)
 		if r.oracle {
-			arrival := s.now.Add(minOneWay)
+			arrival := s.now.Add(s.latency.minOneWay)
 			if allowed, _, _, retry := s.limiter.Peek("key", s.limits, arrival); !allowed {
 				wait = max(retry, time.Millisecond)
 			}
@@ -294,9 +307,9 @@ func (r *run) send() {
 			}
 		}
 		s.out.requests++
-		oneWay := s.between(minOneWay, maxOneWay)
+		oneWay := s.between(s.latency.minOneWay, s.latency.maxOneWay)
 		if r.oracle {
-			oneWay = minOneWay
+			oneWay = s.latency.minOneWay
 		}
 		s.at(s.now.Add(oneWay), func() { r.arrive(l, t, counted) })
 	}
@@ -311,7 +324,7 @@ func (r *run) arrive(l *link, t Ticket, counted float64) {
 			s.now.Sub(s.start).Seconds(), r.id, t.seq, allowed, remaining, reset.Round(time.Millisecond), counted, s.active())
 	}
 	a := Answer{Limit: s.limits.Write, Remaining: remaining, Reset: ceilSeconds(reset), RetryAfter: -1}
-	back := s.between(minOneWay, maxOneWay)
+	back := s.between(s.latency.minOneWay, s.latency.maxOneWay)
 	if !allowed {
 		s.out.refused++
 		a.Refused, a.RetryAfter = true, ceilSeconds(retry)
@@ -327,7 +340,7 @@ func (r *run) arrive(l *link, t Ticket, counted float64) {
 	if !r.oracle {
 		s.out.leastRemaining = min(s.out.leastRemaining, remaining)
 	}
-	s.at(s.now.Add(s.between(minFilter, maxFilter)+back), func() {
+	s.at(s.now.Add(s.between(s.latency.minFilter, s.latency.maxFilter)+back), func() {
 		if !r.oracle {
 			r.pacer.Answered(t, s.now, a)
 		}
@@ -363,7 +376,7 @@ func ceilSeconds(d time.Duration) time.Duration {
 // runShape simulates the shape once: with pacers, or with oracles.
 func runShape(sh shape, seed uint64, oracle bool) outcome {
 	start := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC).Add(cmp.Or(sh.phase, matrixPhase))
-	s := &sim{shape: sh, start: start, now: start, limiter: emulator.NewRateLimiter(),
+	s := &sim{shape: sh, start: start, now: start, limiter: emulator.NewRateLimiter(), latency: cmp.Or(sh.latency, matrixLatency),
 		rand:   rand.New(rand.NewPCG(seed, seed)), //nolint:gosec // a seeded draw, so a simulation repeats
 		limits: emulator.Limits{Write: sh.limit, Read: 1000, Window: emulator.Duration(sh.window), Model: sh.model},
 		out:    outcome{leastRemaining: sh.limit},
