@@ -1,7 +1,9 @@
 package pacing
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -351,6 +353,56 @@ func TestPacingClockPhase(t *testing.T) {
 	}
 }
 
+// answerTimes are latencies other than the matrix's that the pacing is
+// run at: a service answers as fast as its network and fraud filter let
+// it, and the spec does not say how fast that is. Each has guards against
+// regressions, just above the worst of twelve sets of draws
+// (BENCHMARKS.md, "Other answer times").
+var answerTimes = []struct {
+	name          string
+	latency       latency
+	mean, refused float64 // guards: mean ratio to the floor, share answered 429
+}{
+	{"a fast filter", latency{2 * time.Millisecond, 8 * time.Millisecond, 10 * time.Millisecond, 30 * time.Millisecond}, 1.08, 0.032},
+	{"a distant service", latency{20 * time.Millisecond, 80 * time.Millisecond, 60 * time.Millisecond, 200 * time.Millisecond}, 1.15, 0.021},
+	{"the emulator's filter", latency{2 * time.Millisecond, 8 * time.Millisecond, 300 * time.Millisecond, 300 * time.Millisecond}, 1.15, 0.017},
+	{"a slow, uneven filter", latency{2 * time.Millisecond, 8 * time.Millisecond, 300 * time.Millisecond, 1500 * time.Millisecond}, 1.37, 0.017},
+}
+
+// TestPacingAnswerTimes runs the whole matrix at each of answerTimes and
+// prints a row for each (PACING_TABLE=1): what holds in every cell holds
+// at any answer time, and the figures do not fall below what was measured.
+func TestPacingAnswerTimes(t *testing.T) {
+	if tables {
+		fmt.Print("| answers | network, each way | filter | mean / floor | answered 429 | cells within the bound | at the aims | runs alone at theirs | worst cell | a run alone over the floor |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	}
+	for _, at := range answerTimes {
+		var cells []cell
+		for _, sh := range matrix() {
+			sh.latency = at.latency
+			c := cell{sh, simulate(sh, matrixDraws)}
+			c.check(t)
+			cells = append(cells, c)
+		}
+		mean, refused := overall(cells)
+		if mean > at.mean || refused > at.refused {
+			t.Errorf("%s: %.3fx the floor on average, %.2f%% answered 429; was at most %.2fx and %.1f%%", at.name, mean, 100*refused, at.mean, 100*at.refused)
+		}
+		if !tables {
+			continue
+		}
+		bound, aims, alone, lone := countAtAims(cells)
+		worst := slices.MaxFunc(cells, func(a, b cell) int { return cmp.Compare(a.worstRatio(), b.worstRatio()) })
+		var excess time.Duration
+		for _, e := range aloneExcess(cells) {
+			excess = max(excess, e)
+		}
+		fmt.Printf("| %s | %s-%s | %s-%s | %.3f× | %.2f %% | %d of %d | %d | %d of %d | %.2f× | %.1f s |\n", at.name,
+			at.latency.minOneWay, at.latency.maxOneWay, at.latency.minFilter, at.latency.maxFilter,
+			mean, 100*refused, bound, len(cells), aims, alone, lone, worst.worstRatio(), excess.Seconds())
+	}
+}
+
 // overall is the mean ratio to the floor of every simulation, and the
 // share of all their requests answered 429.
 func overall(cells []cell) (mean, refused float64) {
@@ -398,7 +450,20 @@ func printTable(cells []cell) {
 		byRatio[0].shape, byRatio[0].worstRatio(), byRatio[0].cellOutcome[0].floor.Seconds(), byRefused[0].shape, 100*byRefused[0].worstRefused())
 	fmt.Printf("Median cell: %.2f× the floor, %.1f%% answered 429. All %d simulations: %.3f× the floor on average, %.2f%% of requests answered 429.\n",
 		byRatio[mid].worstRatio(), 100*byRefused[mid].worstRefused(), len(cells)*len(matrixDraws), mean, 100*refused)
-	bound, aims, alone, lone := 0, 0, 0, 0
+	bound, aims, alone, lone := countAtAims(cells)
+	fmt.Printf("Cells within the bound and the 429 aim (≤ %.2f×, < %g %%): %d of %d; at the aims (≤ %.2f×, < %g %%): %d; runs alone at ≤ %.2f× with no 429: %d of %d (worst of %d draws).\n",
+		boundRatio, 100*aimRefused, bound, len(cells), aimRatio, 100*aimRefused, aims, aloneRatio, alone, lone, len(matrixDraws))
+	var excess []string
+	byWindow := aloneExcess(cells)
+	for _, w := range windows {
+		excess = append(excess, fmt.Sprintf("%.2f s on %s windows", byWindow[w].Seconds(), w))
+	}
+	fmt.Printf("A run alone, the longest it took over the floor (worst draw, any model and limit): %s.\n", strings.Join(excess, ", "))
+}
+
+// countAtAims counts the cells within the bound and the 429 aim, those at
+// the aims, and the runs alone at theirs, of lone runs alone.
+func countAtAims(cells []cell) (bound, aims, alone, lone int) {
 	for _, c := range cells {
 		ratio, refused := c.worstRatio(), c.worstRefused()
 		bound += boolInt(ratio <= boundRatio && refused < aimRefused)
@@ -408,14 +473,7 @@ func printTable(cells []cell) {
 			alone += boolInt(ratio <= aloneRatio && refused == 0)
 		}
 	}
-	fmt.Printf("Cells within the bound and the 429 aim (≤ %.2f×, < %g %%): %d of %d; at the aims (≤ %.2f×, < %g %%): %d; runs alone at ≤ %.2f× with no 429: %d of %d (worst of %d draws).\n",
-		boundRatio, 100*aimRefused, bound, len(cells), aimRatio, 100*aimRefused, aims, aloneRatio, alone, lone, len(matrixDraws))
-	var excess []string
-	byWindow := aloneExcess(cells)
-	for _, w := range windows {
-		excess = append(excess, fmt.Sprintf("%.2f s on %s windows", byWindow[w].Seconds(), w))
-	}
-	fmt.Printf("A run alone, the longest it took over the floor (worst draw, any model and limit): %s.\n", strings.Join(excess, ", "))
+	return bound, aims, alone, lone
 }
 
 func boolInt(b bool) int {
