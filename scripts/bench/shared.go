@@ -23,8 +23,17 @@ type sharedCase struct {
 	limit       int
 	window      time.Duration
 	runs, links int
-	busy        bool // a busy loop on every core beside the runs
-	readLinks   int  // >0: two applies beside a plan reading this many links
+	busy        bool          // a busy loop on every core beside the runs
+	readLinks   int           // >0: two applies beside a plan reading this many links
+	filter      time.Duration // the fraud filter's time per write (0: throttleDelay)
+}
+
+// filterDelay is how long the service takes to check each write's destination.
+func (c sharedCase) filterDelay() time.Duration {
+	if c.filter > 0 {
+		return c.filter
+	}
+	return throttleDelay
 }
 
 // String names the case as -shared-shapes matches it and errors show it.
@@ -36,14 +45,19 @@ func (c sharedCase) String() string {
 	if c.readLinks > 0 {
 		s += " reader"
 	}
+	if c.filter > 0 {
+		s += " filter " + c.filter.String()
+	}
 	return s
 }
 
 // sharedCases is the subset of the pacing's matrix run with the real CLI:
 // the spec's 60 writes a minute, a short window with four runs, and the
 // 10 per 2 s shape with three and five runs, on each model of -shared-models,
-// and two small applies whose writes all fit in one window of the spec's 60;
-// then the 10 per 2 s shape under CPU load, and beside a reader. Those
+// and two small applies whose writes all fit in one window of the spec's 60,
+// and three runs at the emulator's own filter time (slower answers cost the
+// pacing round trips in every window); then the 10 per 2 s shape under CPU
+// load, and beside a reader. Those
 // -shared-shapes does not name are left out.
 func (o options) sharedCases() []sharedCase {
 	var out []sharedCase
@@ -63,7 +77,8 @@ func (o options) allSharedCases() []sharedCase {
 			sharedCase{model: m, limit: 20, window: 5 * time.Second, runs: 4, links: 30},
 			sharedCase{model: m, limit: throttleBudget, window: throttleWindow, runs: 3, links: 30},
 			sharedCase{model: m, limit: throttleBudget, window: throttleWindow, runs: 5, links: 30},
-			sharedCase{model: m, limit: 60, window: time.Minute, runs: 2, links: 20})
+			sharedCase{model: m, limit: 60, window: time.Minute, runs: 2, links: 20},
+			sharedCase{model: m, limit: throttleBudget, window: throttleWindow, runs: 3, links: 30, filter: time.Duration(emulator.DefaultSettings().Filter.Delay)})
 	}
 	first := emulator.ModelFirstRequest
 	out = append(out, sharedCase{model: first, limit: throttleBudget, window: throttleWindow, runs: 3, links: 30, busy: true})
@@ -75,7 +90,7 @@ func (o options) allSharedCases() []sharedCase {
 
 func (h *harness) sharedScenario(report *bytes.Buffer) error {
 	fmt.Fprintf(report, "## One key, several runs at once\n\n"+
-		"**Method** N `terraform apply` processes (parallelism 10) started together on one key, each creating its links; filter %s per create; "+
+		"**Method** N `terraform apply` processes (parallelism 10) started together on one key, each creating its links; filter %s per create (where a row names another, that); "+
 		"every shape run %d times: the median and worst `total / floor`, the worst share of requests answered 429 (reads count too). "+
 		"**Floor** the windows the writes need at the limit (on the clock model, the first is what was left of the window the first write arrived in: "+
 		"less the part gone when the runs started, or more when it ended while Terraform was still planning), "+
@@ -121,6 +136,8 @@ func (h *harness) sharedRow(c sharedCase) (string, error) {
 		what += ", CPU busy"
 	case c.readLinks > 0:
 		what += fmt.Sprintf(", beside a plan reading %d links (writes only)", c.readLinks)
+	case c.filter > 0:
+		what += fmt.Sprintf(", filter %s", c.filter)
 	}
 	return fmt.Sprintf("| %s | %d per %s | %d × %d | %s | %s | %s | %.2f×, %.2f× | %.2f× | %.1f%% | %d | %d of %d |", what, c.limit, c.window, c.runs, c.links,
 		seconds(time.Duration(floors[mid]*float64(time.Second))), seconds(time.Duration(alone[mid]*float64(time.Second))), seconds(time.Duration(totals[mid]*float64(time.Second))),
@@ -141,7 +158,7 @@ type sharedResult struct {
 func (h *harness) sharedOnce(c sharedCase) (sharedResult, error) {
 	settings := emulator.DefaultSettings()
 	settings.Limits.Write, settings.Limits.Window, settings.Limits.Model = c.limit, emulator.Duration(c.window), c.model
-	settings.Filter.Delay = emulator.Duration(throttleDelay)
+	settings.Filter.Delay = emulator.Duration(c.filterDelay())
 	if c.readLinks > 0 {
 		settings.Limits.Read = 2000
 	}
@@ -210,7 +227,7 @@ func sharedFloor(c sharedCase, start, firstWrite time.Time) time.Duration {
 		}
 		floor += firstWrite.Truncate(c.window).Add(c.window).Sub(start) - c.window
 	}
-	return max(floor, throttleDelay)
+	return max(floor, c.filterDelay())
 }
 
 // terraformAlone is how long the case's applies take, started together in
