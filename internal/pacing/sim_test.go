@@ -24,8 +24,8 @@ import (
 
 const parallelism = 10
 
-// latency is how long a write takes: one way on the network, each way,
-// and in the fraud filter, drawn anew between the bounds for every request.
+// latency is how long a write takes on the network (each way) and in the
+// fraud filter, drawn anew between the bounds for every request.
 type latency struct{ minOneWay, maxOneWay, minFilter, maxFilter time.Duration }
 
 // matrixLatency is the matrix's: a service near the runners, whose filter

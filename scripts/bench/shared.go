@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -30,10 +31,7 @@ type sharedCase struct {
 
 // filterDelay is how long the service takes to check each write's destination.
 func (c sharedCase) filterDelay() time.Duration {
-	if c.filter > 0 {
-		return c.filter
-	}
-	return throttleDelay
+	return cmp.Or(c.filter, throttleDelay)
 }
 
 // String names the case as -shared-shapes matches it and errors show it.
