@@ -355,6 +355,11 @@ func TestPacingClockPhase(t *testing.T) {
 	}
 }
 
+// emulatorLatency is the matrix's network with the emulator's own fraud
+// filter (its default, 300 ms).
+var emulatorLatency = latency{2 * time.Millisecond, 8 * time.Millisecond,
+	time.Duration(emulator.DefaultSettings().Filter.Delay), time.Duration(emulator.DefaultSettings().Filter.Delay)}
+
 // answerTimes are latencies other than the matrix's that the pacing is
 // run at: a service answers as fast as its network and fraud filter let
 // it, and the spec does not say how fast that is. Each has guards against
@@ -367,7 +372,7 @@ var answerTimes = []struct {
 }{
 	{"a fast filter", latency{2 * time.Millisecond, 8 * time.Millisecond, 10 * time.Millisecond, 30 * time.Millisecond}, 1.08, 0.032},
 	{"a distant service", latency{20 * time.Millisecond, 80 * time.Millisecond, 60 * time.Millisecond, 200 * time.Millisecond}, 1.15, 0.021},
-	{"the emulator's filter", latency{2 * time.Millisecond, 8 * time.Millisecond, 300 * time.Millisecond, 300 * time.Millisecond}, 1.15, 0.017},
+	{"the emulator's filter", emulatorLatency, 1.15, 0.017},
 	{"a slow, uneven filter", latency{2 * time.Millisecond, 8 * time.Millisecond, 300 * time.Millisecond, 1500 * time.Millisecond}, 1.37, 0.017},
 }
 
@@ -509,7 +514,7 @@ func benchShapes(model string) []shape {
 		return sh
 	}
 	slower := even(10, 2*time.Second, 3, 30)
-	slower.latency = latency{2 * time.Millisecond, 8 * time.Millisecond, 300 * time.Millisecond, 300 * time.Millisecond}
+	slower.latency = emulatorLatency
 	return []shape{even(60, time.Minute, 3, 50), even(20, 5*time.Second, 4, 30), even(10, 2*time.Second, 3, 30),
 		even(10, 2*time.Second, 5, 30), twoSmall(model, time.Minute), slower}
 }
