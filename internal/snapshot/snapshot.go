@@ -73,8 +73,9 @@ type write struct {
 
 // listing is one list request that concurrent callers share.
 type listing struct {
-	done chan struct{}
-	err  error
+	done    chan struct{}
+	err     error
+	callers int // the callers waiting for it, the one that runs it included
 }
 
 // New returns a snapshot over list. lifetime 0 turns sharing off: every
@@ -244,12 +245,13 @@ func (s *Snapshot) await(ctx context.Context, after uint64) error {
 		}
 		call := s.inflight
 		if call == nil {
-			call = &listing{done: make(chan struct{})}
+			call = &listing{done: make(chan struct{}), callers: 1}
 			s.inflight = call
 			s.mu.Unlock()
 			s.run(ctx, call)
 			return call.err
 		}
+		call.callers++
 		s.mu.Unlock()
 		select {
 		case <-call.done:

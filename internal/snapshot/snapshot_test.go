@@ -174,20 +174,35 @@ func checkCalls(t *testing.T, svc *service, want int) {
 	}
 }
 
-// startAll starts f(0) … f(n-1) in goroutines and returns once each has
-// started, after a grace period for them to reach the snapshot and queue
-// behind a listing held in flight.
+// startAll starts f(0) … f(n-1) in goroutines.
 func startAll(n int, f func(i int)) {
-	var ready sync.WaitGroup
 	for i := range n {
-		ready.Add(1)
-		go func() {
-			ready.Done()
-			f(i)
-		}()
+		go f(i)
 	}
-	ready.Wait()
-	time.Sleep(20 * time.Millisecond)
+}
+
+// waitCallers waits until n callers share the listing in flight. A test
+// that holds a listing releases it only then: a caller that reached the
+// snapshot after the listing ended would start another, and a grace period
+// for callers to arrive is too short on a loaded machine.
+func waitCallers(t *testing.T, s *Snapshot, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s.mu.Lock()
+		got := 0
+		if s.inflight != nil {
+			got = s.inflight.callers
+		}
+		s.mu.Unlock()
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d callers share the listing in flight, want %d", got, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // inParallel runs f(0) … f(n-1) at once and waits for them.
@@ -290,6 +305,7 @@ func TestSnapshotSlowListingServesItsWaiters(t *testing.T) {
 		done <- err
 	})
 	testsupport.Receive(t, svc.started, "a listing to start")
+	waitCallers(t, s, n)
 	svc.set(func(svc *service) { svc.during = nil })
 	close(svc.hold)
 	for range n {
@@ -463,6 +479,7 @@ func TestSnapshotListErrorReachesEveryWaiter(t *testing.T) {
 		errs <- err
 	})
 	testsupport.Receive(t, svc.started, "a listing to start")
+	waitCallers(t, s, n)
 	close(svc.hold)
 	for range n {
 		if err := testsupport.Receive(t, errs, "a Get"); !errors.Is(err, boom) {
@@ -535,6 +552,7 @@ func TestSnapshotCancelledLeaderDoesNotFailWaiters(t *testing.T) {
 				}
 				waiter <- err
 			})
+			waitCallers(t, s, 2)
 			cancelLeader()
 			if err := testsupport.Receive(t, leader, "the leader"); !errors.Is(err, context.Canceled) {
 				t.Errorf("leader: %v, want context.Canceled", err)
@@ -709,6 +727,7 @@ func TestSnapshotConcurrentMissesShareOneListing(t *testing.T) {
 	if got := testsupport.Receive(t, svc.started, "a confirming listing to start"); got != 2 {
 		t.Errorf("listing %d started, want 2", got)
 	}
+	waitCallers(t, s, n)
 	close(svc.hold)
 	for range n {
 		if err := testsupport.Receive(t, errs, "a Get"); err != nil {
@@ -787,6 +806,7 @@ func TestSnapshotLinksSharesTheConfirmingListing(t *testing.T) {
 		done <- struct{}{}
 	})
 	testsupport.Receive(t, svc.started, "a confirming listing to start")
+	waitCallers(t, s, n)
 	close(svc.hold)
 	for range n {
 		testsupport.Receive(t, done, "a call")
