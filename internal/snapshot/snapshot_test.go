@@ -241,7 +241,7 @@ func TestSnapshotConcurrentGetsShareOneListing(t *testing.T) {
 		}()
 	}
 	testsupport.Receive(t, svc.started, "a listing to start")
-	time.Sleep(10 * time.Millisecond) // let the others queue behind the listing
+	waitCallers(t, s, n)
 	close(svc.hold)
 	wg.Wait()
 	close(errs)
