@@ -507,9 +507,9 @@ func boolInt(b bool) int {
 // them: the runs of each start together and have as many links each.
 func benchShapes(model string) []shape {
 	even := func(limit int, window time.Duration, runs, links int) shape {
-		sh := shape{model: model, window: window, limit: limit, starts: spread(runs)}
-		for range runs {
-			sh.links = append(sh.links, links)
+		sh := crowd(model, window, limit, runs)
+		for i := range sh.links {
+			sh.links[i] = links
 		}
 		return sh
 	}

@@ -73,9 +73,11 @@ type write struct {
 
 // listing is one list request that concurrent callers share.
 type listing struct {
-	done    chan struct{}
-	err     error
-	callers int // the callers waiting for it, the one that runs it included
+	done chan struct{}
+	err  error
+	// callers counts the callers waiting for it, the one that runs it
+	// included: tests that hold a listing release it once all have joined.
+	callers int
 }
 
 // New returns a snapshot over list. lifetime 0 turns sharing off: every
