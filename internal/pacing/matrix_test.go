@@ -357,8 +357,10 @@ func TestPacingClockPhase(t *testing.T) {
 
 // emulatorLatency is the matrix's network with the emulator's own fraud
 // filter (its default, 300 ms).
-var emulatorLatency = latency{2 * time.Millisecond, 8 * time.Millisecond,
-	time.Duration(emulator.DefaultSettings().Filter.Delay), time.Duration(emulator.DefaultSettings().Filter.Delay)}
+var emulatorLatency = func() latency {
+	filter := time.Duration(emulator.DefaultSettings().Filter.Delay)
+	return latency{2 * time.Millisecond, 8 * time.Millisecond, filter, filter}
+}()
 
 // answerTimes are latencies other than the matrix's that the pacing is
 // run at: a service answers as fast as its network and fraud filter let
@@ -504,7 +506,9 @@ func boolInt(b bool) int {
 // benchShapes are the shapes of the real-CLI benchmark of a key shared by
 // several applies (scripts/bench -only shared; BENCHMARKS.md, "One key,
 // several runs at once") on one model, as far as a simulation can run
-// them: the runs of each start together and have as many links each.
+// them: the runs of each start together and have as many links each. They
+// run at the matrix's answer times, not the benchmark's steadier ones
+// (BENCHMARKS.md, "The real benchmark's shapes", has both).
 func benchShapes(model string) []shape {
 	even := func(limit int, window time.Duration, runs, links int) shape {
 		sh := crowd(model, window, limit, runs)

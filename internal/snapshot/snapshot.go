@@ -75,8 +75,9 @@ type write struct {
 type listing struct {
 	done chan struct{}
 	err  error
-	// callers counts the callers waiting for it, the one that runs it
-	// included: tests that hold a listing release it once all have joined.
+	// callers counts the callers that joined it, the one that runs it
+	// included (one that gave up is not taken off): tests that hold a
+	// listing release it once all have joined.
 	callers int
 }
 
