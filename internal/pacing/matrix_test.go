@@ -507,8 +507,8 @@ func boolInt(b bool) int {
 // several applies (scripts/bench -only shared; BENCHMARKS.md, "One key,
 // several runs at once") on one model, as far as a simulation can run
 // them: the runs of each start together and have as many links each. They
-// run at the matrix's answer times, not the benchmark's steadier ones
-// (BENCHMARKS.md, "The real benchmark's shapes", has both).
+// run at the matrix's answer times, and the shapes of 10 per 2 s again at
+// the benchmark's own (benchLatency, benchStarts).
 func benchShapes(model string) []shape {
 	even := func(limit int, window time.Duration, runs, links int) shape {
 		sh := crowd(model, window, limit, runs)
@@ -517,10 +517,50 @@ func benchShapes(model string) []shape {
 		}
 		return sh
 	}
+	steady := func(sh shape) shape {
+		sh.latency, sh.starts = benchLatency, benchStarts(len(sh.links))
+		return sh
+	}
 	slower := even(10, 2*time.Second, 3, 30)
 	slower.latency = emulatorLatency
 	return []shape{even(60, time.Minute, 3, 50), even(20, 5*time.Second, 4, 30), even(10, 2*time.Second, 3, 30),
-		even(10, 2*time.Second, 5, 30), twoSmall(model, time.Minute), slower}
+		even(10, 2*time.Second, 5, 30), twoSmall(model, time.Minute), slower,
+		steady(even(10, 2*time.Second, 3, 30)), steady(even(10, 2*time.Second, 5, 30))}
+}
+
+// benchLatency is the real benchmark's: a local network and a fraud filter
+// that takes scripts/bench's 100 ms every time, so that each window
+// replays the last (FINDINGS.md, "Where in a window each run turns").
+var benchLatency = latency{200 * time.Microsecond, time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond}
+
+// benchStarts is n start offsets within 600 ms, as the real benchmark's
+// applies reach the service: their first writes arrived 0.27-0.63 s apart.
+func benchStarts(n int) []time.Duration {
+	var out []time.Duration
+	for i := range n {
+		out = append(out, time.Duration(i*146%600)*time.Millisecond)
+	}
+	return out
+}
+
+// benchRefusedBound is the share answered 429 a bench shape is held under:
+// the aim, but for five runs on 10 per 2 s, whose runs that turn last find
+// the window spent and, at steady answer times, are refused again at the
+// same fraction of every window (FINDINGS.md, "Where in a window each run
+// turns"). On each of draws 1-27 to 82-108 they are refused 6.7-7.1 % on
+// clock windows at the matrix's answer times, and at the benchmark's
+// 6.5-7.0 % on first-request windows and 8.1-8.7 % on clock ones.
+func benchRefusedBound(sh shape) float64 {
+	if sh.limit != 10 || len(sh.links) != 5 {
+		return aimBenchRefused
+	}
+	if sh.latency == benchLatency && sh.model == emulator.ModelClock {
+		return 0.095
+	}
+	if sh.latency == benchLatency || sh.model == emulator.ModelClock {
+		return 0.075
+	}
+	return aimBenchRefused
 }
 
 // TestPacingBenchShapes runs the real-CLI benchmark's shapes of a shared
@@ -528,9 +568,9 @@ func benchShapes(model string) []shape {
 // against the issue's aims for that benchmark (1.20x the floor, under 5 %
 // answered 429) in a second rather than half an hour. It checks every cell
 // and holds the aims on the mean of the draws, where the writes need more
-// than one window, with one exception it names; PACING_TABLE=1 prints each
-// cell's mean and worst ratio to the floor and the share of its requests
-// answered 429, of all draws and of the worst.
+// than one window, but for the shortfalls benchRefusedBound names;
+// PACING_TABLE=1 prints each cell's mean and worst ratio to the floor and
+// the share of its requests answered 429, of all draws and of the worst.
 func TestPacingBenchShapes(t *testing.T) {
 	if tables {
 		fmt.Print("| shape | total / floor (mean, worst) | answered 429 (all draws, worst) |\n|---|---|---|\n")
@@ -542,13 +582,7 @@ func TestPacingBenchShapes(t *testing.T) {
 			if tables {
 				fmt.Printf("| %s | %.2f×, %.2f× | %.1f %%, %.1f %% |\n", sh, c.meanRatio(), c.worstRatio(), 100*c.refusedShare(), 100*c.worstRefused())
 			}
-			// Five runs on 10 per 2 s clock windows are short of the aim:
-			// 6.7-7.1 % answered 429 on each of draws 1-27 to 82-108, the
-			// runs that turn last finding the window spent (FINDINGS.md).
-			refusedAim := aimBenchRefused
-			if m == emulator.ModelClock && sh.limit == 10 && len(sh.links) == 5 {
-				refusedAim = 0.075
-			}
+			refusedAim := benchRefusedBound(sh)
 			needsWindows := len(sh.links)*writes(sh.links[0]) > sh.limit
 			if needsWindows && c.meanRatio() > aimBenchRatio || c.refusedShare() >= refusedAim {
 				t.Errorf("%s: %.2fx the floor, %.1f%% answered 429 (mean of the draws); want at most %.2fx and under %.1f%%",
