@@ -54,10 +54,14 @@ func crowd(model string, window time.Duration, limit, n int) shape {
 
 // spread is n start offsets within 300 ms, as runs a pipeline starts
 // together reach the service.
-func spread(n int) []time.Duration {
+func spread(n int) []time.Duration { return spreadWithin(n, 300*time.Millisecond) }
+
+// spreadWithin is spread's offsets stretched to start within the given
+// time.
+func spreadWithin(n int, within time.Duration) []time.Duration {
 	var out []time.Duration
 	for i := range n {
-		out = append(out, time.Duration(i*73%300)*time.Millisecond)
+		out = append(out, time.Duration(i*73%300)*within/300)
 	}
 	return out
 }
@@ -508,7 +512,7 @@ func boolInt(b bool) int {
 // several runs at once") on one model, as far as a simulation can run
 // them: the runs of each start together and have as many links each. They
 // run at the matrix's answer times, and the shapes of 10 per 2 s again at
-// the benchmark's own (benchLatency, benchStarts).
+// the benchmark's own (benchLatency, and starts within 600 ms).
 func benchShapes(model string) []shape {
 	even := func(limit int, window time.Duration, runs, links int) shape {
 		sh := crowd(model, window, limit, runs)
@@ -517,8 +521,8 @@ func benchShapes(model string) []shape {
 		}
 		return sh
 	}
-	steady := func(sh shape) shape {
-		sh.latency, sh.starts = benchLatency, benchStarts(len(sh.links))
+	steady := func(sh shape) shape { // the real benchmark's applies' first writes reached the service 0.27-0.63 s apart
+		sh.latency, sh.starts = benchLatency, spreadWithin(len(sh.links), 600*time.Millisecond)
 		return sh
 	}
 	slower := even(10, 2*time.Second, 3, 30)
@@ -532,16 +536,6 @@ func benchShapes(model string) []shape {
 // that takes scripts/bench's 100 ms every time, so that each window
 // replays the last (FINDINGS.md, "Where in a window each run turns").
 var benchLatency = latency{200 * time.Microsecond, time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond}
-
-// benchStarts is n start offsets within 600 ms, as the real benchmark's
-// applies reach the service: their first writes arrived 0.27-0.63 s apart.
-func benchStarts(n int) []time.Duration {
-	var out []time.Duration
-	for i := range n {
-		out = append(out, time.Duration(i*146%600)*time.Millisecond)
-	}
-	return out
-}
 
 // benchRefusedBound is the share answered 429 a bench shape is held under:
 // the aim, but for five runs on 10 per 2 s, whose runs that turn last find
