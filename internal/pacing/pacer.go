@@ -76,27 +76,27 @@ func New(maxShare float64) *Pacer {
 // Next says how long to wait before the next request may go: 0 now,
 // WaitForAnswer when only an answer can change that.
 func (p *Pacer) Next(now time.Time) time.Duration {
-	if p.unmetered || now.Before(p.notBefore) {
+	if p.unmetered || now.Before(p.notBefore) { // rule 13: Retry-After is honoured
 		return max(p.notBefore.Sub(now), 0)
 	}
 	if !p.resetAt.IsZero() && (p.resetAt.Equal(p.notBefore) || !now.Before(p.due(p.resetAt))) {
-		p.turn() // a Retry-After is measured after its request was counted
+		p.turn() // rule 1 (a Retry-After is measured after its request was counted: no spread)
 	}
+	// held: awaiting the first answer or the census's (rules 1, 4), capped (14), or yielding (3).
+	held := p.answered == 0 || p.censusSeq > p.answered || p.capped() || p.yielding()
 	switch {
 	case p.firstSeq == 0:
-		return 0 // the epoch's first request: what remains, and our place
-	case p.answered == 0 || p.censusSeq > p.answered, p.capped(), p.yielding(): // waiting for the first answer or the census's; capped; yielding
-	case p.out < p.quota(): // within our part (the census is the first after the opener)
+		return 0 // rule 1: the epoch's first request says what remains, and our place
+	case !held && p.out < p.quota(): // within our part, the census first (rules 4, 6-8)
 		return 0
-	}
-	switch {
 	case p.out > 0:
 		return WaitForAnswer
 	case !p.others && p.remaining == 0 && len(p.back) > 0 && p.back[0].Before(p.resetAt):
-		return max(p.due(p.back[0]).Sub(now), 0) // alone, none left: one for a unit of ours back
+		return max(p.due(p.back[0]).Sub(now), 0) // rule 11: alone, none left, one for a unit of ours back
 	case p.resetAt.IsZero(): // no answer said when it is whole: look again in a second (their unit)
 		p.resetAt = now.Add(time.Second)
-	case p.others && !p.yielding() && !p.capped(): // beside others: a part from what remains and units of ours back, due before the whole
+	case p.others && !p.yielding() && !p.capped():
+		// Rule 12: beside others, a part from what remains and units of ours back, due before the whole.
 		for n := 0; n < len(p.back) && p.due(p.back[n]).Before(p.resetAt); n++ {
 			if float64(p.remaining+n+1) >= 2*p.runs*p.backoff {
 				p.resetFrom, p.resetAt, p.early = p.back[n], p.back[n], true // a new epoch then
@@ -113,10 +113,10 @@ func (p *Pacer) due(at time.Time) time.Time {
 	return at.Add(max(p.slowest, p.lastSlowest) - p.fastest)
 }
 
-// quota is how many of our requests may be on their way: half our part of what remains, so
-// that the others' on their way still fit; below one, one while a round of one per run fits (a
-// count that rounds to two is two; backed off like the part, to refusalBackoff at most; alone,
-// while any remains) or, never refused, for the last units: all counted before our first, it, half the runs.
+// quota is how many of our requests may be on their way: half our part of what remains (rule 6),
+// so that the others' on their way still fit. Below one, one for the round of one (rule 7: while
+// one per run fits, a count nearer two being two, backed off to refusalBackoff at most; alone,
+// while any remains) or, never refused, the last units (rule 8: all before our first, it, half the runs).
 func (p *Pacer) quota() int {
 	r, round := float64(p.remaining), p.runs
 	if math.Round(round) <= 2 {
@@ -131,12 +131,12 @@ func (p *Pacer) quota() int {
 }
 
 // yielding is whether we leave the rest of the epoch to the others we
-// found after spending as if alone: once we have sent our part of it.
+// found after spending as if alone: once we have sent our part of it (rule 3).
 func (p *Pacer) yielding() bool {
 	return p.yield && float64(p.sent) >= float64(p.limit)/p.runs
 }
 
-// capped is whether this epoch has taken the part maxShare allows.
+// capped is whether this epoch has taken the part maxShare allows (rule 14).
 func (p *Pacer) capped() bool {
 	return p.maxShare < 1 && p.limit > 0 && p.sent >= max(int(p.maxShare*float64(p.limit)), 1)
 }
@@ -153,7 +153,7 @@ func (p *Pacer) Sent(now time.Time) Ticket {
 	case p.firstSeq == 0:
 		p.firstSeq = p.seq
 	case p.others && p.censusSeq == 0 && p.answered > 0:
-		p.censusSeq = p.seq // the next after the first counts the runs
+		p.censusSeq = p.seq // rule 4: the next after the first counts the runs
 	}
 	return Ticket{seq: p.seq, epoch: p.epoch, sentAt: now, after: after, ahead: p.out - 1}
 }
@@ -192,19 +192,19 @@ func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
 		}
 		p.count(t, a.Remaining)
 	}
-	// One that went before the answer we go by came in may be counted before it: it only lowers.
+	// Rule 9: one that went before the answer we go by came in may be counted before it: it only lowers.
 	if !p.unmetered && (a.Remaining <= p.remaining || !t.sentAt.Before(p.heardAt)) {
 		p.remaining, p.heardAt = a.Remaining, now
 	}
-	if at := t.sentAt.Add(a.Reset); a.Reset > 0 && !p.unmetered { // t's unit is back then
+	if at := t.sentAt.Add(a.Reset); a.Reset > 0 && !p.unmetered { // rule 11: t's unit is back then
 		i, _ := slices.BinarySearchFunc(p.back, at, time.Time.Compare)
 		p.back = slices.Insert(p.back, i, at)
 	}
 }
 
-// learnReset takes in that the allowance is whole within the second before
-// sentAt+reset (Reset is rounded up). Answers that agree narrow it down; one
-// that does not (more counted since, on a sliding window or a bucket) replaces them.
+// learnReset takes in that the allowance is whole within the second before sentAt+reset
+// (rule 1; Reset is rounded up). Answers that agree narrow it down; one that does
+// not (more counted since, on a sliding window or a bucket) replaces them.
 func (p *Pacer) learnReset(sentAt time.Time, reset time.Duration) {
 	lo, hi := sentAt.Add(reset-time.Second), sentAt.Add(reset)
 	p.wholeAt = later(p.wholeAt, hi)
@@ -225,14 +225,14 @@ func (p *Pacer) count(t Ticket, remaining int) {
 		p.opened(t, place)
 	}
 	if t.after > 0 && p.others {
-		// Sent right after the answer to our last (as the census is): the requests counted
+		// Rule 5: sent right after the answer to our last (as the census is), the requests counted
 		// between the two are the runs, one each; the count moves halfway, for runs may still turn.
 		p.runs = (math.Max(1, float64(place-t.after)) + p.runs) / 2
 	}
-	// The count grew by more than all we sent after our first, or holds
-	// more than our units and requests on their way: others' are counted.
+	// Rules 9 and 11: the count grew by more than all we sent after our first, or
+	// holds more than our units and requests on their way: others' are counted.
 	if place-p.place > p.sent-1 || (t.seq == p.firstSeq || !p.others) && place > 1+len(p.back)+p.out {
-		p.yield = p.yield || !p.others // found while spending as if alone: leave them the rest of the epoch
+		p.yield = p.yield || !p.others // rule 3: found while spending as if alone
 		p.others, p.othersNow, p.runs = true, true, math.Max(p.runs, 2)
 	}
 	if !p.others && t.seq != p.firstSeq {
@@ -245,7 +245,7 @@ func (p *Pacer) count(t Ticket, remaining int) {
 func (p *Pacer) opened(t Ticket, place int) {
 	p.place = place
 	if place == 1 && p.runs == 1 && !p.othersNow {
-		// First in the count, no other run seen: spend as if alone (a
+		// Rule 2: first in the count, no other run seen, spend as if alone (a
 		// later census would count others' requests, not others). Never
 		// seen alone before: as if one more until our next answer.
 		if p.others {
@@ -254,19 +254,19 @@ func (p *Pacer) opened(t Ticket, place int) {
 		p.others, p.censusSeq = false, -1
 	}
 	if place > int(p.runs)+1 && p.lastWhole.After(t.sentAt) {
-		// More came before us than the runs we know of sent: not whole
-		// yet (a sliding window gives it back as spent); wait as the last said.
+		// Rule 10: more came before us than the runs we know of sent, so not
+		// whole yet (a sliding window gives it back as spent); wait as the last said.
 		p.resetFrom, p.resetAt = p.lastWhole, p.lastWhole
 	}
 }
 
-// refused ends the epoch until Retry-After. The census missed runs, or
-// some came late: the next epoch's part is halved (once, however many).
+// refused ends the epoch until Retry-After (rule 13). The census missed runs,
+// or some came late: the next epoch's part is halved (once, however many).
 func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 	if t.epoch == p.epoch {
 		p.out, p.lateFirst = p.out-1, p.lateFirst || t.seq == p.firstSeq
 		if t.after > 0 && p.others {
-			// Sent right after our last answer: the others took what it said remained, one each at least.
+			// Sent right after our last answer: the others took what it said remained, one each.
 			p.runs = math.Max(p.runs, float64(p.limit-t.after+1))
 		}
 	}
@@ -275,18 +275,18 @@ func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 	p.others, p.othersNow, p.backoffBy, p.unmetered = true, true, refusalBackoff, false
 }
 
-// turn starts an epoch: the allowance is whole again.
+// turn starts an epoch: the allowance is whole again (rule 1).
 func (p *Pacer) turn() {
 	last := p.epochState
 	p.epochState = epochState{epoch: last.epoch + 1}
 	p.lastSlowest, p.lastWhole = last.slowest, last.wholeAt
-	if last.lateFirst { // our first was refused: we came late, and open this one without a census
+	if last.lateFirst { // rule 13: our first was refused, so we came late: open this one without a census
 		p.censusSeq = -1
 	}
 	switch {
-	case !last.othersNow && last.answered > last.firstSeq: // an answer after our first showed no other run
+	case !last.othersNow && last.answered > last.firstSeq: // rule 2: no other run showed after our first
 		p.runs = 1
-	case last.othersNow && !last.early: // whole beside others: the units ours held before are back in it
+	case last.othersNow && !last.early: // rule 12: whole beside others, our units held before are back in it
 		p.back = p.back[:0]
 	}
 	p.others, p.backoff, p.backoffBy = last.othersNow, max(1, p.backoffBy*p.backoff), 0.75
