@@ -5,17 +5,30 @@ import (
 	"time"
 )
 
-// Headers no service means are not believed: a remaining above the limit
-// is the limit, a reset of years is none.
-func TestPacer_garbageIsNotBelieved(t *testing.T) {
-	now := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)
-	p := New(1)
-	p.Answered(p.Sent(now), now.Add(50*time.Millisecond), Answer{Limit: 10, Remaining: 5000, Reset: 10 * 365 * 24 * time.Hour, RetryAfter: -1})
-	if p.remaining != 10 || !p.resetAt.IsZero() {
-		t.Fatalf("remaining %d, reset at %s; want 10 and none", p.remaining, p.resetAt)
-	}
-	if wait := p.Next(now.Add(50 * time.Millisecond)); wait != 0 {
-		t.Fatalf("Next after garbage headers = %s, want 0 (the census)", wait)
+// Headers no service means are not believed: a negative count is unknown,
+// a remaining above the limit is the limit, a wait beyond a day is none.
+func TestBelievable(t *testing.T) {
+	const s, year = time.Second, 365 * 24 * time.Hour
+	for _, c := range []struct {
+		name     string
+		said, is Answer
+	}{
+		{"a remaining above the limit, a reset of years",
+			Answer{Limit: 10, Remaining: 5000, Reset: 10 * year, RetryAfter: -1},
+			Answer{Limit: 10, Remaining: 10, Reset: -1, RetryAfter: -1}},
+		{"negative counts and waits",
+			Answer{Limit: -7, Remaining: -3, Reset: -2 * s, RetryAfter: -5 * s},
+			Answer{Limit: -1, Remaining: -1, Reset: -1, RetryAfter: -1}},
+		{"a day at most",
+			Answer{Limit: 10, Remaining: 4, Reset: MaxBelievableReset, RetryAfter: MaxBelievableReset + s},
+			Answer{Limit: 10, Remaining: 4, Reset: MaxBelievableReset, RetryAfter: -1}},
+		{"what is believable is kept",
+			Answer{Limit: 60, Remaining: 0, Reset: 42 * s, RetryAfter: 42 * s, Refused: true},
+			Answer{Limit: 60, Remaining: 0, Reset: 42 * s, RetryAfter: 42 * s, Refused: true}},
+	} {
+		if got := believable(c.said); got != c.is {
+			t.Errorf("%s: believable(%+v) = %+v, want %+v", c.name, c.said, got, c.is)
+		}
 	}
 }
 
