@@ -3,6 +3,7 @@ package emulator
 import (
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -42,7 +43,7 @@ type Server struct {
 // data file cannot be read.
 func New(opts Options) (*Server, error) {
 	settings := opts.Settings
-	if settings.Limits == (Limits{}) && settings.Variants == (Variants{}) {
+	if reflect.ValueOf(settings).IsZero() { // only none at all: a partial one is refused by Validate, not replaced
 		settings = DefaultSettings()
 	}
 	if err := settings.Validate(); err != nil {
@@ -78,7 +79,7 @@ func New(opts Options) (*Server, error) {
 func (s *Server) Settings() Settings {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.settings
+	return s.settings.clone()
 }
 
 // SetSettings replaces the switches. Rate-limit windows already open keep
@@ -89,7 +90,7 @@ func (s *Server) SetSettings(settings Settings) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.settings = settings
+	s.settings = settings.clone()
 	return nil
 }
 
@@ -97,8 +98,7 @@ func (s *Server) SetSettings(settings Settings) error {
 // installs the result.
 func (s *Server) UpdateSettings(change func(*Settings)) error {
 	s.mu.Lock()
-	next := s.settings
-	next.Filter.Blocked = append([]string(nil), s.settings.Filter.Blocked...)
+	next := s.settings.clone()
 	s.mu.Unlock()
 	change(&next)
 	return s.SetSettings(next)

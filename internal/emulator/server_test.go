@@ -168,3 +168,19 @@ func TestUpdateSettingsChangesACopy(t *testing.T) {
 	}
 	e.create(t, "https://example.com/still-allowed")
 }
+
+// Settings and SetSettings copy the blocked list both ways: a caller that
+// edits what it handed in or got back changes no rule in force.
+func TestSettingsShareNoList(t *testing.T) {
+	e := newEnv(t)
+	mine := []string{"blocked.example"}
+	if err := e.srv.SetSettings(testSettings(func(s *Settings) { s.Filter.Blocked = mine })); err != nil {
+		t.Fatal(err)
+	}
+	mine[0] = "example.com"
+	e.srv.Settings().Filter.Blocked[0] = "example.com"
+	if got := e.srv.Settings().Filter.Blocked; !slices.Equal(got, []string{"blocked.example"}) {
+		t.Errorf("blocked list in force = %v, want [blocked.example]", got)
+	}
+	e.create(t, "https://example.com/still-allowed")
+}

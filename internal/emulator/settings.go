@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -69,6 +70,13 @@ type Variants struct {
 	NormalizeDestination bool `json:"normalizeDestination"`
 	WriteGrantsRead      bool `json:"writeGrantsRead"` // links:write also grants links:read
 	HTMLErrors           bool `json:"htmlErrors"`      // error bodies are HTML pages, as from a proxy
+}
+
+// clone is a copy that shares no slice with s: what a caller was given or
+// handed in cannot change the rules in force without the server's lock.
+func (s Settings) clone() Settings {
+	s.Filter.Blocked = slices.Clone(s.Filter.Blocked)
+	return s
 }
 
 // DefaultSettings are the canonical answers.

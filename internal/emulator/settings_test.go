@@ -63,6 +63,13 @@ func TestSettingsValidate(t *testing.T) {
 			t.Errorf("settings = %s, want %s", got, want)
 		}
 	})
+	t.Run("partial settings are refused, not replaced", func(t *testing.T) {
+		// Replaced by the defaults, a filter given alone would be dropped unseen.
+		partial := Settings{Filter: Filter{Blocked: []string{"example.com"}}}
+		if _, err := New(Options{Settings: partial}); err == nil || !strings.Contains(err.Error(), "limits.write") {
+			t.Errorf("New with only a filter: %v; want the missing write limit named", err)
+		}
+	})
 	t.Run("Duration JSON", func(t *testing.T) {
 		var s Settings
 		if err := json.Unmarshal([]byte(`{"limits":{"window":"1.5s"},"filter":{"delay":2000000}}`), &s); err != nil {
