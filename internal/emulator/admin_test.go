@@ -3,6 +3,7 @@ package emulator
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -106,6 +107,7 @@ func TestAdminAPI(t *testing.T) {
 		bad.Variants.Paging = "pages"
 		wantStatus(t, e.admin(t, http.MethodPut, "settings", adminToken, bad, nil), http.StatusBadRequest)
 		wantStatus(t, e.admin(t, http.MethodPut, "settings", adminToken, `{"variants":{"colour":"red"}}`, nil), http.StatusBadRequest)
+		wantStatus(t, e.admin(t, http.MethodPut, "settings", adminToken, `{"limits":{"write":5,"read":5,"window":"1s"}}`, nil), http.StatusBadRequest)
 		wantStatus(t, e.admin(t, http.MethodPut, "settings", adminToken, `{`, nil), http.StatusBadRequest)
 		if !sameJSON(e.srv.Settings(), next) {
 			t.Errorf("a refused PUT changed the settings: %+v", e.srv.Settings())
@@ -156,6 +158,9 @@ func TestAdminAPI(t *testing.T) {
 		wantStatus(t, e.admin(t, http.MethodDelete, "counters", adminToken, nil, nil), http.StatusOK)
 		if got := e.srv.TotalRequests(); got != 0 {
 			t.Errorf("TotalRequests after DELETE = %d", got)
+		}
+		if r := e.admin(t, http.MethodGet, "counters", adminToken, nil, nil); strings.TrimSpace(string(r.Body)) != "[]" {
+			t.Errorf("GET counters after DELETE = %s, want []", r.Body)
 		}
 	})
 

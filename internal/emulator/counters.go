@@ -86,9 +86,12 @@ func (s *Server) ResetCounts() {
 	s.counters.n = map[CounterKey]int{}
 }
 
+// counterRows lists the counters in a fixed order; none is an empty list
+// (JSON [], not null).
 func (s *Server) counterRows() []CounterRow {
-	var rows []CounterRow
-	for k, v := range s.Counts() {
+	counts := s.Counts()
+	rows := make([]CounterRow, 0, len(counts))
+	for k, v := range counts {
 		rows = append(rows, CounterRow{k, v})
 	}
 	sort.Slice(rows, func(i, j int) bool {

@@ -81,4 +81,9 @@ func TestCounterRowsSorted(t *testing.T) {
 	if got := srv.counterRows(); !slices.Equal(got, want) {
 		t.Errorf("counterRows =\n %v\nwant\n %v", got, want)
 	}
+	// None counted is an empty list, which a client of the admin API reads
+	// as JSON [] rather than null.
+	if got := counting(t).counterRows(); got == nil || len(got) != 0 {
+		t.Errorf("counterRows of no counters = %#v, want an empty list", got)
+	}
 }

@@ -28,9 +28,14 @@ type Fixture struct {
 func (s *Server) AddAccount(name string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	id := s.addAccountLocked(name)
+	s.mustPersistLocked()
+	return id
+}
+
+func (s *Server) addAccountLocked(name string) string {
 	id := newID()
 	s.st.Accounts[id] = &Account{ID: id, Name: name, APIEnabled: true, MonthlyQuota: DefaultMonthlyQuota, CreatedByMonth: map[string]int{}}
-	s.mustPersistLocked()
 	return id
 }
 
@@ -41,27 +46,47 @@ func (s *Server) AddKey(accountID string, scopes ...string) (string, error) {
 	if _, ok := s.st.Accounts[accountID]; !ok {
 		return "", fmt.Errorf("no account %q", accountID)
 	}
-	key := "sl_test_" + randomHex(16)
-	s.st.Keys[key] = &APIKey{Key: key, AccountID: accountID, Scopes: append([]string(nil), scopes...)}
+	key := s.addKeyLocked(accountID, scopes...)
 	s.mustPersistLocked()
 	return key, nil
 }
 
+func (s *Server) addKeyLocked(accountID string, scopes ...string) string {
+	key := "sl_test_" + randomHex(16)
+	s.st.Keys[key] = &APIKey{Key: key, AccountID: accountID, Scopes: append([]string(nil), scopes...)}
+	return key
+}
+
 // AddDomain gives an account a short-link domain.
 func (s *Server) AddDomain(accountID, host string) (string, error) {
-	host = strings.ToLower(host)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.st.Accounts[accountID]; !ok {
 		return "", fmt.Errorf("no account %q", accountID)
 	}
-	if s.st.domainByHost(host) != nil {
-		return "", fmt.Errorf("domain %q exists already", host)
+	id, err := s.addDomainLocked(accountID, host)
+	if err == nil {
+		s.mustPersistLocked()
+	}
+	return id, err
+}
+
+func (s *Server) addDomainLocked(accountID, host string) (string, error) {
+	host = strings.ToLower(host)
+	if err := s.hostFreeLocked(host); err != nil {
+		return "", err
 	}
 	id := newID()
 	s.st.Domains[id] = &Domain{ID: id, AccountID: accountID, Host: host}
-	s.mustPersistLocked()
 	return id, nil
+}
+
+// hostFreeLocked fails when a domain has the (lower-case) host already.
+func (s *Server) hostFreeLocked(host string) error {
+	if s.st.domainByHost(host) != nil {
+		return fmt.Errorf("domain %q exists already", host)
+	}
+	return nil
 }
 
 // RevokeKey makes a key answer 401 from now on.
@@ -109,21 +134,22 @@ func (s *Server) withAccount(id string, change func(*Account)) error {
 }
 
 // SeedFixture creates an account with one domain and three keys (both
-// scopes, read only, write only).
+// scopes, read only, write only), all at once: a host already taken fails
+// it with nothing created.
 func (s *Server) SeedFixture(name, host string) (Fixture, error) {
-	f := Fixture{AccountID: s.AddAccount(name), DomainHost: strings.ToLower(host)}
-	var err error
-	if f.DomainID, err = s.AddDomain(f.AccountID, host); err != nil {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := Fixture{DomainHost: strings.ToLower(host)}
+	if err := s.hostFreeLocked(f.DomainHost); err != nil {
 		return Fixture{}, err
 	}
-	if f.APIKey, err = s.AddKey(f.AccountID, ScopeRead, ScopeWrite); err != nil {
-		return Fixture{}, err
-	}
-	if f.ReadKey, err = s.AddKey(f.AccountID, ScopeRead); err != nil {
-		return Fixture{}, err
-	}
-	f.WriteKey, err = s.AddKey(f.AccountID, ScopeWrite)
-	return f, err
+	f.AccountID = s.addAccountLocked(name)
+	f.DomainID, _ = s.addDomainLocked(f.AccountID, host) // free: checked above, under the same lock
+	f.APIKey = s.addKeyLocked(f.AccountID, ScopeRead, ScopeWrite)
+	f.ReadKey = s.addKeyLocked(f.AccountID, ScopeRead)
+	f.WriteKey = s.addKeyLocked(f.AccountID, ScopeWrite)
+	s.mustPersistLocked()
+	return f, nil
 }
 
 // SeedLinks creates n links on a domain directly in the store (no API

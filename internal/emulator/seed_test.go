@@ -64,13 +64,15 @@ func TestSeedFixture(t *testing.T) {
 	}
 
 	t.Run("a host taken in another case", func(t *testing.T) {
+		before := storeJSON(t, e.srv)
 		f, err := e.srv.SeedFixture("dup", "GO.EXAMPLE.TEST")
 		if err == nil || f != (Fixture{}) {
 			t.Errorf("SeedFixture = %+v, %v; want no fixture and an error", f, err)
 		}
-		// The account made before the domain failed is no fixture.
-		if f, ok := e.srv.ExistingFixture("dup"); ok {
-			t.Errorf("ExistingFixture found the half-made fixture %+v", f)
+		// Nothing is made: no account without a domain or keys is left
+		// behind by a fixture posted twice.
+		if after := storeJSON(t, e.srv); after != before {
+			t.Errorf("a refused fixture changed the store:\n%s\nwas\n%s", after, before)
 		}
 	})
 }
