@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -50,6 +51,14 @@ type FaultPlan struct {
 	Seed   int64   `json:"seed,omitempty"` // makes the random draws repeatable
 }
 
+// clone copies the plan's lists, so the injector and its callers never
+// share one: a caller that edits its plan after SetFaults changes nothing.
+func (p FaultPlan) clone() FaultPlan {
+	p.Script = slices.Clone(p.Script)
+	p.Random = slices.Clone(p.Random)
+	return p
+}
+
 // DefaultRandomFaults is the mix drawn from when FaultPlan.Random is empty.
 func DefaultRandomFaults() []Fault {
 	return []Fault{
@@ -74,7 +83,7 @@ func newFaultInjector() *faultInjector {
 func (fi *faultInjector) set(plan FaultPlan) {
 	fi.mu.Lock()
 	defer fi.mu.Unlock()
-	plan.Script = append([]Fault(nil), plan.Script...)
+	plan = plan.clone()
 	if len(plan.Random) == 0 {
 		plan.Random = DefaultRandomFaults()
 	}
@@ -85,9 +94,7 @@ func (fi *faultInjector) set(plan FaultPlan) {
 func (fi *faultInjector) get() FaultPlan {
 	fi.mu.Lock()
 	defer fi.mu.Unlock()
-	p := fi.plan
-	p.Script = append([]Fault(nil), p.Script...)
-	return p
+	return fi.plan.clone()
 }
 
 func (fi *faultInjector) push(faults ...Fault) {

@@ -202,7 +202,11 @@ func TestRandomFaultsRepeatable(t *testing.T) {
 	}
 
 	// Random faults restricted to a path spare the others.
-	e.srv.SetFaults(FaultPlan{Rate: 1, Random: []Fault{{Kind: FaultStatus, Status: 500, Path: "/api/analytics/export"}}})
+	// Editing the plan's list, or the copy Faults returns, changes nothing.
+	restricted := []Fault{{Kind: FaultStatus, Status: 500, Path: "/api/analytics/export"}}
+	e.srv.SetFaults(FaultPlan{Rate: 1, Random: restricted})
+	restricted[0].Path = ""
+	e.srv.Faults().Random[0].Path = ""
 	wantStatus(t, e.do(t, http.MethodGet, "/api/links", e.fx.APIKey, nil), http.StatusOK)
 	wantStatus(t, e.do(t, http.MethodGet, "/api/analytics/export", e.fx.APIKey, nil), http.StatusInternalServerError)
 
