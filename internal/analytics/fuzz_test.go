@@ -3,6 +3,7 @@ package analytics
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,13 +41,19 @@ func FuzzParseExport(f *testing.F) {
 			t.Fatalf("the Raw of the rows reads as %q %q, %v; want %q %q", again.columns, again.maps(), err, columns, rows)
 		}
 		// Written back fully quoted and read again, the table is the same,
-		// up to the CRLFs the reader turns into LFs inside quoted fields.
+		// up to the CRLFs the reader turns into LFs inside quoted fields;
+		// unless that makes two column names one (a column "\r\n" beside
+		// one "\n"), and the reader refuses the header.
 		if len(columns) > 0 {
 			r2, err := readAll(string(writeCSV(columns, rows)), Query{})
-			if err != nil {
+			switch header := normTable(columns, nil)[0]; {
+			case len(slices.Compact(slices.Sorted(slices.Values(header)))) < len(header):
+				if err == nil || !strings.Contains(err.Error(), "twice") {
+					t.Fatalf("rewritten, the columns %q become %q, yet the export reads: %v", columns, header, err)
+				}
+			case err != nil:
 				t.Fatalf("re-reading the rewritten export: %v", err)
-			}
-			if !reflect.DeepEqual(normTable(columns, rows), normTable(r2.columns, r2.maps())) {
+			case !reflect.DeepEqual(normTable(columns, rows), normTable(r2.columns, r2.maps())):
 				t.Fatalf("rewriting changed the table: %q %q / %q %q", columns, rows, r2.columns, r2.maps())
 			}
 		}
