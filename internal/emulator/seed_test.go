@@ -235,6 +235,26 @@ func TestAllLinksOldestFirst(t *testing.T) {
 	}
 }
 
+// The links the server hands out are copies to the last pointer: editing a
+// link's UTM or expiry there changes nothing stored.
+func TestLinksShareNothingWithTheStore(t *testing.T) {
+	e := newEnv(t)
+	exp := e.clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	id := str(e.create(t, "https://example.com/spring", "expiresAt", exp)["id"])
+	wantStatus(t, e.do(t, http.MethodPatch, "/api/links/"+id, e.fx.APIKey, map[string]any{"destination": "https://example.com/spring", "utm": map[string]any{"source": "news"}}), http.StatusOK)
+	for name, handOut := range map[string]func() []Link{
+		"Links":    func() []Link { return e.srv.Links(e.fx.AccountID) },
+		"AllLinks": e.srv.AllLinks,
+	} {
+		l := handOut()[0]
+		l.UTM.Source = "edited"
+		*l.ExpiresAt = l.ExpiresAt.Add(-time.Hour)
+		if again := handOut()[0]; again.UTM.Source != "news" || again.ExpiresAt.Format(time.RFC3339) != exp {
+			t.Errorf("after editing what %s handed out, the store holds utm source %q, expiresAt %s", name, again.UTM.Source, again.ExpiresAt)
+		}
+	}
+}
+
 // A change made in the dashboard: the link shows the new destination and
 // update time, the filter does not see it, and it is no API request, so it
 // is not counted and leaves the key's allowance alone.

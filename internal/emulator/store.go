@@ -84,6 +84,21 @@ type Link struct {
 	Seq         int64      `json:"seq"` // creation order, for stable listing and cursors
 }
 
+// copied is the link with its own ExpiresAt and UTM, for a caller outside
+// the store: editing what the server hands out changes nothing stored.
+func (l *Link) copied() Link {
+	c := *l
+	if l.ExpiresAt != nil {
+		at := *l.ExpiresAt
+		c.ExpiresAt = &at
+	}
+	if l.UTM != nil {
+		utm := *l.UTM
+		c.UTM = &utm
+	}
+	return c
+}
+
 // Click is one recorded visit of a short link.
 type Click struct {
 	At          time.Time `json:"at"`
