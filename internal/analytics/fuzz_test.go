@@ -42,11 +42,15 @@ func FuzzParseExport(f *testing.F) {
 		}
 		// Written back fully quoted and read again, the table is the same,
 		// up to the CRLFs the reader turns into LFs inside quoted fields;
-		// unless that makes two column names one (a column "\r\n" beside
-		// one "\n"), and the reader refuses the header.
+		// unless that reading makes two column names one (a column "\r\n"
+		// beside one "\n"), and the reader refuses the header.
 		if len(columns) > 0 {
 			r2, err := readAll(string(writeCSV(columns, rows)), Query{})
-			switch header := normTable(columns, nil)[0]; {
+			header := make([]string, len(columns))
+			for i, c := range columns {
+				header[i] = strings.ReplaceAll(c, "\r\n", "\n") // one reading
+			}
+			switch {
 			case len(slices.Compact(slices.Sorted(slices.Values(header)))) < len(header):
 				if err == nil || !strings.Contains(err.Error(), "twice") {
 					t.Fatalf("rewritten, the columns %q become %q, yet the export reads: %v", columns, header, err)
