@@ -168,7 +168,7 @@ func (s *Server) SeedLinks(domainID, prefix string, n int) ([]Link, error) {
 	s.mustPersistLocked()
 	out := make([]Link, len(seeded))
 	for i, l := range seeded {
-		out[i] = l.copied()
+		out[i] = l.clone()
 	}
 	return out, nil
 }
@@ -312,7 +312,7 @@ func (s *Server) Links(accountID string) []Link {
 	}
 	links := make([]Link, len(stored))
 	for i, l := range stored {
-		links[i] = l.copied()
+		links[i] = l.clone()
 	}
 	return links
 }
@@ -323,7 +323,7 @@ func (s *Server) AllLinks() []Link {
 	defer s.mu.Unlock()
 	links := make([]Link, 0, len(s.st.Links))
 	for _, l := range s.st.Links {
-		links = append(links, l.copied())
+		links = append(links, l.clone())
 	}
 	slices.SortFunc(links, func(a, b Link) int { return compareLinks(&a, &b) })
 	return links

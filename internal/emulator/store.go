@@ -84,9 +84,9 @@ type Link struct {
 	Seq         int64      `json:"seq"` // creation order, for stable listing and cursors
 }
 
-// copied is the link with its own ExpiresAt and UTM, for a caller outside
+// clone is the link with its own ExpiresAt and UTM, for a caller outside
 // the store: editing what the server hands out changes nothing stored.
-func (l *Link) copied() Link {
+func (l *Link) clone() Link {
 	c := *l
 	if l.ExpiresAt != nil {
 		at := *l.ExpiresAt
