@@ -3,6 +3,7 @@ package emulator
 import (
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -60,6 +61,8 @@ type allowance struct {
 	tokens float64
 	filled time.Time
 	fresh  bool // the bucket has not been used yet: it is full
+	// counted is the latest time the counter took a request at.
+	counted time.Time
 }
 
 // rateDecision is the answer to one request. reset is how long until the
@@ -96,6 +99,14 @@ func (rl *rateLimiter) decide(key, class string, l Limits, now time.Time, consum
 		a = &allowance{fresh: true}
 		rl.allowances[id] = a
 	}
+	// Requests reach the counter in the order it takes them: one whose
+	// clock was read before a request counted already counts after it.
+	if now.Before(a.counted) {
+		now = a.counted
+	}
+	if !consume {
+		a = a.clone() // a look, at any time, changes nothing
+	}
 	limit, length := l.limitFor(class), time.Duration(l.Window)
 	var d rateDecision
 	switch l.Model {
@@ -107,7 +118,17 @@ func (rl *rateLimiter) decide(key, class string, l Limits, now time.Time, consum
 		d = a.fixed(limit, length, l.Model == ModelClock, now, consume)
 	}
 	d.limit = limit
+	if consume {
+		a.counted = now
+	}
 	return d
+}
+
+// clone is a copy sharing nothing that a decision changes.
+func (a *allowance) clone() *allowance {
+	c := *a
+	c.allowed = slices.Clone(a.allowed)
+	return &c
 }
 
 // fixed counts in fixed windows: the allowance is whole again, and grows,

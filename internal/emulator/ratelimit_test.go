@@ -342,3 +342,37 @@ func TestRateLimitModelValidated(t *testing.T) {
 		t.Fatalf("Validate = %v, want an error naming limits.model", err)
 	}
 }
+
+// A request whose clock was read before one already counted counts after
+// it, as at a real counter, and a look at any time changes nothing: on a
+// sliding window a look ahead lets in no request the window still holds,
+// and a late clock takes back no part of a bucket's refill.
+func TestRateLimitTimeNeverRunsBack(t *testing.T) {
+	const s = time.Second
+	start := time.Date(2027, 1, 5, 12, 0, 3, 0, time.UTC)
+	for _, model := range []string{ModelFirstRequest, ModelClock, ModelSliding, ModelBucket} {
+		t.Run(model, func(t *testing.T) {
+			rl := newRateLimiter()
+			limits := Limits{Write: 2, Read: 2, Window: Duration(10 * s), Model: model}
+			rl.take("key", classWrite, limits, start)
+			rl.take("key", classWrite, limits, start.Add(s))
+			if p := rl.peek("key", classWrite, limits, start.Add(11*s)); !p.allowed {
+				t.Fatalf("a look 11 s on: refused; want allowed")
+			}
+			if d := rl.take("key", classWrite, limits, start.Add(2*s)); d.allowed {
+				t.Errorf("after a look ahead, a third request within the window: allowed, %d remaining; want refused", d.remaining)
+			}
+			if model != ModelBucket {
+				return
+			}
+			// One token back every 5 s: whole at 15 s, and a clock read at 14 s
+			// after that counts at 15 s, with one token left.
+			if d := rl.take("key", classWrite, limits, start.Add(15*s)); !d.allowed || d.remaining != 1 {
+				t.Fatalf("at 15 s: allowed %v, %d remaining; want allowed, 1", d.allowed, d.remaining)
+			}
+			if d := rl.take("key", classWrite, limits, start.Add(14*s)); !d.allowed || d.remaining != 0 {
+				t.Errorf("a clock read at 14 s, after 15 s was counted: allowed %v, %d remaining; want allowed, 0", d.allowed, d.remaining)
+			}
+		})
+	}
+}
