@@ -359,6 +359,46 @@ func TestPacingClockPhase(t *testing.T) {
 	}
 }
 
+// beyond is the matrix's crowds at limits outside it: below the number
+// of runs, and far above what their applies write, on windows shorter and
+// longer than its own. The spec does not say how large a limit is.
+func beyond() []shape {
+	var out []shape
+	for _, m := range models {
+		for _, w := range []time.Duration{time.Second, 30 * time.Second} {
+			for _, l := range []int{1, 3, 100, 1000} {
+				for _, n := range []int{1, 2, 4, 8} {
+					out = append(out, crowd(m, w, l, n))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestPacingBeyondTheMatrix runs the crowds of beyond(): every link is
+// written exactly once, every run finishes, and no write goes before a
+// Retry-After, at any limit. It holds them to no ratio; PACING_TABLE=1
+// prints each cell's worst draw (ratio to the floor, share answered 429,
+// time over the floor), which BENCHMARKS.md quotes.
+func TestPacingBeyondTheMatrix(t *testing.T) {
+	if tables {
+		fmt.Print("| model | allowance | 1 run | 2 runs | 4 runs | 8 runs |\n|---|---|---|---|---|---|\n")
+	}
+	row := ""
+	for i, sh := range beyond() {
+		c := cell{sh, simulate(sh, matrixDraws)}
+		c.check(t)
+		if i%4 == 0 {
+			row = fmt.Sprintf("| %s | %d per %s |", sh.model, sh.limit, sh.window)
+		}
+		row += fmt.Sprintf(" %.2f×, %.1f%%, %.1f s |", c.worstRatio(), 100*c.worstRefused(), c.worstExcess().Seconds())
+		if i%4 == 3 && tables {
+			fmt.Println(row)
+		}
+	}
+}
+
 // emulatorLatency is the matrix's network with the emulator's own fraud
 // filter (its default, 300 ms).
 var emulatorLatency = func() latency {
