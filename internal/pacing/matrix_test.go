@@ -359,16 +359,21 @@ func TestPacingClockPhase(t *testing.T) {
 	}
 }
 
-// beyond is the matrix's crowds at limits outside it: below the number
-// of runs, and far above what their applies write, on windows shorter and
-// longer than its own. The spec does not say how large a limit is.
+// beyond is the matrix's crowds at limits outside it (below the number
+// of runs, and far above what their applies write) on windows of a second
+// and of 30 s, and at its own limits on windows of a second, shorter than
+// the unit Reset is given in. The spec says neither how large a limit is
+// nor how long a window.
 func beyond() []shape {
 	var out []shape
-	for _, m := range models {
-		for _, w := range []time.Duration{time.Second, 30 * time.Second} {
-			for _, l := range []int{1, 3, 100, 1000} {
+	for _, a := range []struct {
+		window time.Duration
+		limits []int
+	}{{time.Second, []int{1, 3, 10, 20, 60, 100, 1000}}, {30 * time.Second, []int{1, 3, 100, 1000}}} {
+		for _, m := range models {
+			for _, l := range a.limits {
 				for _, n := range []int{1, 2, 4, 8} {
-					out = append(out, crowd(m, w, l, n))
+					out = append(out, crowd(m, a.window, l, n))
 				}
 			}
 		}
