@@ -13,7 +13,8 @@ import (
 // is added at the end, and the rest of the file (its opening, the
 // simulation's tables that `go test` prints, the scenarios not run this
 // time) stays as it is. So `-only shared` refreshes one table, not the
-// whole file.
+// whole file. A section replaced keeps its notes: what follows notesMark
+// in it, written by hand about the figures (their history, what they miss).
 func writeReport(path string, measured []byte) error {
 	old, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -33,10 +34,24 @@ func mergeSections(report, measured []byte) []byte {
 		if i < 0 {
 			parts = append(parts, sec)
 		} else {
-			parts[i] = sec
+			parts[i] = withNotes(sec, parts[i])
 		}
 	}
 	return bytes.Join(parts, nil)
+}
+
+// notesMark opens the notes of a section, which a new measurement keeps.
+const notesMark = "<!-- notes: scripts/bench keeps what follows when it measures this section again -->"
+
+// withNotes is the measured section followed by the notes of the one it
+// replaces, if that has any.
+func withNotes(measured, old []byte) []byte {
+	i := bytes.Index(old, []byte(notesMark))
+	if i < 0 {
+		return measured
+	}
+	// A new slice: measured shares its array with the sections after it.
+	return slices.Concat(bytes.TrimRight(measured, "\n"), []byte("\n\n"), old[i:])
 }
 
 func firstLine(b []byte) []byte {

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -43,5 +44,34 @@ func TestWriteReportCreatesAMissingReport(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(path); string(got) != measured {
 		t.Errorf("report:\n%s\nwant:\n%s", got, measured)
+	}
+}
+
+// Notes written by hand after a section's figures outlive a new
+// measurement of it; a section without them is replaced whole. The
+// sections measured after it (longer here than the notes) come out as
+// measured.
+func TestWriteReportKeepsTheNotesOfASection(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "BENCHMARKS.md")
+	committed := "# Benchmarks\n\n" +
+		"## One key, several runs at once\n\nold table\n\n" + notesMark + "\n\nMeasured on commit a; history.\n\n" +
+		"## Refresh at scale\n\nold refresh\n"
+	if err := os.WriteFile(path, []byte(committed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refresh := "## Refresh at scale\n\n" + strings.Repeat("| new refresh row |\n", 20)
+	measured := "# Benchmarks\n\nMeasured on a day.\n\n" +
+		"## One key, several runs at once\n\nnew table\n\n" + refresh
+	if err := writeReport(path, []byte(measured)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# Benchmarks\n\n" +
+		"## One key, several runs at once\n\nnew table\n\n" + notesMark + "\n\nMeasured on commit a; history.\n\n" + refresh
+	if string(got) != want {
+		t.Errorf("report:\n%s\nwant:\n%s", got, want)
 	}
 }
