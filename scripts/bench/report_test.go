@@ -8,30 +8,20 @@ import (
 )
 
 func TestWriteReportReplacesOnlyTheSectionsMeasured(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "BENCHMARKS.md")
 	committed := "# Benchmarks\n\nMethod of every scenario.\n\n" +
 		"## Applying under a write budget\n\nold throttle\n\n" +
 		"## Pacing in simulation\n\ntables go test prints\n\n### A run that starts later\n\nlater table\n\n" +
 		"## One key, several runs at once\n\nold shared\n"
-	if err := os.WriteFile(path, []byte(committed), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	measured := "# Benchmarks\n\nMeasured on a day.\n\n" +
 		"## One key, several runs at once\n\nnew shared\n\n" +
 		"## Click analytics\n\nnew clicks\n"
-	if err := writeReport(path, []byte(measured)); err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := rewritten(t, committed, measured)
 	want := "# Benchmarks\n\nMethod of every scenario.\n\n" +
 		"## Applying under a write budget\n\nold throttle\n\n" +
 		"## Pacing in simulation\n\ntables go test prints\n\n### A run that starts later\n\nlater table\n\n" +
 		"## One key, several runs at once\n\nnew shared\n\n" +
 		"## Click analytics\n\nnew clicks\n"
-	if string(got) != want {
+	if got != want {
 		t.Errorf("report:\n%s\nwant:\n%s", got, want)
 	}
 }
@@ -52,16 +42,27 @@ func TestWriteReportCreatesAMissingReport(t *testing.T) {
 // sections measured after it (longer here than the notes) come out as
 // measured.
 func TestWriteReportKeepsTheNotesOfASection(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "BENCHMARKS.md")
 	committed := "# Benchmarks\n\n" +
 		"## One key, several runs at once\n\nold table\n\n" + notesMark + "\n\nMeasured on commit a; history.\n\n" +
 		"## Refresh at scale\n\nold refresh\n"
-	if err := os.WriteFile(path, []byte(committed), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	refresh := "## Refresh at scale\n\n" + strings.Repeat("| new refresh row |\n", 20)
 	measured := "# Benchmarks\n\nMeasured on a day.\n\n" +
 		"## One key, several runs at once\n\nnew table\n\n" + refresh
+	got := rewritten(t, committed, measured)
+	want := "# Benchmarks\n\n" +
+		"## One key, several runs at once\n\nnew table\n\n" + notesMark + "\n\nMeasured on commit a; history.\n\n" + refresh
+	if got != want {
+		t.Errorf("report:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// rewritten is the report committed becomes once measured is written into it.
+func rewritten(t *testing.T, committed, measured string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "BENCHMARKS.md")
+	if err := os.WriteFile(path, []byte(committed), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := writeReport(path, []byte(measured)); err != nil {
 		t.Fatal(err)
 	}
@@ -69,9 +70,5 @@ func TestWriteReportKeepsTheNotesOfASection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "# Benchmarks\n\n" +
-		"## One key, several runs at once\n\nnew table\n\n" + notesMark + "\n\nMeasured on commit a; history.\n\n" + refresh
-	if string(got) != want {
-		t.Errorf("report:\n%s\nwant:\n%s", got, want)
-	}
+	return string(got)
 }
