@@ -35,6 +35,21 @@ const (
 // rateModels are the model names Settings accepts ("" is the default).
 var rateModels = []string{"", ModelFirstRequest, ModelClock, ModelSliding, ModelBucket}
 
+// The ways of making X-RateLimit-Reset and Retry-After whole seconds
+// (Limits.Rounding). The spec says "seconds" and not which way; a service
+// that truncates is as likely as one that rounds up.
+const (
+	// RoundUp: a client that waits the seconds said is never early (the default).
+	RoundUp = "up"
+	// RoundDown: the seconds are truncated; a wait under a second is 0.
+	RoundDown = "down"
+	// RoundNearest: the seconds are rounded to the nearest.
+	RoundNearest = "nearest"
+)
+
+// roundings are the rounding names Settings accepts ("" is the default).
+var roundings = []string{"", RoundUp, RoundDown, RoundNearest}
+
 func (l Limits) limitFor(class string) int {
 	if class == classWrite {
 		return l.Write
@@ -207,18 +222,23 @@ func untilTokens(n, perSecond float64) time.Duration {
 	return time.Duration(ms) * time.Millisecond
 }
 
-func setRateHeaders(w http.ResponseWriter, limit, remaining int, reset time.Duration) {
+func setRateHeaders(w http.ResponseWriter, l Limits, limit, remaining int, reset time.Duration) {
 	h := w.Header()
 	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
-	h.Set("X-RateLimit-Reset", strconv.Itoa(ceilSeconds(reset)))
+	h.Set("X-RateLimit-Reset", strconv.Itoa(l.WholeSeconds(reset)))
 }
 
-// ceilSeconds rounds up, so a client that waits the advertised seconds is
-// never early.
-func ceilSeconds(d time.Duration) int {
-	if d <= 0 {
+// WholeSeconds is d in whole seconds, made so as Rounding says: what the
+// headers carry.
+func (l Limits) WholeSeconds(d time.Duration) int {
+	switch {
+	case d <= 0:
 		return 0
+	case l.Rounding == RoundDown:
+		return int(d / time.Second)
+	case l.Rounding == RoundNearest:
+		return int(d.Round(time.Second) / time.Second)
 	}
 	return int((d + time.Second - 1) / time.Second)
 }

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"strings"
@@ -334,12 +335,47 @@ func TestRateLimitModels(t *testing.T) {
 	}
 }
 
-// A model the emulator does not know is refused with the setting's name.
-func TestRateLimitModelValidated(t *testing.T) {
+// Reset and Retry-After are whole seconds, made so as Limits.Rounding
+// says: 2.5 s left is 3 rounded up (the default), 2 down or to the
+// nearest; 0.4 s left is 1, 0 and 0.
+func TestRateLimitRounding(t *testing.T) {
+	for rounding, want := range map[string][2]string{
+		"": {"3", "1"}, RoundUp: {"3", "1"}, RoundDown: {"2", "0"}, RoundNearest: {"3", "0"},
+	} {
+		t.Run(cmp.Or(rounding, "default"), func(t *testing.T) {
+			e := newEnv(t, func(s *Settings) {
+				s.Limits = Limits{Write: 1, Read: 100, Window: Duration(3 * time.Second), Rounding: rounding}
+			})
+			create := func() *response {
+				return e.do(t, http.MethodPost, "/api/links", e.fx.APIKey, e.createBody("https://example.com/"))
+			}
+			wantStatus(t, create(), http.StatusCreated)
+			// The window turns 3 s after the first create: 0.5 s later 2.5 s
+			// are left, 2.1 s later still 0.4 s.
+			for i, advance := range []time.Duration{500 * time.Millisecond, 2100 * time.Millisecond} {
+				e.clock.Advance(advance)
+				r := create()
+				wantStatus(t, r, http.StatusTooManyRequests)
+				if reset, retry := r.Header.Get("X-RateLimit-Reset"), r.Header.Get("Retry-After"); reset != want[i] || retry != want[i] {
+					t.Errorf("refusal %d: Reset %q, Retry-After %q; want %q for both", i+1, reset, retry, want[i])
+				}
+			}
+		})
+	}
+}
+
+// A model or a rounding the emulator does not know is refused with the
+// setting's name.
+func TestRateLimitModelAndRoundingValidated(t *testing.T) {
 	s := DefaultSettings()
 	s.Limits.Model = "leaky"
 	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "limits.model") {
 		t.Fatalf("Validate = %v, want an error naming limits.model", err)
+	}
+	s = DefaultSettings()
+	s.Limits.Rounding = "sideways"
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "limits.rounding") {
+		t.Fatalf("Validate = %v, want an error naming limits.rounding", err)
 	}
 }
 

@@ -206,20 +206,20 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, handle apiHand
 	settings := s.Settings()
 	limit := settings.Limits.limitFor(rt.class())
 	if status != 0 {
-		setRateHeaders(rec, limit, limit, time.Duration(settings.Limits.Window))
+		setRateHeaders(rec, settings.Limits, limit, limit, time.Duration(settings.Limits.Window))
 		s.writeError(rec, http.StatusUnauthorized, "invalid_api_key", "the API key is unknown or revoked, or the account's plan no longer includes the API")
 		return
 	}
 	if !s.keyHasScope(key, rt.scope(), settings) {
 		d := s.limiter.peek(token, rt.class(), settings.Limits, s.now())
-		setRateHeaders(rec, d.limit, d.remaining, d.reset)
+		setRateHeaders(rec, settings.Limits, d.limit, d.remaining, d.reset)
 		s.writeError(rec, http.StatusForbidden, "insufficient_scope", fmt.Sprintf("this key lacks the scope %s", rt.scope()))
 		return
 	}
 	decision := s.limiter.take(token, rt.class(), settings.Limits, s.now())
-	setRateHeaders(rec, decision.limit, decision.remaining, decision.reset)
+	setRateHeaders(rec, settings.Limits, decision.limit, decision.remaining, decision.reset)
 	if !decision.allowed {
-		rec.Header().Set("Retry-After", fmt.Sprint(ceilSeconds(decision.retry)))
+		rec.Header().Set("Retry-After", fmt.Sprint(settings.Limits.WholeSeconds(decision.retry)))
 		s.writeError(rec, http.StatusTooManyRequests, "rate_limited", "rate limit exceeded; retry after the time in Retry-After")
 		return
 	}

@@ -34,6 +34,9 @@ type Limits struct {
 	// Model is how requests are counted: ModelFirstRequest ("", the
 	// default), ModelClock, ModelSliding or ModelBucket (ratelimit.go).
 	Model string `json:"model,omitempty"`
+	// Rounding is how X-RateLimit-Reset and Retry-After are made whole
+	// seconds: RoundUp ("", the default), RoundDown or RoundNearest.
+	Rounding string `json:"rounding,omitempty"`
 }
 
 // Filter configures the fraud filter that checks every destination on create
@@ -109,6 +112,7 @@ func (s Settings) Validate() error {
 		{"limits.read", s.Limits.Read, s.Limits.Read > 0},
 		{"limits.window", s.Limits.Window, s.Limits.Window > 0},
 		{"limits.model", s.Limits.Model, oneOf(s.Limits.Model, rateModels...)},
+		{"limits.rounding", s.Limits.Rounding, oneOf(s.Limits.Rounding, roundings...)},
 		{"filter.delay", s.Filter.Delay, s.Filter.Delay >= 0},
 		{"variants.objectEnvelope", v.ObjectEnvelope, oneOf(v.ObjectEnvelope, "", "data", "link")},
 		{"variants.listEnvelope", v.ListEnvelope, oneOf(v.ListEnvelope, "", "data", "links", "items")},
