@@ -410,7 +410,9 @@ func TestPace429HoldsBackOtherRequests(t *testing.T) {
 	})
 }
 
-func TestPaceRetryAfterZeroDoesNotWait(t *testing.T) {
+// A Retry-After of 0 is a wait under a second rounded down (rounded up, it
+// is a second at least): the client waits that second, not the window.
+func TestPaceRetryAfterZeroWaitsASecondNotTheWindow(t *testing.T) {
 	t.Parallel()
 	// The emulator's window is a minute: a client that waited for it
 	// instead of Retry-After: 0 would take that long.
@@ -424,8 +426,8 @@ func TestPaceRetryAfterZeroDoesNotWait(t *testing.T) {
 		_, err := c.ListLinks(ctx)
 		return err
 	}))
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("the lists took %v after Retry-After: 0", d)
+	if d := time.Since(start); d < time.Second || d > 5*time.Second {
+		t.Errorf("the lists took %v after Retry-After: 0; want the second it may have lost, not the window", d)
 	}
 	if got := e.srv.CountStatus(http.StatusTooManyRequests); got != 2 {
 		t.Errorf("%d answers 429, want the 2 injected", got)
@@ -511,6 +513,27 @@ func TestPaceTwoClientsShareAKey(t *testing.T) {
 	// keeps them few (the simulation measures how few).
 	if got := e.srv.CountStatus(http.StatusTooManyRequests); got > each/2 {
 		t.Errorf("the emulator answered %d requests 429, want at most %d", got, each/2)
+	}
+}
+
+// A service that truncates its seconds says Retry-After: 0 for the last
+// second of a window, and its Reset is up to a second early. The client
+// learns it from the first such answer and waits a second more from then
+// on: every create succeeds and few are refused, where read as rounded up
+// the client's retries go at once and are refused until they run out.
+func TestPaceSecondsRoundedDown(t *testing.T) {
+	t.Parallel()
+	const n, limit = 15, 5
+	e := newPaceEnv(t, emulator.Limits{Write: limit, Read: 1000, Window: emulator.Duration(2 * time.Second), Rounding: emulator.RoundDown})
+	c := e.client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	checkNoErrors(t, runConcurrently(n, func(i int) error { return e.create(ctx, c, i) }))
+	if got := len(e.srv.Links(e.fx.AccountID)); got != n {
+		t.Errorf("the account has %d links, want %d", got, n)
+	}
+	if got := e.srv.CountStatus(http.StatusTooManyRequests); got > 2 {
+		t.Errorf("the emulator answered %d requests 429, want at most 2", got)
 	}
 }
 

@@ -18,20 +18,33 @@ const MaxBelievableReset = 24 * time.Hour
 
 // believable drops what no service means: a negative count, a remaining
 // above the limit (the limit is believed, the remaining clamped), a wait
-// beyond MaxBelievableReset. A refusal without a believable Retry-After
-// asks for the Reset, and a second at least.
-func believable(a Answer) Answer {
+// beyond MaxBelievableReset. Whole seconds are read as rounded up until an
+// answer shows them rounded down (rule 15): roundedDown says whether an
+// earlier one did, and believable whether this one or an earlier did;
+// from then on every wait is given back the second it may have lost. A
+// refusal without a believable Retry-After asks for the Reset, and a
+// second at least.
+func believable(a Answer, roundedDown bool) (Answer, bool) {
 	a.Limit, a.Remaining = max(a.Limit, -1), max(a.Remaining, -1)
 	if a.Limit > 0 {
 		a.Remaining = min(a.Remaining, a.Limit)
 	}
-	for _, d := range []*time.Duration{&a.Reset, &a.RetryAfter} {
+	waits := []*time.Duration{&a.Reset, &a.RetryAfter}
+	for _, d := range waits {
 		if *d < 0 || *d > MaxBelievableReset {
 			*d = -1
+		}
+	}
+	// Rounded up, a wait is 0 only when the allowance is whole, which it is
+	// not just after a request was counted, nor after one was refused.
+	roundedDown = roundedDown || a.Reset == 0 && a.Remaining >= 0 || a.Refused && a.RetryAfter == 0
+	for _, d := range waits {
+		if roundedDown && *d >= 0 {
+			*d += time.Second
 		}
 	}
 	if a.Refused && a.RetryAfter < 0 {
 		a.RetryAfter = max(a.Reset, time.Second)
 	}
-	return a
+	return a, roundedDown
 }

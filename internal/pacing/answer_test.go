@@ -26,8 +26,8 @@ func TestBelievable(t *testing.T) {
 			Answer{Limit: 60, Remaining: 0, Reset: 42 * s, RetryAfter: 42 * s, Refused: true},
 			Answer{Limit: 60, Remaining: 0, Reset: 42 * s, RetryAfter: 42 * s, Refused: true}},
 	} {
-		if got := believable(c.said); got != c.is {
-			t.Errorf("%s: believable(%+v) = %+v, want %+v", c.name, c.said, got, c.is)
+		if got, roundedDown := believable(c.said, false); got != c.is || roundedDown {
+			t.Errorf("%s: believable(%+v) = %+v, %v; want %+v, false", c.name, c.said, got, roundedDown, c.is)
 		}
 	}
 }
@@ -43,6 +43,45 @@ func TestPacer_refusalWithoutRetryAfterWaitsForReset(t *testing.T) {
 		p.Answered(p.Sent(now), now, Answer{Limit: 10, Remaining: 0, Reset: c.reset, RetryAfter: -1, Refused: true})
 		if wait := p.Next(now); wait != c.want {
 			t.Errorf("Next after a 429 with Reset %s and no Retry-After = %s, want %s", c.reset, wait, c.want)
+		}
+	}
+}
+
+// Whole seconds are read as rounded up until an answer shows them rounded
+// down: rounded up, no wait is 0 once a request was counted or refused.
+// From then on every wait is a second longer.
+func TestBelievableSecondsRoundedDown(t *testing.T) {
+	const s = time.Second
+	for _, c := range []struct {
+		name       string
+		known      bool
+		said, is   Answer
+		roundsDown bool
+	}{
+		{"a Reset of 0 after a request was counted", false,
+			Answer{Limit: 10, Remaining: 3, Reset: 0, RetryAfter: -1},
+			Answer{Limit: 10, Remaining: 3, Reset: s, RetryAfter: -1}, true},
+		{"a Retry-After of 0", false,
+			Answer{Limit: 10, Remaining: 0, Reset: 2 * s, RetryAfter: 0, Refused: true},
+			Answer{Limit: 10, Remaining: 0, Reset: 3 * s, RetryAfter: s, Refused: true}, true},
+		{"a refusal with a Reset of 0 and no Retry-After waits a second", false,
+			Answer{Limit: 10, Remaining: 0, Reset: 0, RetryAfter: -1, Refused: true},
+			Answer{Limit: 10, Remaining: 0, Reset: s, RetryAfter: s, Refused: true}, true},
+		{"no count: a Reset of 0 says nothing", false,
+			Answer{Limit: -1, Remaining: -1, Reset: 0, RetryAfter: -1},
+			Answer{Limit: -1, Remaining: -1, Reset: 0, RetryAfter: -1}, false},
+		{"rounded up, as far as anyone knows", false,
+			Answer{Limit: 10, Remaining: 3, Reset: 2 * s, RetryAfter: -1},
+			Answer{Limit: 10, Remaining: 3, Reset: 2 * s, RetryAfter: -1}, false},
+		{"once known, every wait is a second longer", true,
+			Answer{Limit: 10, Remaining: 0, Reset: 5 * s, RetryAfter: 2 * s, Refused: true},
+			Answer{Limit: 10, Remaining: 0, Reset: 6 * s, RetryAfter: 3 * s, Refused: true}, true},
+		{"once known, what is not said stays unsaid", true,
+			Answer{Limit: 10, Remaining: 3, Reset: -1, RetryAfter: -1},
+			Answer{Limit: 10, Remaining: 3, Reset: -1, RetryAfter: -1}, true},
+	} {
+		if got, roundsDown := believable(c.said, c.known); got != c.is || roundsDown != c.roundsDown {
+			t.Errorf("%s: believable(%+v, %v) = %+v, %v; want %+v, %v", c.name, c.said, c.known, got, roundsDown, c.is, c.roundsDown)
 		}
 	}
 }

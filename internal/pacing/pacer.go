@@ -37,10 +37,11 @@ type Pacer struct {
 	// runs: the runs the latest count between two of ours showed;
 	// others: the count showed any but us last epoch or this. Our part is
 	// divided by backoff, which each turn multiplies by backoffBy
-	// (refusalBackoff after a refusal in the epoch, else 3/4).
-	runs, backoff, backoffBy       float64
-	unmetered, others, everRefused bool        // everRefused: an answer was a refusal
-	back                           []time.Time // when each unit our counted requests hold is back, earliest first
+	// (refusalBackoff after a refusal in the epoch, else 3/4). everRefused:
+	// an answer was a refusal; roundedDown: one showed whole seconds rounded down.
+	runs, backoff, backoffBy                    float64
+	unmetered, others, everRefused, roundedDown bool
+	back                                        []time.Time // when each unit our counted requests hold is back, earliest first
 	epochState
 }
 
@@ -107,8 +108,7 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 	return p.due(p.resetAt).Sub(now)
 }
 
-// due is at and the spread of round trips later: a new connection delays
-// only the way there, and our next request may be counted that much later.
+// due is at plus the spread of round trips: a new connection delays only the way there.
 func (p *Pacer) due(at time.Time) time.Time {
 	return at.Add(max(p.slowest, p.lastSlowest) - p.fastest)
 }
@@ -173,7 +173,7 @@ func (p *Pacer) Lost(t Ticket) {
 
 // Answered takes in the answer to t, received at now.
 func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
-	a = believable(a)
+	a, p.roundedDown = believable(a, p.roundedDown)
 	if a.Refused {
 		p.refused(t, now, a)
 		return

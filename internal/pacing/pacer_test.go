@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
 // Each rule DESIGN.md states ("Pacing") has a test here, asserting what it
@@ -462,6 +464,23 @@ func TestRule_maxShareLeavesTheRest(t *testing.T) {
 		if o.leastRemaining < 10 || o.refused > 0 {
 			t.Errorf("%s at half the allowance: remaining fell to %d, %d refused; want at least 10 left, none refused", sh, o.leastRemaining, o.refused)
 		}
+	}
+}
+
+// Whole seconds are read as rounded up until an answer shows them rounded
+// down (a Reset or a Retry-After of 0); from then on every wait is a
+// second longer. On a service that truncates its seconds, a run alone and a
+// crowd are refused once or twice a run while they learn it, where read
+// as rounded up every wait ends up to a second early and is refused again
+// and again.
+func TestRule_secondsRoundedDownAreLearnt(t *testing.T) {
+	for _, sh := range []shape{
+		{model: "clock", window: 10 * time.Second, limit: 20, links: []int{40}},
+		crowd("first-request", 10*time.Second, 20, 3),
+		crowd("bucket", 10*time.Second, 20, 3),
+	} {
+		sh.rounding = emulator.RoundDown
+		within(t, sh, meanDraw, 1.25, 0.03)
 	}
 }
 

@@ -47,6 +47,7 @@ type shape struct {
 	maxShare float64         // the runs' max_rate_limit_percent/100 (0: 1)
 	phase    time.Duration   // how far into a clock-aligned window the runs start (0: matrixPhase)
 	latency  latency         // zero: matrixLatency
+	rounding string          // how the answers' seconds are made whole (emulator.Limits.Rounding; "": up)
 }
 
 // matrixPhase is where in a clock-aligned window the matrix's runs start.
@@ -56,6 +57,9 @@ func (s shape) String() string {
 	name := fmt.Sprintf("%-13s %2d per %3s, runs %v", s.model, s.limit, s.window, s.links)
 	if s.latency != (latency{}) {
 		name += ", " + s.latency.String()
+	}
+	if s.rounding != "" {
+		name += ", seconds rounded " + s.rounding
 	}
 	return name
 }
@@ -323,11 +327,11 @@ func (r *run) arrive(l *link, t Ticket, counted float64) {
 		fmt.Printf("%9.3f run %d write %3d allowed %-5v remaining %2d reset %-7v counting %.1f runs of %d\n",
 			s.now.Sub(s.start).Seconds(), r.id, t.seq, allowed, remaining, reset.Round(time.Millisecond), counted, s.active())
 	}
-	a := Answer{Limit: s.limits.Write, Remaining: remaining, Reset: ceilSeconds(reset), RetryAfter: -1}
+	a := Answer{Limit: s.limits.Write, Remaining: remaining, Reset: s.seconds(reset), RetryAfter: -1}
 	back := s.between(s.latency.minOneWay, s.latency.maxOneWay)
 	if !allowed {
 		s.out.refused++
-		a.Refused, a.RetryAfter = true, ceilSeconds(retry)
+		a.Refused, a.RetryAfter = true, s.seconds(retry)
 		s.at(s.now.Add(back), func() {
 			r.retryAt = s.now.Add(a.RetryAfter)
 			r.pacer.Answered(t, s.now, a)
@@ -366,11 +370,10 @@ func (r *run) done(l *link) {
 	r.send()
 }
 
-func ceilSeconds(d time.Duration) time.Duration {
-	if d <= 0 {
-		return 0
-	}
-	return (d + time.Second - 1) / time.Second * time.Second
+// seconds is d as the headers say it: whole seconds, made so as the
+// emulator's Rounding says.
+func (s *sim) seconds(d time.Duration) time.Duration {
+	return time.Duration(s.limits.WholeSeconds(d)) * time.Second
 }
 
 // runShape simulates the shape once: with pacers, or with oracles.
@@ -378,7 +381,7 @@ func runShape(sh shape, seed uint64, oracle bool) outcome {
 	start := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC).Add(cmp.Or(sh.phase, matrixPhase))
 	s := &sim{shape: sh, start: start, now: start, limiter: emulator.NewRateLimiter(), latency: cmp.Or(sh.latency, matrixLatency),
 		rand:   rand.New(rand.NewPCG(seed, seed)), //nolint:gosec // a seeded draw, so a simulation repeats
-		limits: emulator.Limits{Write: sh.limit, Read: 1000, Window: emulator.Duration(sh.window), Model: sh.model},
+		limits: emulator.Limits{Write: sh.limit, Read: 1000, Window: emulator.Duration(sh.window), Model: sh.model, Rounding: sh.rounding},
 		out:    outcome{leastRemaining: sh.limit},
 		trace:  tracing != "" && strings.Join(strings.Fields(tracing), " ") == strings.Join(strings.Fields(sh.String()), " ")}
 	s.runs = make([]*run, len(sh.links))

@@ -615,6 +615,42 @@ func TestAccResilience_sixtyLinksThroughFaults(t *testing.T) {
 		e.srv.CountStatus(500)+e.srv.CountStatus(502)+e.srv.CountStatus(503))
 }
 
+// TestAccResilience_secondsRoundedDown applies twelve links on a service
+// that truncates the seconds of its X-RateLimit-Reset and Retry-After (4
+// writes per 2 s): the spec says "seconds", not which way. The provider
+// learns it from the first wait of 0 and waits a second more from then
+// on: the apply succeeds with its two retries a create, and no more than
+// a few requests are refused (read as rounded up, every retry went at once
+// and was refused until the creates failed).
+func TestAccResilience_secondsRoundedDown(t *testing.T) {
+	const links = 12
+	e := newTestEnv(t, func(s *emulator.Settings) {
+		s.Filter.Delay = 0
+		s.Limits = emulator.Limits{Write: 4, Read: 1000, Window: emulator.Duration(2 * time.Second), Rounding: emulator.RoundDown}
+	})
+	e.testLink(t, []resource.TestStep{{
+		Config: e.config(fmt.Sprintf(`
+resource "shortlink_link" "paced" {
+  count       = %d
+  domain_id   = %q
+  destination = "https://example.com/paced/${count.index}"
+}
+`, links, e.fx.DomainID)),
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue("shortlink_link.paced[11]", tfjsonpath.New("destination"), knownvalue.StringExact("https://example.com/paced/11")),
+		},
+		Check: func(*terraform.State) error {
+			if n := len(e.srv.Links(e.fx.AccountID)); n != links {
+				return fmt.Errorf("the service holds %d links, want %d", n, links)
+			}
+			if n := e.srv.CountStatus(http.StatusTooManyRequests); n > 3 {
+				return fmt.Errorf("the service answered %d requests 429, want at most 3", n)
+			}
+			return nil
+		},
+	}})
+}
+
 // checkLinkCount checks that the service holds exactly want links, both
 // twins of testdata/link_sixty_through_faults.tf.tmpl among them.
 func (e *testEnv) checkLinkCount(want int) error {

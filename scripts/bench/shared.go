@@ -27,6 +27,7 @@ type sharedCase struct {
 	busy        bool          // a busy loop on every core beside the runs
 	readLinks   int           // >0: two applies beside a plan reading this many links
 	filter      time.Duration // the fraud filter's time per write (0: throttleDelay)
+	rounding    string        // how the service makes its waits whole seconds (emulator.Limits.Rounding; "": up)
 }
 
 // filterDelay is how long the service takes to check each write's destination.
@@ -46,6 +47,9 @@ func (c sharedCase) String() string {
 	if c.filter > 0 {
 		s += " filter " + c.filter.String()
 	}
+	if c.rounding != "" {
+		s += " rounded " + c.rounding
+	}
 	return s
 }
 
@@ -54,7 +58,8 @@ func (c sharedCase) String() string {
 // 10 per 2 s shape with three and five runs, on each model of -shared-models,
 // and two small applies whose writes all fit in one window of the spec's 60,
 // and three runs at the emulator's own filter time (slower answers cost the
-// pacing round trips in every window); then the 10 per 2 s shape under CPU
+// pacing round trips in every window) and on a service that rounds its
+// seconds down (whose waits end up to a second early); then the 10 per 2 s shape under CPU
 // load, and beside a reader. Those
 // -shared-shapes does not name are left out.
 func (o options) sharedCases() []sharedCase {
@@ -76,7 +81,8 @@ func (o options) allSharedCases() []sharedCase {
 			sharedCase{model: m, limit: throttleBudget, window: throttleWindow, runs: 3, links: 30},
 			sharedCase{model: m, limit: throttleBudget, window: throttleWindow, runs: 5, links: 30},
 			sharedCase{model: m, limit: 60, window: time.Minute, runs: 2, links: 20},
-			sharedCase{model: m, limit: throttleBudget, window: throttleWindow, runs: 3, links: 30, filter: time.Duration(emulator.DefaultSettings().Filter.Delay)})
+			sharedCase{model: m, limit: throttleBudget, window: throttleWindow, runs: 3, links: 30, filter: time.Duration(emulator.DefaultSettings().Filter.Delay)},
+			sharedCase{model: m, limit: throttleBudget, window: throttleWindow, runs: 3, links: 30, rounding: emulator.RoundDown})
 	}
 	first := emulator.ModelFirstRequest
 	out = append(out, sharedCase{model: first, limit: throttleBudget, window: throttleWindow, runs: 3, links: 30, busy: true})
@@ -136,6 +142,8 @@ func (h *harness) sharedRow(c sharedCase) (string, error) {
 		what += fmt.Sprintf(", beside a plan reading %d links (writes only)", c.readLinks)
 	case c.filter > 0:
 		what += fmt.Sprintf(", filter %s", c.filter)
+	case c.rounding != "":
+		what += ", seconds rounded " + c.rounding
 	}
 	return fmt.Sprintf("| %s | %d per %s | %d × %d | %s | %s | %s | %.2f×, %.2f× | %.2f× | %.1f%% | %d | %d of %d |", what, c.limit, c.window, c.runs, c.links,
 		seconds(time.Duration(floors[mid]*float64(time.Second))), seconds(time.Duration(alone[mid]*float64(time.Second))), seconds(time.Duration(totals[mid]*float64(time.Second))),
@@ -156,6 +164,7 @@ type sharedResult struct {
 func (h *harness) sharedOnce(c sharedCase) (sharedResult, error) {
 	settings := emulator.DefaultSettings()
 	settings.Limits.Write, settings.Limits.Window, settings.Limits.Model = c.limit, emulator.Duration(c.window), c.model
+	settings.Limits.Rounding = c.rounding
 	settings.Filter.Delay = emulator.Duration(c.filterDelay())
 	if c.readLinks > 0 {
 		settings.Limits.Read = 2000

@@ -86,6 +86,8 @@ var removals = []removal{
 		"if last.lateFirst {", "if false {"},
 	{[]string{"TestRule_maxShareLeavesTheRest"},
 		"return p.maxShare < 1 && p.limit > 0 && p.sent >= max(int(p.maxShare*float64(p.limit)), 1)", "return false"},
+	{[]string{"TestRule_secondsRoundedDownAreLearnt"},
+		"a, p.roundedDown = believable(a, p.roundedDown)", "a, _ = believable(a, false)"},
 }
 
 func main() {
