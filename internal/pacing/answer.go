@@ -37,7 +37,8 @@ func believable(a Answer, roundedDown bool) (Answer, bool) {
 	}
 	// Rounded up, a wait is 0 only when the allowance is whole, which it is
 	// not just after a request was counted, nor after one was refused.
-	roundedDown = roundedDown || a.Reset == 0 && a.Remaining >= 0 || a.Refused && a.RetryAfter == 0
+	notWhole := a.Remaining >= 0 && a.Remaining < a.Limit
+	roundedDown = roundedDown || a.Reset == 0 && notWhole || a.Refused && a.RetryAfter == 0
 	for _, d := range waits {
 		if roundedDown && *d >= 0 {
 			*d += time.Second

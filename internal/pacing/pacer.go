@@ -173,7 +173,7 @@ func (p *Pacer) Lost(t Ticket) {
 
 // Answered takes in the answer to t, received at now.
 func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
-	a, p.roundedDown = believable(a, p.roundedDown)
+	a, p.roundedDown = believable(a, p.roundedDown) // rule 15: whole seconds rounded down
 	if a.Refused {
 		p.refused(t, now, a)
 		return
