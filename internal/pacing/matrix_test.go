@@ -605,7 +605,8 @@ func boolInt(b bool) int {
 // several runs at once") on one model, as far as a simulation can run
 // them: the runs of each start together and have as many links each. They
 // run at the matrix's answer times, and the shapes of 10 per 2 s again at
-// the benchmark's own (benchLatency, and starts within 600 ms).
+// the benchmark's own (benchLatency, and starts within 600 ms), three runs
+// of them on a service that rounds its seconds down.
 func benchShapes(model string) []shape {
 	even := func(limit int, window time.Duration, runs, links int) shape {
 		sh := crowd(model, window, limit, runs)
@@ -620,9 +621,11 @@ func benchShapes(model string) []shape {
 	}
 	slower := even(10, 2*time.Second, 3, 30)
 	slower.latency = emulatorLatency
+	roundedDown := steady(even(10, 2*time.Second, 3, 30))
+	roundedDown.rounding = emulator.RoundDown
 	return []shape{even(60, time.Minute, 3, 50), even(20, 5*time.Second, 4, 30), even(10, 2*time.Second, 3, 30),
 		even(10, 2*time.Second, 5, 30), twoSmall(model, time.Minute), slower,
-		steady(even(10, 2*time.Second, 3, 30)), steady(even(10, 2*time.Second, 5, 30))}
+		steady(even(10, 2*time.Second, 3, 30)), steady(even(10, 2*time.Second, 5, 30)), roundedDown}
 }
 
 // benchLatency is the real benchmark's: a local network and a fraud filter
