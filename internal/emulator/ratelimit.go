@@ -50,6 +50,26 @@ const (
 // roundings are the rounding names Settings accepts ("" is the default).
 var roundings = []string{"", RoundUp, RoundDown, RoundNearest}
 
+// What X-RateLimit-Remaining counts on an allowed request
+// (Limits.Remaining). The spec says "requests remaining", not whether the
+// request answered is counted in it yet.
+const (
+	// RemainingAfter: what remains once the request is counted (the default).
+	RemainingAfter = "after"
+	// RemainingBefore: what remained when it arrived, the request not yet
+	// counted (a fresh window says the whole limit).
+	RemainingBefore = "before"
+)
+
+// RemainingSaid is what X-RateLimit-Remaining says of an answer whose
+// request was allowed or not, remaining being what is left after it.
+func (l Limits) RemainingSaid(allowed bool, remaining int) int {
+	if allowed && l.Remaining == RemainingBefore {
+		return remaining + 1
+	}
+	return remaining
+}
+
 func (l Limits) limitFor(class string) int {
 	if class == classWrite {
 		return l.Write

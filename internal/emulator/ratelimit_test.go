@@ -364,9 +364,28 @@ func TestRateLimitRounding(t *testing.T) {
 	}
 }
 
-// A model or a rounding the emulator does not know is refused with the
-// setting's name.
-func TestRateLimitModelAndRoundingValidated(t *testing.T) {
+// X-RateLimit-Remaining counts the request answered by default; counted
+// before, a fresh window says the whole limit, and a refusal 0 either way.
+func TestRateLimitRemainingBefore(t *testing.T) {
+	for counted, want := range map[string][]int{"": {1, 0, 0}, RemainingAfter: {1, 0, 0}, RemainingBefore: {2, 1, 0}} {
+		t.Run(cmp.Or(counted, "default"), func(t *testing.T) {
+			e := newEnv(t, func(s *Settings) {
+				s.Limits = Limits{Write: 2, Read: 100, Window: Duration(10 * time.Second), Remaining: counted}
+			})
+			for i, status := range []int{http.StatusCreated, http.StatusCreated, http.StatusTooManyRequests} {
+				r := e.do(t, http.MethodPost, "/api/links", e.fx.APIKey, e.createBody("https://example.com/"))
+				wantStatus(t, r, status)
+				if _, remaining, _ := wantRateHeaders(t, r); remaining != want[i] {
+					t.Errorf("request %d: X-RateLimit-Remaining %d, want %d", i+1, remaining, want[i])
+				}
+			}
+		})
+	}
+}
+
+// A model, a rounding or a count the emulator does not know is refused
+// with the setting's name.
+func TestRateLimitSettingsValidated(t *testing.T) {
 	s := DefaultSettings()
 	s.Limits.Model = "leaky"
 	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "limits.model") {
@@ -376,6 +395,11 @@ func TestRateLimitModelAndRoundingValidated(t *testing.T) {
 	s.Limits.Rounding = "sideways"
 	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "limits.rounding") {
 		t.Fatalf("Validate = %v, want an error naming limits.rounding", err)
+	}
+	s = DefaultSettings()
+	s.Limits.Remaining = "during"
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "limits.remaining") {
+		t.Fatalf("Validate = %v, want an error naming limits.remaining", err)
 	}
 }
 

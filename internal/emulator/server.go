@@ -217,7 +217,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, handle apiHand
 		return
 	}
 	decision := s.limiter.take(token, rt.class(), settings.Limits, s.now())
-	setRateHeaders(rec, settings.Limits, decision.limit, decision.remaining, decision.reset)
+	setRateHeaders(rec, settings.Limits, decision.limit, settings.Limits.RemainingSaid(decision.allowed, decision.remaining), decision.reset)
 	if !decision.allowed {
 		rec.Header().Set("Retry-After", fmt.Sprint(settings.Limits.WholeSeconds(decision.retry)))
 		s.writeError(rec, http.StatusTooManyRequests, "rate_limited", "rate limit exceeded; retry after the time in Retry-After")

@@ -37,6 +37,9 @@ type Limits struct {
 	// Rounding is how X-RateLimit-Reset and Retry-After are made whole
 	// seconds: RoundUp ("", the default), RoundDown or RoundNearest.
 	Rounding string `json:"rounding,omitempty"`
+	// Remaining is what X-RateLimit-Remaining counts on an allowed request:
+	// RemainingAfter ("", the default) or RemainingBefore.
+	Remaining string `json:"remaining,omitempty"`
 }
 
 // Filter configures the fraud filter that checks every destination on create
@@ -113,6 +116,7 @@ func (s Settings) Validate() error {
 		{"limits.window", s.Limits.Window, s.Limits.Window > 0},
 		{"limits.model", s.Limits.Model, oneOf(s.Limits.Model, rateModels...)},
 		{"limits.rounding", s.Limits.Rounding, oneOf(s.Limits.Rounding, roundings...)},
+		{"limits.remaining", s.Limits.Remaining, oneOf(s.Limits.Remaining, "", RemainingAfter, RemainingBefore)},
 		{"filter.delay", s.Filter.Delay, s.Filter.Delay >= 0},
 		{"variants.objectEnvelope", v.ObjectEnvelope, oneOf(v.ObjectEnvelope, "", "data", "link")},
 		{"variants.listEnvelope", v.ListEnvelope, oneOf(v.ListEnvelope, "", "data", "links", "items")},
