@@ -537,6 +537,26 @@ func TestPaceSecondsRoundedDown(t *testing.T) {
 	}
 }
 
+// A service whose X-RateLimit-Remaining leaves out the request it answers
+// says one more than remains: read as it is said, the last request of
+// every window is refused. The client learns it from the whole limit its
+// first answer of a window says, and none is.
+func TestPaceCountTakenBefore(t *testing.T) {
+	t.Parallel()
+	const n, limit = 25, 5
+	e := newPaceEnv(t, emulator.Limits{Write: limit, Read: 1000, Window: emulator.Duration(concurrencyWindow), Remaining: emulator.RemainingBefore})
+	c := e.client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	checkNoErrors(t, runConcurrently(n, func(i int) error { return e.create(ctx, c, i) }))
+	if got := len(e.srv.Links(e.fx.AccountID)); got != n {
+		t.Errorf("the account has %d links, want %d", got, n)
+	}
+	if got := e.srv.CountStatus(http.StatusTooManyRequests); got != 0 {
+		t.Errorf("the emulator answered %d requests 429, want 0", got)
+	}
+}
+
 // MaxRateShare leaves the rest of each window to others: at half of 10 a
 // minute, the sixth create waits.
 func TestPaceKeepsToItsCappedPart(t *testing.T) {

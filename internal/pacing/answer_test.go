@@ -26,8 +26,8 @@ func TestBelievable(t *testing.T) {
 			Answer{Limit: 60, Remaining: 0, Reset: 42 * s, RetryAfter: 42 * s, Refused: true},
 			Answer{Limit: 60, Remaining: 0, Reset: 42 * s, RetryAfter: 42 * s, Refused: true}},
 	} {
-		if got, roundedDown := believable(c.said, false); got != c.is || roundedDown {
-			t.Errorf("%s: believable(%+v) = %+v, %v; want %+v, false", c.name, c.said, got, roundedDown, c.is)
+		if got, r := believable(c.said, reading{}); got != c.is || r != (reading{}) {
+			t.Errorf("%s: believable(%+v) = %+v, %+v; want %+v and nothing learnt", c.name, c.said, got, r, c.is)
 		}
 	}
 }
@@ -67,9 +67,9 @@ func TestBelievableSecondsRoundedDown(t *testing.T) {
 		{"a refusal with a Reset of 0 and no Retry-After waits a second", false,
 			Answer{Limit: 10, Remaining: 0, Reset: 0, RetryAfter: -1, Refused: true},
 			Answer{Limit: 10, Remaining: 0, Reset: s, RetryAfter: s, Refused: true}, true},
-		{"a whole allowance: a Reset of 0 says nothing", false,
+		{"the whole limit remaining: a Reset of 0 says nothing of rounding (the count was taken before the request)", false,
 			Answer{Limit: 10, Remaining: 10, Reset: 0, RetryAfter: -1},
-			Answer{Limit: 10, Remaining: 10, Reset: 0, RetryAfter: -1}, false},
+			Answer{Limit: 10, Remaining: 9, Reset: 0, RetryAfter: -1}, false},
 		{"no count: a Reset of 0 says nothing", false,
 			Answer{Limit: -1, Remaining: -1, Reset: 0, RetryAfter: -1},
 			Answer{Limit: -1, Remaining: -1, Reset: 0, RetryAfter: -1}, false},
@@ -83,8 +83,47 @@ func TestBelievableSecondsRoundedDown(t *testing.T) {
 			Answer{Limit: 10, Remaining: 3, Reset: -1, RetryAfter: -1},
 			Answer{Limit: 10, Remaining: 3, Reset: -1, RetryAfter: -1}, true},
 	} {
-		if got, roundsDown := believable(c.said, c.known); got != c.is || roundsDown != c.roundsDown {
-			t.Errorf("%s: believable(%+v, %v) = %+v, %v; want %+v, %v", c.name, c.said, c.known, got, roundsDown, c.is, c.roundsDown)
+		if got, r := believable(c.said, reading{roundedDown: c.known}); got != c.is || r.roundedDown != c.roundsDown {
+			t.Errorf("%s: believable(%+v, rounded down %v) = %+v, %v; want %+v, %v", c.name, c.said, c.known, got, r.roundedDown, c.is, c.roundsDown)
+		}
+	}
+}
+
+// What remains is read as counting the request answered until an allowed
+// answer says the whole limit remains, which is so only if the count was
+// taken before the request; from then on what remains is one less.
+func TestBelievableCountTakenBefore(t *testing.T) {
+	const s = time.Second
+	for _, c := range []struct {
+		name     string
+		known    bool
+		said, is Answer
+		learnt   bool
+	}{
+		{"an allowed answer with the whole limit remaining", false,
+			Answer{Limit: 10, Remaining: 10, Reset: 2 * s, RetryAfter: -1},
+			Answer{Limit: 10, Remaining: 9, Reset: 2 * s, RetryAfter: -1}, true},
+		{"once known, what remains is one less", true,
+			Answer{Limit: 10, Remaining: 5, Reset: 2 * s, RetryAfter: -1},
+			Answer{Limit: 10, Remaining: 4, Reset: 2 * s, RetryAfter: -1}, true},
+		{"once known, nothing remaining is still nothing", true,
+			Answer{Limit: 10, Remaining: 0, Reset: 2 * s, RetryAfter: -1},
+			Answer{Limit: 10, Remaining: 0, Reset: 2 * s, RetryAfter: -1}, true},
+		{"once known, a refusal's count is not lowered", true,
+			Answer{Limit: 10, Remaining: 1, Reset: 2 * s, RetryAfter: 2 * s, Refused: true},
+			Answer{Limit: 10, Remaining: 1, Reset: 2 * s, RetryAfter: 2 * s, Refused: true}, true},
+		{"a remaining above the limit is garbage, not a sign", false,
+			Answer{Limit: 10, Remaining: 11, Reset: 2 * s, RetryAfter: -1},
+			Answer{Limit: 10, Remaining: 10, Reset: 2 * s, RetryAfter: -1}, false},
+		{"a refusal with the whole limit remaining is no sign", false,
+			Answer{Limit: 10, Remaining: 10, Reset: 2 * s, RetryAfter: 2 * s, Refused: true},
+			Answer{Limit: 10, Remaining: 10, Reset: 2 * s, RetryAfter: 2 * s, Refused: true}, false},
+		{"counted after, as far as anyone knows", false,
+			Answer{Limit: 10, Remaining: 9, Reset: 2 * s, RetryAfter: -1},
+			Answer{Limit: 10, Remaining: 9, Reset: 2 * s, RetryAfter: -1}, false},
+	} {
+		if got, r := believable(c.said, reading{countedBefore: c.known}); got != c.is || r.countedBefore != c.learnt {
+			t.Errorf("%s: believable(%+v, counted before %v) = %+v, %v; want %+v, %v", c.name, c.said, c.known, got, r.countedBefore, c.is, c.learnt)
 		}
 	}
 }

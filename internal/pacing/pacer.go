@@ -38,10 +38,11 @@ type Pacer struct {
 	// others: the count showed any but us last epoch or this. Our part is
 	// divided by backoff, which each turn multiplies by backoffBy
 	// (refusalBackoff after a refusal in the epoch, else 3/4). everRefused:
-	// an answer was a refusal; roundedDown: one showed whole seconds rounded down.
-	runs, backoff, backoffBy                    float64
-	unmetered, others, everRefused, roundedDown bool
-	back                                        []time.Time // when each unit our counted requests hold is back, earliest first
+	// an answer was a refusal; reading: how the answers are read (rules 15, 16).
+	runs, backoff, backoffBy       float64
+	unmetered, others, everRefused bool
+	reading                        reading
+	back                           []time.Time // when each unit our counted requests hold is back, earliest first
 	epochState
 }
 
@@ -130,8 +131,7 @@ func (p *Pacer) quota() int {
 	return 1
 }
 
-// yielding is whether we leave the rest of the epoch to the others we
-// found after spending as if alone: once we have sent our part of it (rule 3).
+// yielding: having found others after spending as if alone, we leave them the rest once our part is sent (rule 3).
 func (p *Pacer) yielding() bool {
 	return p.yield && float64(p.sent) >= float64(p.limit)/p.runs
 }
@@ -173,7 +173,7 @@ func (p *Pacer) Lost(t Ticket) {
 
 // Answered takes in the answer to t, received at now.
 func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
-	a, p.roundedDown = believable(a, p.roundedDown) // rule 15: whole seconds rounded down
+	a, p.reading = believable(a, p.reading) // rules 15 and 16: seconds rounded down, a count taken before
 	if a.Refused {
 		p.refused(t, now, a)
 		return

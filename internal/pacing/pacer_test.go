@@ -484,6 +484,18 @@ func TestRule_secondsRoundedDownAreLearnt(t *testing.T) {
 	}
 }
 
+// What remains is read as counting the request answered until an allowed
+// answer says the whole limit remains, which is so only where the count
+// was taken before the request; from then on the run reads one less. A run
+// alone, first in every window, learns it from its first answer and spends
+// each window as on a service that counts the request (read as it is said,
+// it takes every window's last unit for one more, and is refused).
+func TestRule_aCountTakenBeforeIsLearnt(t *testing.T) {
+	for _, model := range []string{emulator.ModelClock, emulator.ModelBucket} {
+		within(t, shape{model: model, window: 10 * time.Second, limit: 20, links: []int{40}, counted: emulator.RemainingBefore}, worstDraw, 1.10, 0)
+	}
+}
+
 // A service that sends no rate-limit headers is not paced.
 func TestPacer_unmeteredIsNotPaced(t *testing.T) {
 	now := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)

@@ -48,6 +48,7 @@ type shape struct {
 	phase    time.Duration   // how far into a clock-aligned window the runs start (0: matrixPhase)
 	latency  latency         // zero: matrixLatency
 	rounding string          // how the answers' seconds are made whole (emulator.Limits.Rounding; "": up)
+	counted  string          // whether Remaining counts the request answered (emulator.Limits.Remaining; "": after)
 }
 
 // matrixPhase is where in a clock-aligned window the matrix's runs start.
@@ -60,6 +61,9 @@ func (s shape) String() string {
 	}
 	if s.rounding != "" {
 		name += ", seconds rounded " + s.rounding
+	}
+	if s.counted != "" {
+		name += ", remaining counted " + s.counted
 	}
 	return name
 }
@@ -327,7 +331,7 @@ func (r *run) arrive(l *link, t Ticket, counted float64) {
 		fmt.Printf("%9.3f run %d write %3d allowed %-5v remaining %2d reset %-7v counting %.1f runs of %d\n",
 			s.now.Sub(s.start).Seconds(), r.id, t.seq, allowed, remaining, reset.Round(time.Millisecond), counted, s.active())
 	}
-	a := Answer{Limit: s.limits.Write, Remaining: remaining, Reset: s.seconds(reset), RetryAfter: -1}
+	a := Answer{Limit: s.limits.Write, Remaining: s.limits.RemainingSaid(allowed, remaining), Reset: s.seconds(reset), RetryAfter: -1}
 	back := s.between(s.latency.minOneWay, s.latency.maxOneWay)
 	if !allowed {
 		s.out.refused++
@@ -381,7 +385,7 @@ func runShape(sh shape, seed uint64, oracle bool) outcome {
 	start := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC).Add(cmp.Or(sh.phase, matrixPhase))
 	s := &sim{shape: sh, start: start, now: start, limiter: emulator.NewRateLimiter(), latency: cmp.Or(sh.latency, matrixLatency),
 		rand:   rand.New(rand.NewPCG(seed, seed)), //nolint:gosec // a seeded draw, so a simulation repeats
-		limits: emulator.Limits{Write: sh.limit, Read: 1000, Window: emulator.Duration(sh.window), Model: sh.model, Rounding: sh.rounding},
+		limits: emulator.Limits{Write: sh.limit, Read: 1000, Window: emulator.Duration(sh.window), Model: sh.model, Rounding: sh.rounding, Remaining: sh.counted},
 		out:    outcome{leastRemaining: sh.limit},
 		trace:  tracing != "" && strings.Join(strings.Fields(tracing), " ") == strings.Join(strings.Fields(sh.String()), " ")}
 	s.runs = make([]*run, len(sh.links))

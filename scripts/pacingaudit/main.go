@@ -87,7 +87,9 @@ var removals = []removal{
 	{[]string{"TestRule_maxShareLeavesTheRest"},
 		"return p.maxShare < 1 && p.limit > 0 && p.sent >= max(int(p.maxShare*float64(p.limit)), 1)", "return false"},
 	{[]string{"TestRule_secondsRoundedDownAreLearnt"},
-		"a, p.roundedDown = believable(a, p.roundedDown)", "a, _ = believable(a, false)"},
+		"a, p.reading = believable(a, p.reading)", "a, p.reading = believable(a, reading{countedBefore: p.reading.countedBefore})"},
+	{[]string{"TestRule_aCountTakenBeforeIsLearnt"},
+		"a, p.reading = believable(a, p.reading)", "a, p.reading = believable(a, reading{roundedDown: p.reading.roundedDown})"},
 }
 
 func main() {
