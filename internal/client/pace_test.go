@@ -516,44 +516,41 @@ func TestPaceTwoClientsShareAKey(t *testing.T) {
 	}
 }
 
-// A service that truncates its seconds says Retry-After: 0 for the last
-// second of a window, and its Reset is up to a second early. The client
-// learns it from the first such answer and waits a second more from then
-// on: every create succeeds and few are refused, where read as rounded up
-// the client's retries go at once and are refused until they run out.
-func TestPaceSecondsRoundedDown(t *testing.T) {
+// The spec says "seconds" and "requests remaining", not which way a
+// service rounds or whether it counts the request it answers. Each case
+// is a service that answers otherwise than the emulator by default; the
+// client learns it from an answer that could not be so otherwise, and
+// every create succeeds with at most maxRefused answered 429.
+//   - Seconds truncated: Retry-After: 0 for the last second of a window, a
+//     Reset up to a second early. Read as rounded up, the retries went at
+//     once and were refused until they ran out.
+//   - A count taken before the request: the whole limit on a fresh
+//     window, one more than remains after. Read as said, the last request
+//     of every window was refused.
+func TestPaceHeadersSaidOtherwise(t *testing.T) {
 	t.Parallel()
-	const n, limit = 15, 5
-	e := newPaceEnv(t, emulator.Limits{Write: limit, Read: 1000, Window: emulator.Duration(2 * time.Second), Rounding: emulator.RoundDown})
-	c := e.client(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	checkNoErrors(t, runConcurrently(n, func(i int) error { return e.create(ctx, c, i) }))
-	if got := len(e.srv.Links(e.fx.AccountID)); got != n {
-		t.Errorf("the account has %d links, want %d", got, n)
-	}
-	if got := e.srv.CountStatus(http.StatusTooManyRequests); got > 2 {
-		t.Errorf("the emulator answered %d requests 429, want at most 2", got)
-	}
-}
-
-// A service whose X-RateLimit-Remaining leaves out the request it answers
-// says one more than remains: read as it is said, the last request of
-// every window is refused. The client learns it from the whole limit its
-// first answer of a window says, and none is.
-func TestPaceCountTakenBefore(t *testing.T) {
-	t.Parallel()
-	const n, limit = 25, 5
-	e := newPaceEnv(t, emulator.Limits{Write: limit, Read: 1000, Window: emulator.Duration(concurrencyWindow), Remaining: emulator.RemainingBefore})
-	c := e.client(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	checkNoErrors(t, runConcurrently(n, func(i int) error { return e.create(ctx, c, i) }))
-	if got := len(e.srv.Links(e.fx.AccountID)); got != n {
-		t.Errorf("the account has %d links, want %d", got, n)
-	}
-	if got := e.srv.CountStatus(http.StatusTooManyRequests); got != 0 {
-		t.Errorf("the emulator answered %d requests 429, want 0", got)
+	for _, c := range []struct {
+		name          string
+		n, maxRefused int
+		limits        emulator.Limits
+	}{
+		{"seconds rounded down", 15, 2, emulator.Limits{Write: 5, Read: 1000, Window: emulator.Duration(2 * time.Second), Rounding: emulator.RoundDown}},
+		{"a count taken before the request", 25, 0, emulator.Limits{Write: 5, Read: 1000, Window: emulator.Duration(concurrencyWindow), Remaining: emulator.RemainingBefore}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			e := newPaceEnv(t, c.limits)
+			client := e.client(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			checkNoErrors(t, runConcurrently(c.n, func(i int) error { return e.create(ctx, client, i) }))
+			if got := len(e.srv.Links(e.fx.AccountID)); got != c.n {
+				t.Errorf("the account has %d links, want %d", got, c.n)
+			}
+			if got := e.srv.CountStatus(http.StatusTooManyRequests); got > c.maxRefused {
+				t.Errorf("the emulator answered %d requests 429, want at most %d", got, c.maxRefused)
+			}
+		})
 	}
 }
 

@@ -47,83 +47,63 @@ func TestPacer_refusalWithoutRetryAfterWaitsForReset(t *testing.T) {
 	}
 }
 
-// Whole seconds are read as rounded up until an answer shows them rounded
-// down: rounded up, no wait is 0 once a request was counted or refused.
-// From then on every wait is a second longer.
-func TestBelievableSecondsRoundedDown(t *testing.T) {
+// An answer is read as the run has learnt to read the service (rules 15
+// and 16), and teaches what could not be so otherwise. Whole seconds are
+// read as rounded up until a wait of 0 shows them rounded down (rounded
+// up, none is 0 once a request was counted or refused); from then on every
+// wait is a second longer. What remains is read as counting the request
+// answered until an allowed answer says the whole limit remains (so only
+// if the count was taken before the request); from then on one less.
+func TestBelievableLearnsTheReading(t *testing.T) {
 	const s = time.Second
+	down, before := reading{roundedDown: true}, reading{countedBefore: true}
 	for _, c := range []struct {
-		name       string
-		known      bool
-		said, is   Answer
-		roundsDown bool
+		name          string
+		known, learnt reading
+		said, is      Answer
 	}{
-		{"a Reset of 0 after a request was counted", false,
+		{"a Reset of 0 after a request was counted", reading{}, down,
 			Answer{Limit: 10, Remaining: 3, Reset: 0, RetryAfter: -1},
-			Answer{Limit: 10, Remaining: 3, Reset: s, RetryAfter: -1}, true},
-		{"a Retry-After of 0", false,
+			Answer{Limit: 10, Remaining: 3, Reset: s, RetryAfter: -1}},
+		{"a Retry-After of 0", reading{}, down,
 			Answer{Limit: 10, Remaining: 0, Reset: 2 * s, RetryAfter: 0, Refused: true},
-			Answer{Limit: 10, Remaining: 0, Reset: 3 * s, RetryAfter: s, Refused: true}, true},
-		{"a refusal with a Reset of 0 and no Retry-After waits a second", false,
+			Answer{Limit: 10, Remaining: 0, Reset: 3 * s, RetryAfter: s, Refused: true}},
+		{"a refusal with a Reset of 0 and no Retry-After waits a second", reading{}, down,
 			Answer{Limit: 10, Remaining: 0, Reset: 0, RetryAfter: -1, Refused: true},
-			Answer{Limit: 10, Remaining: 0, Reset: s, RetryAfter: s, Refused: true}, true},
-		{"the whole limit remaining: a Reset of 0 says nothing of rounding (the count was taken before the request)", false,
-			Answer{Limit: 10, Remaining: 10, Reset: 0, RetryAfter: -1},
-			Answer{Limit: 10, Remaining: 9, Reset: 0, RetryAfter: -1}, false},
-		{"no count: a Reset of 0 says nothing", false,
+			Answer{Limit: 10, Remaining: 0, Reset: s, RetryAfter: s, Refused: true}},
+		{"no count: a Reset of 0 says nothing", reading{}, reading{},
 			Answer{Limit: -1, Remaining: -1, Reset: 0, RetryAfter: -1},
-			Answer{Limit: -1, Remaining: -1, Reset: 0, RetryAfter: -1}, false},
-		{"rounded up, as far as anyone knows", false,
+			Answer{Limit: -1, Remaining: -1, Reset: 0, RetryAfter: -1}},
+		{"rounded up and counted after, as far as anyone knows", reading{}, reading{},
 			Answer{Limit: 10, Remaining: 3, Reset: 2 * s, RetryAfter: -1},
-			Answer{Limit: 10, Remaining: 3, Reset: 2 * s, RetryAfter: -1}, false},
-		{"once known, every wait is a second longer", true,
+			Answer{Limit: 10, Remaining: 3, Reset: 2 * s, RetryAfter: -1}},
+		{"once rounded down, every wait is a second longer", down, down,
 			Answer{Limit: 10, Remaining: 0, Reset: 5 * s, RetryAfter: 2 * s, Refused: true},
-			Answer{Limit: 10, Remaining: 0, Reset: 6 * s, RetryAfter: 3 * s, Refused: true}, true},
-		{"once known, what is not said stays unsaid", true,
+			Answer{Limit: 10, Remaining: 0, Reset: 6 * s, RetryAfter: 3 * s, Refused: true}},
+		{"once rounded down, what is not said stays unsaid", down, down,
 			Answer{Limit: 10, Remaining: 3, Reset: -1, RetryAfter: -1},
-			Answer{Limit: 10, Remaining: 3, Reset: -1, RetryAfter: -1}, true},
-	} {
-		if got, r := believable(c.said, reading{roundedDown: c.known}); got != c.is || r.roundedDown != c.roundsDown {
-			t.Errorf("%s: believable(%+v, rounded down %v) = %+v, %v; want %+v, %v", c.name, c.said, c.known, got, r.roundedDown, c.is, c.roundsDown)
-		}
-	}
-}
-
-// What remains is read as counting the request answered until an allowed
-// answer says the whole limit remains, which is so only if the count was
-// taken before the request; from then on what remains is one less.
-func TestBelievableCountTakenBefore(t *testing.T) {
-	const s = time.Second
-	for _, c := range []struct {
-		name     string
-		known    bool
-		said, is Answer
-		learnt   bool
-	}{
-		{"an allowed answer with the whole limit remaining", false,
-			Answer{Limit: 10, Remaining: 10, Reset: 2 * s, RetryAfter: -1},
-			Answer{Limit: 10, Remaining: 9, Reset: 2 * s, RetryAfter: -1}, true},
-		{"once known, what remains is one less", true,
+			Answer{Limit: 10, Remaining: 3, Reset: -1, RetryAfter: -1}},
+		{"the whole limit remaining: a count taken before, and a Reset of 0 no sign of rounding", reading{}, before,
+			Answer{Limit: 10, Remaining: 10, Reset: 0, RetryAfter: -1},
+			Answer{Limit: 10, Remaining: 9, Reset: 0, RetryAfter: -1}},
+		{"once counted before, what remains is one less", before, before,
 			Answer{Limit: 10, Remaining: 5, Reset: 2 * s, RetryAfter: -1},
-			Answer{Limit: 10, Remaining: 4, Reset: 2 * s, RetryAfter: -1}, true},
-		{"once known, nothing remaining is still nothing", true,
+			Answer{Limit: 10, Remaining: 4, Reset: 2 * s, RetryAfter: -1}},
+		{"once counted before, nothing remaining is still nothing", before, before,
 			Answer{Limit: 10, Remaining: 0, Reset: 2 * s, RetryAfter: -1},
-			Answer{Limit: 10, Remaining: 0, Reset: 2 * s, RetryAfter: -1}, true},
-		{"once known, a refusal's count is not lowered", true,
+			Answer{Limit: 10, Remaining: 0, Reset: 2 * s, RetryAfter: -1}},
+		{"once counted before, a refusal's count is not lowered", before, before,
 			Answer{Limit: 10, Remaining: 1, Reset: 2 * s, RetryAfter: 2 * s, Refused: true},
-			Answer{Limit: 10, Remaining: 1, Reset: 2 * s, RetryAfter: 2 * s, Refused: true}, true},
-		{"a remaining above the limit is garbage, not a sign", false,
+			Answer{Limit: 10, Remaining: 1, Reset: 2 * s, RetryAfter: 2 * s, Refused: true}},
+		{"a remaining above the limit is garbage, not a sign", reading{}, reading{},
 			Answer{Limit: 10, Remaining: 11, Reset: 2 * s, RetryAfter: -1},
-			Answer{Limit: 10, Remaining: 10, Reset: 2 * s, RetryAfter: -1}, false},
-		{"a refusal with the whole limit remaining is no sign", false,
+			Answer{Limit: 10, Remaining: 10, Reset: 2 * s, RetryAfter: -1}},
+		{"a refusal with the whole limit remaining is no sign", reading{}, reading{},
 			Answer{Limit: 10, Remaining: 10, Reset: 2 * s, RetryAfter: 2 * s, Refused: true},
-			Answer{Limit: 10, Remaining: 10, Reset: 2 * s, RetryAfter: 2 * s, Refused: true}, false},
-		{"counted after, as far as anyone knows", false,
-			Answer{Limit: 10, Remaining: 9, Reset: 2 * s, RetryAfter: -1},
-			Answer{Limit: 10, Remaining: 9, Reset: 2 * s, RetryAfter: -1}, false},
+			Answer{Limit: 10, Remaining: 10, Reset: 2 * s, RetryAfter: 2 * s, Refused: true}},
 	} {
-		if got, r := believable(c.said, reading{countedBefore: c.known}); got != c.is || r.countedBefore != c.learnt {
-			t.Errorf("%s: believable(%+v, counted before %v) = %+v, %v; want %+v, %v", c.name, c.said, c.known, got, r.countedBefore, c.is, c.learnt)
+		if got, r := believable(c.said, c.known); got != c.is || r != c.learnt {
+			t.Errorf("%s: believable(%+v, %+v) = %+v, %+v; want %+v, %+v", c.name, c.said, c.known, got, r, c.is, c.learnt)
 		}
 	}
 }

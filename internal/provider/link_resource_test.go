@@ -629,13 +629,7 @@ func TestAccResilience_secondsRoundedDown(t *testing.T) {
 		s.Limits = emulator.Limits{Write: 4, Read: 1000, Window: emulator.Duration(2 * time.Second), Rounding: emulator.RoundDown}
 	})
 	e.testLink(t, []resource.TestStep{{
-		Config: e.config(fmt.Sprintf(`
-resource "shortlink_link" "paced" {
-  count       = %d
-  domain_id   = %q
-  destination = "https://example.com/paced/${count.index}"
-}
-`, links, e.fx.DomainID)),
+		Config: e.config(testConfig(t, "link_count_of_links.tf.tmpl", links, e.fx.DomainID)),
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue("shortlink_link.paced[11]", tfjsonpath.New("destination"), knownvalue.StringExact("https://example.com/paced/11")),
 		},
