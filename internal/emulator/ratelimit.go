@@ -61,6 +61,9 @@ const (
 	RemainingBefore = "before"
 )
 
+// remainingCounts are the Remaining names Settings accepts ("" is the default).
+var remainingCounts = []string{"", RemainingAfter, RemainingBefore}
+
 // RemainingSaid is what X-RateLimit-Remaining says of an answer whose
 // request was allowed or not, remaining being what is left after it.
 func (l Limits) RemainingSaid(allowed bool, remaining int) int {

@@ -116,7 +116,7 @@ func (s Settings) Validate() error {
 		{"limits.window", s.Limits.Window, s.Limits.Window > 0},
 		{"limits.model", s.Limits.Model, oneOf(s.Limits.Model, rateModels...)},
 		{"limits.rounding", s.Limits.Rounding, oneOf(s.Limits.Rounding, roundings...)},
-		{"limits.remaining", s.Limits.Remaining, oneOf(s.Limits.Remaining, "", RemainingAfter, RemainingBefore)},
+		{"limits.remaining", s.Limits.Remaining, oneOf(s.Limits.Remaining, remainingCounts...)},
 		{"filter.delay", s.Filter.Delay, s.Filter.Delay >= 0},
 		{"variants.objectEnvelope", v.ObjectEnvelope, oneOf(v.ObjectEnvelope, "", "data", "link")},
 		{"variants.listEnvelope", v.ListEnvelope, oneOf(v.ListEnvelope, "", "data", "links", "items")},
