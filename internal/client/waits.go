@@ -49,10 +49,9 @@ func (w *Waits) Refused() int {
 // noteRateWait records a wait of d for the rate limit of class; refused
 // says whether a 429 asked for it. A long one is logged at INFO, so that
 // TF_LOG=INFO says why a request has not gone.
+// A 429 that asked for no wait (Retry-After: 0) is counted all the same.
 func noteRateWait(ctx context.Context, class string, d time.Duration, refused bool) {
-	if d <= 0 {
-		return
-	}
+	d = max(d, 0)
 	if w, ok := ctx.Value(waitsKey{}).(*Waits); ok {
 		w.mu.Lock()
 		w.total += d

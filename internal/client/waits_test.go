@@ -23,6 +23,23 @@ func TestWaits_countsWaitsAfter429(t *testing.T) {
 	}
 }
 
+// A 429 whose Retry-After asks for no wait is still one the user is told
+// of: the service refused the request.
+func TestWaits_countsA429ThatAskedNoWait(t *testing.T) {
+	_, srv := serve(t,
+		step{status: 429, body: `{"error":"rate_limited"}`, header: map[string]string{"Retry-After": "0"}},
+		step{status: 201, body: `{"id":"l1","destination":"https://e/","domainId":"d","slug":"s","shortUrl":"https://s/s"}`},
+	)
+	c := newTestClient(t, srv)
+	ctx, waits := TrackWaits(context.Background())
+	if _, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d", Slug: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if waits.Refused() != 1 {
+		t.Fatalf("%d refused; want 1", waits.Refused())
+	}
+}
+
 // A context without TrackWaits records nothing and still works.
 func TestWaits_untracked(t *testing.T) {
 	noteRateWait(context.Background(), ClassWrite, time.Second, true)
