@@ -76,8 +76,10 @@ type outcome struct {
 	ends              []time.Duration // when each run finished
 	// leastRemaining is the lowest remaining an accepted write of a run
 	// was answered with; early counts the writes a run sent before a
-	// refusal's Retry-After had passed.
-	leastRemaining, early int
+	// refusal's Retry-After had passed; refusedInRow is the most times one
+	// write was refused in a row, which a client's cap on retries meets
+	// (the provider's max_retries).
+	leastRemaining, early, refusedInRow int
 }
 
 func (o outcome) ratio() float64 { return o.total.Seconds() / o.floor.Seconds() }
@@ -131,6 +133,16 @@ func (c cellOutcome) worstRatio() float64 {
 	w := 0.0
 	for _, o := range c {
 		w = max(w, o.ratio())
+	}
+	return w
+}
+
+// worstRefusedInRow is the most times one write of the cell was refused
+// in a row, in any draw.
+func (c cellOutcome) worstRefusedInRow() int {
+	w := 0
+	for _, o := range c {
+		w = max(w, o.refusedInRow)
 	}
 	return w
 }
@@ -264,7 +276,9 @@ type run struct {
 	started  bool
 }
 
-type link struct{ writes int }
+// link is one link of a run: the writes it has left, and how many times
+// its write in flight has been refused in a row.
+type link struct{ writes, refusedInRow int }
 
 // writes is how many writes a run of so many links makes: every third
 // link has UTM parameters and takes two.
@@ -334,6 +348,10 @@ func (r *run) arrive(l *link, t Ticket, counted float64) {
 	a := Answer{Limit: s.limits.Write, Remaining: s.limits.RemainingSaid(allowed, remaining), Reset: s.seconds(reset), RetryAfter: -1}
 	back := s.between(s.latency.minOneWay, s.latency.maxOneWay)
 	if !allowed {
+		l.refusedInRow++
+		if !r.oracle {
+			s.out.refusedInRow = max(s.out.refusedInRow, l.refusedInRow)
+		}
 		s.out.refused++
 		a.Refused, a.RetryAfter = true, s.seconds(retry)
 		s.at(s.now.Add(back), func() {
@@ -345,6 +363,7 @@ func (r *run) arrive(l *link, t Ticket, counted float64) {
 		return
 	}
 	s.out.written++
+	l.refusedInRow = 0
 	if !r.oracle {
 		s.out.leastRemaining = min(s.out.leastRemaining, remaining)
 	}
