@@ -65,10 +65,10 @@ Flags:
 `
 
 type options struct {
-	addr, data, adminToken, host, infoFile, rateModel, rounding, remaining string
-	filterDelay, window                                                    time.Duration
-	writeLimit, readLimit, links                                           int
-	quiet                                                                  bool
+	addr, data, adminToken, host, infoFile, rateModel, rounding, remaining, reset string
+	filterDelay, window                                                           time.Duration
+	writeLimit, readLimit, links                                                  int
+	quiet                                                                         bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -88,6 +88,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.rateModel, "rate-model", emulator.ModelFirstRequest, "how requests are counted: first-request (fixed windows from a key's first request), clock (fixed windows on the clock), sliding (the last window's length) or bucket (a token bucket refilled continuously); see EMULATOR.md")
 	fs.StringVar(&o.rounding, "rate-rounding", emulator.RoundUp, "how X-RateLimit-Reset and Retry-After are made whole seconds: up (never early), down (truncated, as many services do) or nearest; see EMULATOR.md")
 	fs.StringVar(&o.remaining, "rate-remaining", emulator.RemainingAfter, "what X-RateLimit-Remaining counts on an allowed request: after (the request counted) or before (not yet counted, as some services say); see EMULATOR.md")
+	fs.StringVar(&o.reset, "rate-reset", emulator.ResetWhole, "what X-RateLimit-Reset counts down to: whole (the allowance whole again) or next (its next unit, which differs on the sliding and bucket models); see EMULATOR.md")
 	fs.IntVar(&o.links, "links", 0, "fill the seeded account up to this many links (seeded-<i> on the domain; a million take a few seconds) to try a large account")
 	fs.BoolVar(&o.quiet, "quiet", false, "do not log every request")
 	fs.Usage = func() {
@@ -121,7 +122,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	settings := emulator.DefaultSettings()
 	settings.Filter.Delay = emulator.Duration(o.filterDelay)
-	settings.Limits = emulator.Limits{Write: o.writeLimit, Read: o.readLimit, Window: emulator.Duration(o.window), Model: o.rateModel, Rounding: o.rounding, Remaining: o.remaining}
+	settings.Limits = emulator.Limits{Write: o.writeLimit, Read: o.readLimit, Window: emulator.Duration(o.window), Model: o.rateModel, Rounding: o.rounding, Remaining: o.remaining, Reset: o.reset}
 	srv, err := emulator.New(emulator.Options{Settings: settings, DataFile: o.data, AdminToken: o.adminToken})
 	if err != nil {
 		return err

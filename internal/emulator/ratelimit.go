@@ -64,6 +64,20 @@ const (
 // remainingCounts are the Remaining names Settings accepts ("" is the default).
 var remainingCounts = []string{"", RemainingAfter, RemainingBefore}
 
+// What X-RateLimit-Reset counts down to (Limits.Reset). The spec says
+// "seconds until the allowance resets"; where it is given back a unit at
+// a time (a sliding window, a token bucket), a service may count to the
+// next unit rather than to the whole.
+const (
+	// ResetWhole: until the allowance is whole again (the default).
+	ResetWhole = "whole"
+	// ResetNext: until it next grows by a unit, as Retry-After does.
+	ResetNext = "next"
+)
+
+// resetReadings are the Reset names Settings accepts ("" is the default).
+var resetReadings = []string{"", ResetWhole, ResetNext}
+
 // RemainingSaid is what X-RateLimit-Remaining says of an answer whose
 // request was allowed or not, remaining being what is left after it.
 func (l Limits) RemainingSaid(allowed bool, remaining int) int {
@@ -105,13 +119,14 @@ type allowance struct {
 
 // rateDecision is the answer to one request. reset is how long until the
 // allowance is whole again (0: it is whole), the spec's "seconds until the
-// allowance resets"; retry is how long until it next grows, after which a
-// refused request would be allowed (0 when one may go now). In fixed
-// windows both are the end of the window.
+// allowance resets"; next, how long until it next grows (0: it is whole);
+// retry is next once nothing remains, after which a refused request would
+// be allowed (0 when one may go now). In fixed windows all three are the
+// end of the window.
 type rateDecision struct {
-	allowed          bool
-	limit, remaining int
-	reset, retry     time.Duration
+	allowed            bool
+	limit, remaining   int
+	reset, next, retry time.Duration
 }
 
 func newRateLimiter() *rateLimiter { return &rateLimiter{allowances: map[string]*allowance{}} }
@@ -156,6 +171,9 @@ func (rl *rateLimiter) decide(key, class string, l Limits, now time.Time, consum
 		d = a.fixed(limit, length, l.Model == ModelClock, now, consume)
 	}
 	d.limit = limit
+	if l.Reset == ResetNext {
+		d.reset = d.next
+	}
 	if consume {
 		a.counted = now
 	}
@@ -180,7 +198,7 @@ func (a *allowance) fixed(limit int, length time.Duration, aligned bool, now tim
 		}
 	}
 	end := start.Add(length).Sub(now)
-	d := rateDecision{allowed: count < limit, reset: end, retry: end}
+	d := rateDecision{allowed: count < limit, reset: end, next: end, retry: end}
 	if d.allowed && consume {
 		a.start, a.count = start, count+1
 		count++
@@ -205,9 +223,9 @@ func (a *allowance) sliding(limit int, length time.Duration, now time.Time, cons
 	}
 	d.remaining = max(limit-len(a.allowed), 0)
 	if n := len(a.allowed); n > 0 {
-		d.reset = a.allowed[n-1].Add(length).Sub(now)
+		d.reset, d.next = a.allowed[n-1].Add(length).Sub(now), a.allowed[0].Add(length).Sub(now)
 		if d.remaining == 0 {
-			d.retry = a.allowed[0].Add(length).Sub(now)
+			d.retry = d.next
 		}
 	}
 	return d
@@ -229,8 +247,9 @@ func (a *allowance) bucket(limit int, length time.Duration, now time.Time, consu
 	}
 	d.remaining = int(a.tokens)
 	d.reset = untilTokens(float64(limit)-a.tokens, perSecond)
+	d.next = untilTokens(min(math.Floor(a.tokens)+1, float64(limit))-a.tokens, perSecond)
 	if d.remaining == 0 {
-		d.retry = untilTokens(1-a.tokens, perSecond)
+		d.retry = d.next
 	}
 	return d
 }

@@ -383,6 +383,45 @@ func TestRateLimitRemainingBefore(t *testing.T) {
 	}
 }
 
+// X-RateLimit-Reset counts to the whole allowance by default; set to
+// count to the next unit, it says when one more request would be allowed
+// on a sliding window or a bucket, and the end of the window on fixed ones.
+func TestRateLimitResetNext(t *testing.T) {
+	for _, tt := range []struct {
+		model       string
+		window      time.Duration
+		whole, next string
+	}{
+		// Three requests a second apart of 4 per 4 s: the newest leaves
+		// the sliding window 4 s after the third, the oldest 2 s after.
+		{ModelSliding, 4 * time.Second, "4", "2"},
+		// The bucket of 4 refills a token every 2 s and holds 2 after the
+		// third: whole in 4 s, one more in 2.
+		{ModelBucket, 8 * time.Second, "4", "2"},
+		// The first request opened a 4 s window 2 s before the third.
+		{ModelFirstRequest, 4 * time.Second, "2", "2"},
+	} {
+		for reading, want := range map[string]string{"": tt.whole, ResetWhole: tt.whole, ResetNext: tt.next} {
+			t.Run(tt.model+"/"+cmp.Or(reading, "default"), func(t *testing.T) {
+				e := newEnv(t, func(s *Settings) {
+					s.Limits = Limits{Write: 4, Read: 100, Window: Duration(tt.window), Model: tt.model, Reset: reading}
+				})
+				var r *response
+				for i := range 3 {
+					if i > 0 {
+						e.clock.Advance(time.Second)
+					}
+					r = e.do(t, http.MethodPost, "/api/links", e.fx.APIKey, e.createBody("https://example.com/"))
+					wantStatus(t, r, http.StatusCreated)
+				}
+				if got := r.Header.Get("X-RateLimit-Reset"); got != want {
+					t.Errorf("X-RateLimit-Reset %q after the third request, want %q", got, want)
+				}
+			})
+		}
+	}
+}
+
 // A model, a rounding or a count the emulator does not know is refused
 // with the setting's name.
 func TestRateLimitSettingsValidated(t *testing.T) {
@@ -400,6 +439,11 @@ func TestRateLimitSettingsValidated(t *testing.T) {
 	s.Limits.Remaining = "during"
 	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "limits.remaining") {
 		t.Fatalf("Validate = %v, want an error naming limits.remaining", err)
+	}
+	s = DefaultSettings()
+	s.Limits.Reset = "soon"
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "limits.reset") {
+		t.Fatalf("Validate = %v, want an error naming limits.reset", err)
 	}
 }
 

@@ -40,6 +40,9 @@ type Limits struct {
 	// Remaining is what X-RateLimit-Remaining counts on an allowed request:
 	// RemainingAfter ("", the default) or RemainingBefore.
 	Remaining string `json:"remaining,omitempty"`
+	// Reset is what X-RateLimit-Reset counts down to: ResetWhole ("", the
+	// default) or ResetNext.
+	Reset string `json:"reset,omitempty"`
 }
 
 // Filter configures the fraud filter that checks every destination on create
@@ -117,6 +120,7 @@ func (s Settings) Validate() error {
 		{"limits.model", s.Limits.Model, oneOf(s.Limits.Model, rateModels...)},
 		{"limits.rounding", s.Limits.Rounding, oneOf(s.Limits.Rounding, roundings...)},
 		{"limits.remaining", s.Limits.Remaining, oneOf(s.Limits.Remaining, remainingCounts...)},
+		{"limits.reset", s.Limits.Reset, oneOf(s.Limits.Reset, resetReadings...)},
 		{"filter.delay", s.Filter.Delay, s.Filter.Delay >= 0},
 		{"variants.objectEnvelope", v.ObjectEnvelope, oneOf(v.ObjectEnvelope, "", "data", "link")},
 		{"variants.listEnvelope", v.ListEnvelope, oneOf(v.ListEnvelope, "", "data", "links", "items")},

@@ -508,9 +508,11 @@ func cellsRow(t *testing.T, cells []cell, maxMean, maxRefused float64) string {
 
 // headersSaidOtherwise are services that answer otherwise than the
 // emulator by default, in ways the spec leaves open: seconds rounded down
-// or to the nearest rather than up, and a remaining that leaves out the
-// request answered. Each has guards on the matrix's figures there: just
-// above the worst of twelve sets of draws.
+// or to the nearest rather than up, a remaining that leaves out the
+// request answered, and a reset that counts to the next unit on sliding
+// windows and buckets. Each has guards on the matrix's figures there: just
+// above the worst of twelve sets of draws. The last is short of every aim
+// (BENCHMARKS.md, "Headers said otherwise"): its guards hold it where it is.
 var headersSaidOtherwise = []struct {
 	name          string
 	vary          func(*shape)
@@ -519,6 +521,7 @@ var headersSaidOtherwise = []struct {
 	{"seconds rounded down", func(sh *shape) { sh.rounding = emulator.RoundDown }, 1.15, 0.037},
 	{"seconds rounded to the nearest", func(sh *shape) { sh.rounding = emulator.RoundNearest }, 1.17, 0.029},
 	{"remaining counted before the request", func(sh *shape) { sh.counted = emulator.RemainingBefore }, 1.12, 0.032},
+	{"reset counted to the next unit", func(sh *shape) { sh.reset = emulator.ResetNext }, 1.11, 0.32},
 }
 
 // TestPacingHeadersSaidOtherwise runs the whole matrix on each of

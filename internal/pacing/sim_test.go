@@ -49,6 +49,7 @@ type shape struct {
 	latency  latency         // zero: matrixLatency
 	rounding string          // how the answers' seconds are made whole (emulator.Limits.Rounding; "": up)
 	counted  string          // whether Remaining counts the request answered (emulator.Limits.Remaining; "": after)
+	reset    string          // what Reset counts down to (emulator.Limits.Reset; "": the whole)
 }
 
 // matrixPhase is where in a clock-aligned window the matrix's runs start.
@@ -64,6 +65,9 @@ func (s shape) String() string {
 	}
 	if s.counted != "" {
 		name += ", remaining counted " + s.counted
+	}
+	if s.reset != "" {
+		name += ", reset counted to the " + s.reset
 	}
 	return name
 }
@@ -404,7 +408,7 @@ func runShape(sh shape, seed uint64, oracle bool) outcome {
 	start := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC).Add(cmp.Or(sh.phase, matrixPhase))
 	s := &sim{shape: sh, start: start, now: start, limiter: emulator.NewRateLimiter(), latency: cmp.Or(sh.latency, matrixLatency),
 		rand:   rand.New(rand.NewPCG(seed, seed)), //nolint:gosec // a seeded draw, so a simulation repeats
-		limits: emulator.Limits{Write: sh.limit, Read: 1000, Window: emulator.Duration(sh.window), Model: sh.model, Rounding: sh.rounding, Remaining: sh.counted},
+		limits: emulator.Limits{Write: sh.limit, Read: 1000, Window: emulator.Duration(sh.window), Model: sh.model, Rounding: sh.rounding, Remaining: sh.counted, Reset: sh.reset},
 		out:    outcome{leastRemaining: sh.limit},
 		trace:  tracing != "" && strings.Join(strings.Fields(tracing), " ") == strings.Join(strings.Fields(sh.String()), " ")}
 	s.runs = make([]*run, len(sh.links))
