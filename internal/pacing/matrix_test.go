@@ -116,6 +116,13 @@ func TestPacingMatrix(t *testing.T) {
 		if n := c.worstRefusedInRow(); n > 10 {
 			t.Errorf("%s: a write refused %d times in a row; none was more than 10", c.shape, n)
 		}
+		// A link's wait for its turn counts against its create timeout (10
+		// minutes by default). Eight runs on 10 a window had a link wait up
+		// to 31 windows over twelve sets of draws (BENCHMARKS.md); no cell
+		// may go beyond 32.
+		if d := c.worstLongestLink(); d > 32*c.window {
+			t.Errorf("%s: a link took %s from its start, %.1f windows; none took more than 32", c.shape, d, d.Seconds()/c.window.Seconds())
+		}
 	}
 }
 
@@ -655,6 +662,8 @@ func printTable(cells []cell) {
 	fmt.Printf("A run alone, the longest it took over the floor (worst draw, any model and limit): %s.\n", strings.Join(excess, ", "))
 	inRow := slices.MaxFunc(cells, func(a, b cell) int { return cmp.Compare(a.worstRefusedInRow(), b.worstRefusedInRow()) })
 	fmt.Printf("The most times one write was refused in a row: %d (%s).\n", inRow.worstRefusedInRow(), inRow.shape)
+	slowest := slices.MaxFunc(cells, func(a, b cell) int { return cmp.Compare(a.worstLongestLink(), b.worstLongestLink()) })
+	fmt.Printf("The longest one link took, from its start to its last write's answer: %s (%s).\n", slowest.worstLongestLink().Round(time.Second), slowest.shape)
 }
 
 // countAtAims counts the cells within the bound and the 429 aim, those at

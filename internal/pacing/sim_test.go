@@ -82,8 +82,11 @@ type outcome struct {
 	// was answered with; early counts the writes a run sent before a
 	// refusal's Retry-After had passed; refusedInRow is the most times one
 	// write was refused in a row, which a client's cap on retries meets
-	// (the provider's max_retries).
+	// (the provider's max_retries); longestLink is the longest one link took
+	// from its start to its last write's answer, which a create's timeout
+	// meets.
 	leastRemaining, early, refusedInRow int
+	longestLink                         time.Duration
 }
 
 func (o outcome) ratio() float64 { return o.total.Seconds() / o.floor.Seconds() }
@@ -147,6 +150,15 @@ func (c cellOutcome) worstRefusedInRow() int {
 	w := 0
 	for _, o := range c {
 		w = max(w, o.refusedInRow)
+	}
+	return w
+}
+
+// worstLongestLink is the longest one link of the cell took, in any draw.
+func (c cellOutcome) worstLongestLink() time.Duration {
+	var w time.Duration
+	for _, o := range c {
+		w = max(w, o.longestLink)
 	}
 	return w
 }
@@ -280,16 +292,20 @@ type run struct {
 	started  bool
 }
 
-// link is one link of a run: the writes it has left, and how many times
-// its write in flight has been refused in a row.
-type link struct{ writes, refusedInRow int }
+// link is one link of a run: the writes it has left, how many times its
+// write in flight has been refused in a row, and when its run started it
+// (Terraform's call to create it, whose timeout counts from then).
+type link struct {
+	writes, refusedInRow int
+	started              time.Time
+}
 
 // writes is how many writes a run of so many links makes: every third
 // link has UTM parameters and takes two.
 func writes(links int) int { return links + links/3 }
 
 func (r *run) startLink() {
-	l := &link{writes: writes(r.links) - writes(r.links-1)} // the links count down
+	l := &link{writes: writes(r.links) - writes(r.links-1), started: r.sim.now} // the links count down
 	r.links--
 	r.active++
 	r.sim.out.wanted += l.writes
@@ -382,6 +398,9 @@ func (r *run) arrive(l *link, t Ticket, counted float64) {
 // done takes in that one write of l was carried out.
 func (r *run) done(l *link) {
 	l.writes--
+	if l.writes == 0 && !r.oracle {
+		r.sim.out.longestLink = max(r.sim.out.longestLink, r.sim.now.Sub(l.started))
+	}
 	switch {
 	case l.writes > 0:
 		r.ready = append(r.ready, l)
