@@ -1,9 +1,11 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,8 +49,53 @@ type classPace struct {
 	mu    sync.Mutex
 	pacer *pacing.Pacer
 	// changed is closed (and replaced) when an answer may let waiting
-	// requests go.
+	// requests go, or the first in the queue has gone.
 	changed chan struct{}
+	// queue is the places of the requests waiting, first come first; issued
+	// counts the places given.
+	queue  []*queuePlace
+	issued uint64
+}
+
+// queuePlace is a call's place in its class's queue, taken when its first
+// attempt comes to the pacer and kept by its retries, so that a request
+// sent again after a 429 goes before those that came after it.
+type queuePlace struct{ seq uint64 }
+
+type queuePlaceKey struct{}
+
+// withQueuePlace gives the call of ctx a place in the queue, kept across
+// its attempts.
+func withQueuePlace(ctx context.Context) context.Context {
+	return context.WithValue(ctx, queuePlaceKey{}, &queuePlace{})
+}
+
+// join puts the request of ctx in the queue: at its call's place, or last
+// (a request that did not come through withQueuePlace).
+func (c *classPace) join(ctx context.Context) *queuePlace {
+	place, ok := ctx.Value(queuePlaceKey{}).(*queuePlace)
+	if !ok {
+		place = &queuePlace{}
+	}
+	if place.seq == 0 {
+		c.issued++
+		place.seq = c.issued
+	}
+	i, _ := slices.BinarySearchFunc(c.queue, place.seq, func(q *queuePlace, seq uint64) int { return cmp.Compare(q.seq, seq) })
+	c.queue = slices.Insert(c.queue, i, place)
+	return place
+}
+
+// leave takes place out of the queue and wakes the others: the next may go.
+func (c *classPace) leave(place *queuePlace) {
+	c.queue = slices.DeleteFunc(c.queue, func(q *queuePlace) bool { return q == place })
+	c.wake()
+}
+
+// wake lets the waiting requests look again.
+func (c *classPace) wake() {
+	close(c.changed)
+	c.changed = make(chan struct{})
 }
 
 // newPaced paces next; maxShare caps the part of each window this client
@@ -90,17 +137,25 @@ func (e *paceWaitError) Error() string {
 }
 func (e *paceWaitError) Unwrap() []error { return []error{ErrNotSent, e.err} }
 
-// acquire waits until the pacer lets one more request go, and takes it.
+// acquire waits until the pacer lets one more request go and the request
+// is the first in the queue, and takes it.
 func (c *classPace) acquire(ctx context.Context, clock Clock) (pacing.Ticket, error) {
+	c.mu.Lock()
+	place := c.join(ctx)
+	c.mu.Unlock()
 	logged := false
 	for {
 		c.mu.Lock()
 		now := clock.Now()
 		wait := c.pacer.Next(now)
-		if wait == 0 {
+		if wait == 0 && c.queue[0] == place {
 			tk := c.pacer.Sent(now)
+			c.leave(place)
 			c.mu.Unlock()
 			return tk, nil
+		}
+		if wait == 0 {
+			wait = pacing.WaitForAnswer // the first in the queue goes, then wakes the others
 		}
 		changed := c.changed
 		c.mu.Unlock()
@@ -120,6 +175,9 @@ func (c *classPace) acquire(ctx context.Context, clock Clock) (pacing.Ticket, er
 		case <-expired:
 		case <-ctx.Done():
 			release()
+			c.mu.Lock()
+			c.leave(place)
+			c.mu.Unlock()
 			return pacing.Ticket{}, &paceWaitError{err: ctx.Err()}
 		}
 		release()
@@ -131,8 +189,7 @@ func (c *classPace) acquire(ctx context.Context, clock Clock) (pacing.Ticket, er
 func (c *classPace) answered(tk pacing.Ticket, now time.Time, resp *http.Response) {
 	c.mu.Lock()
 	defer func() {
-		close(c.changed)
-		c.changed = make(chan struct{})
+		c.wake()
 		c.mu.Unlock()
 	}()
 	if resp == nil {

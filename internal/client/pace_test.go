@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -598,4 +600,43 @@ func TestPaceGarbageHeadersDoNotStall(t *testing.T) {
 		_, err := c.ListLinks(ctx)
 		return err
 	}))
+}
+
+// Requests waiting for the rate limit go in the order they came to it: the
+// create that has waited longest is sent first, so that no link of a run
+// waits behind ones that came later (its wait counts against its timeout).
+func TestPaceServesWaitingRequestsInOrder(t *testing.T) {
+	t.Parallel()
+	const n = 6
+	e := newPaceEnv(t, emulator.Limits{Write: 1, Read: 1000, Window: emulator.Duration(concurrencyWindow)})
+	c := e.client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	checkNoErrors(t, runConcurrently(n, func(i int) error {
+		time.Sleep(time.Duration(i) * 20 * time.Millisecond) // they come to the pacer in the order of i
+		return e.create(ctx, c, i)
+	}))
+	var order []string
+	links := e.srv.Links(e.fx.AccountID)
+	slices.SortFunc(links, func(a, b emulator.Link) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	for _, l := range links {
+		order = append(order, strings.TrimPrefix(l.Destination, "https://example.com/"))
+	}
+	if got, want := strings.Join(order, " "), "0 1 2 3 4 5"; got != want {
+		t.Errorf("created in the order %s, want %s", got, want)
+	}
+}
+
+// A call keeps its place in the queue across its attempts: retried after
+// a 429, it goes before the requests that came to the pacer after it did.
+func TestPaceQueuePlaceIsKeptAcrossAttempts(t *testing.T) {
+	c := newPaced(nil, systemClock{}, 1).write
+	first, later := withQueuePlace(context.Background()), withQueuePlace(context.Background())
+	c.leave(c.join(first)) // its first attempt went, and was refused
+	c.join(later)
+	c.join(context.Background()) // a request from outside a call: last
+	retry := c.join(first)
+	if c.queue[0] != retry || len(c.queue) != 3 {
+		t.Fatalf("queue %v; want the retried call first of 3", c.queue)
+	}
 }

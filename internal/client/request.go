@@ -193,7 +193,7 @@ func (c *Client) newRequest(ctx context.Context, cl call) (*retryablehttp.Reques
 	if cl.body != nil {
 		raw = cl.body
 	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, cl.method, cl.url, raw)
+	req, err := retryablehttp.NewRequestWithContext(withQueuePlace(ctx), cl.method, cl.url, raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: building request: %w", cl.method, cl.path, err)
 	}
