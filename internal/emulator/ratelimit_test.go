@@ -422,28 +422,20 @@ func TestRateLimitResetNext(t *testing.T) {
 	}
 }
 
-// A model, a rounding or a count the emulator does not know is refused
-// with the setting's name.
+// A model, a rounding, a count or a reset the emulator does not know is
+// refused with the setting's name.
 func TestRateLimitSettingsValidated(t *testing.T) {
-	s := DefaultSettings()
-	s.Limits.Model = "leaky"
-	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "limits.model") {
-		t.Fatalf("Validate = %v, want an error naming limits.model", err)
-	}
-	s = DefaultSettings()
-	s.Limits.Rounding = "sideways"
-	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "limits.rounding") {
-		t.Fatalf("Validate = %v, want an error naming limits.rounding", err)
-	}
-	s = DefaultSettings()
-	s.Limits.Remaining = "during"
-	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "limits.remaining") {
-		t.Fatalf("Validate = %v, want an error naming limits.remaining", err)
-	}
-	s = DefaultSettings()
-	s.Limits.Reset = "soon"
-	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "limits.reset") {
-		t.Fatalf("Validate = %v, want an error naming limits.reset", err)
+	for name, set := range map[string]func(*Limits){
+		"limits.model":     func(l *Limits) { l.Model = "leaky" },
+		"limits.rounding":  func(l *Limits) { l.Rounding = "sideways" },
+		"limits.remaining": func(l *Limits) { l.Remaining = "during" },
+		"limits.reset":     func(l *Limits) { l.Reset = "soon" },
+	} {
+		s := DefaultSettings()
+		set(&s.Limits)
+		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("Validate = %v, want an error naming %s", err, name)
+		}
 	}
 }
 
