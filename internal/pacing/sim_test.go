@@ -135,41 +135,33 @@ func simulate(sh shape, draws []uint64) cellOutcome {
 	return out
 }
 
-// worstRatio and worstRefused are the cell's figures: the worst seed's.
-func (c cellOutcome) worstRatio() float64 {
-	w := 0.0
+// worst is the largest figure of the cell's draws: the figures the
+// tables and the guards hold a cell to are its worst draw's.
+func worst[T cmp.Ordered](c cellOutcome, figure func(outcome) T) T {
+	var w T
 	for _, o := range c {
-		w = max(w, o.ratio())
+		w = max(w, figure(o))
 	}
 	return w
 }
+
+// worstRatio and worstRefused are the cell's figures: the worst draw's.
+func (c cellOutcome) worstRatio() float64 { return worst(c, outcome.ratio) }
 
 // worstRefusedInRow is the most times one write of the cell was refused
 // in a row, in any draw.
 func (c cellOutcome) worstRefusedInRow() int {
-	w := 0
-	for _, o := range c {
-		w = max(w, o.refusedInRow)
-	}
-	return w
+	return worst(c, func(o outcome) int { return o.refusedInRow })
 }
 
 // worstLongestLink is the longest one link of the cell took, in any draw.
 func (c cellOutcome) worstLongestLink() time.Duration {
-	var w time.Duration
-	for _, o := range c {
-		w = max(w, o.longestLink)
-	}
-	return w
+	return worst(c, func(o outcome) time.Duration { return o.longestLink })
 }
 
 // worstExcess is how much longer than the floor the cell's worst draw took.
 func (c cellOutcome) worstExcess() time.Duration {
-	var w time.Duration
-	for _, o := range c {
-		w = max(w, o.total-o.floor)
-	}
-	return w
+	return worst(c, func(o outcome) time.Duration { return o.total - o.floor })
 }
 
 // meanRatio is the mean of the draws' ratios, for a cell whose apply
@@ -191,13 +183,7 @@ func (c cellOutcome) refusedShare() float64 {
 	return float64(refused) / float64(max(requests, 1))
 }
 
-func (c cellOutcome) worstRefused() float64 {
-	w := 0.0
-	for _, o := range c {
-		w = max(w, o.refusedShare())
-	}
-	return w
-}
+func (c cellOutcome) worstRefused() float64 { return worst(c, outcome.refusedShare) }
 
 // tracing prints every write of the shape named by PACING_TRACE as the
 // service counts it, with the runs its pacer counted when it went and the
