@@ -85,6 +85,10 @@ type APIError struct {
 	PageText string
 	// RetryAfter is what the Retry-After header asked for, if anything.
 	RetryAfter time.Duration
+	// WaitPastDeadline is the wait a 429 asked for when it would have
+	// ended after the operation's deadline, so that the request was not
+	// sent again (0: not so).
+	WaitPastDeadline time.Duration
 	// Attempts is how many times the request was sent.
 	Attempts int
 }

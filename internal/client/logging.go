@@ -77,14 +77,10 @@ func (x *exchange) logSending(req *http.Request) {
 	tflog.Debug(req.Context(), "sending request", x.fields(map[string]any{"url": req.URL.Redacted()}))
 }
 
-// logDecision logs checkRetry's decision: why a request is not retried,
-// or that a retry is wanted but the retries have run out.
+// logDecision logs why checkRetry does not retry a request, when it says.
 func (x *exchange) logDecision(ctx context.Context, retry bool, reason string) {
-	switch {
-	case !retry && reason != "":
+	if !retry && reason != "" {
 		tflog.Debug(ctx, "not retrying request", x.fields(map[string]any{"reason": reason}))
-	case retry && x.attempt > x.client.maxRetries:
-		tflog.Debug(ctx, "giving up: retries exhausted", x.fields(map[string]any{"reason": reason, "max_retries": x.client.maxRetries}))
 	}
 }
 

@@ -45,7 +45,7 @@ func TestAPIKeyNeverLogged(t *testing.T) {
 	assertLogged(t, entries, "received response", map[string]any{"status": float64(201), "attempt": float64(2), "x_ratelimit_limit": "60"})
 	assertLogged(t, entries, "waiting before retry", map[string]any{"method": "POST", "wait": "0s", "next_attempt": float64(2)})
 	assertLogged(t, entries, "sending request", map[string]any{"method": "GET", "path": "/api/links", "attempt": float64(2)})
-	assertLogged(t, entries, "giving up: retries exhausted", map[string]any{"method": "DELETE", "attempt": float64(4)})
+	assertLogged(t, entries, "not retrying request", map[string]any{"method": "DELETE", "attempt": float64(4), "reason": "server error; retries exhausted (max_retries 3)"})
 }
 
 // assertLogged fails unless an entry with message msg has all fields.

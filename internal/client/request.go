@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"time"
@@ -216,7 +217,7 @@ func (c *Client) retryClient(ctx context.Context, x *exchange) *retryablehttp.Cl
 		Logger:       &leveledLogger{ctx: ctx, redact: c.redact}, // retryablehttp's own messages, to tflog, redacted
 		RetryWaitMin: c.waitMin,
 		RetryWaitMax: c.waitMax,
-		RetryMax:     c.maxRetries,
+		RetryMax:     math.MaxInt, // retryDecision counts what max_retries bounds
 
 		RequestLogHook:  x.startAttempt,   // before each attempt: reset the attempt's state, log the request
 		CheckRetry:      x.checkRetry,     // after the round trip, and again once readBody has read the body: note the outcome, decide whether to retry
@@ -233,6 +234,10 @@ type exchange struct {
 	ctx    context.Context
 	// attempt is the number of the attempt in flight, from 1.
 	attempt int
+	// failures counts the retries max_retries bounds (retryDecision);
+	// waitPastDeadline, the wait a 429 asked for past the operation's deadline.
+	failures         int
+	waitPastDeadline time.Duration
 	// lastStatus is the status of the last response, 0 after a transport error.
 	lastStatus int
 	// uncertain is true when the last attempt may have been carried out by
@@ -320,6 +325,7 @@ func (x *exchange) failure(ctx context.Context, err error) error {
 // statusError builds the APIError of a non-2xx response.
 func (x *exchange) statusError(r *response) error {
 	e := newAPIError(x.call.method, x.call.path, r, x.client.redact)
+	e.WaitPastDeadline = x.waitPastDeadline
 	x.client.reach.keyRefused(e)
 	if x.call.method == http.MethodPost && r.status >= 500 {
 		// The service may have created the link before failing.

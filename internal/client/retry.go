@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -90,18 +91,25 @@ func cannotConnect(err error) bool {
 // it the wait is a capped exponential back-off with jitter. A Retry-After
 // longer than waitMax is honoured: retrying earlier would only be refused.
 func retryWait(waitMin, waitMax time.Duration, attempt int, resp *http.Response) time.Duration {
-	now := time.Now()
-	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
-		if d, ok := retryAfter(resp.Header, now); ok {
-			return d
-		}
-	}
-	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
-		if d, ok := resetAfter(resp.Header, now); ok {
-			return d
-		}
+	if d, ok := serviceWait(resp, time.Now()); ok {
+		return d
 	}
 	return backoff(waitMin, waitMax, attempt)
+}
+
+// serviceWait is the wait the service asked for before a retry, if it
+// asked: Retry-After on a 429 or 503, else X-RateLimit-Reset on a 429.
+func serviceWait(resp *http.Response, now time.Time) (time.Duration, bool) {
+	if resp == nil || resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+		return 0, false
+	}
+	if d, ok := retryAfter(resp.Header, now); ok {
+		return d, true
+	}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		return resetAfter(resp.Header, now)
+	}
+	return 0, false
 }
 
 // backoff doubles waitMin per attempt up to waitMax. Half of the wait is
@@ -168,6 +176,14 @@ func seconds(s float64) time.Duration {
 // Failures to connect count towards the Client's verdict (verdict.go): once
 // the service has been unreachable for the Client's whole patience,
 // nothing is retried.
+//
+// max_retries bounds the retries after failures. A 429 within an operation
+// that has a deadline (a create, change or delete, bounded by the
+// resource's timeouts) is not one: the service did not carry the request
+// out and said when to come back, so it is sent again for as long as the
+// deadline allows, and stopped at once when the service's wait would end
+// after it. Runs that share a key can see one write refused many times in
+// a row while the key's allowance is spent in full every window.
 func (x *exchange) retryDecision(ctx context.Context, resp *http.Response, err error) (retry bool, reason string, ctxErr error) {
 	if err == nil {
 		x.client.reach.answered()
@@ -180,6 +196,18 @@ func (x *exchange) retryDecision(ctx context.Context, resp *http.Response, err e
 	}
 	if ctx.Err() != nil {
 		return false, "", ctx.Err()
+	}
+	deadline, bounded := ctx.Deadline()
+	switch refused := resp != nil && resp.StatusCode == http.StatusTooManyRequests; {
+	case refused && bounded:
+		if wait, ok := serviceWait(resp, time.Now()); ok && time.Now().Add(wait).After(deadline) {
+			x.waitPastDeadline = wait
+			return false, fmt.Sprintf("the service asked to wait %v, past the operation's deadline", wait), nil
+		}
+	case x.failures == x.client.maxRetries:
+		return false, fmt.Sprintf("%s; retries exhausted (max_retries %d)", reason, x.client.maxRetries), nil
+	default:
+		x.failures++
 	}
 	return true, reason, nil
 }

@@ -131,44 +131,55 @@ func TestBackoffGrowsWithJitterWithinBounds(t *testing.T) {
 }
 
 func TestRetriesAgainstServer(t *testing.T) {
-	ctx := context.Background()
-	get := func(c *Client) error { _, err := c.ListLinks(ctx); return err }
-	patch := func(c *Client) error {
+	get := func(ctx context.Context, c *Client) error { _, err := c.ListLinks(ctx); return err }
+	patch := func(ctx context.Context, c *Client) error {
 		_, err := c.ChangeDestination(ctx, "l-1", ChangeDestinationInput{Destination: "https://e/"})
 		return err
 	}
-	del := func(c *Client) error { return c.DeleteLink(ctx, "l-1") }
-	post := func(c *Client) error {
+	del := func(ctx context.Context, c *Client) error { return c.DeleteLink(ctx, "l-1") }
+	post := func(ctx context.Context, c *Client) error {
 		_, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d"})
 		return err
 	}
 	hangUp := step{hangUp: true}
+	refused := step{status: 429, header: map[string]string{"Retry-After": "0"}}
 	tests := []struct {
 		name         string
-		op           func(*Client) error
+		op           func(context.Context, *Client) error
 		steps        []step
 		maxRetries   int
+		deadline     bool // the operation has one, as creates, changes and deletes do
 		wantRequests int
 		wantErr      bool
 		ambiguous    bool
 	}{
-		{"GET 503, 502, then 200", get, []step{{status: 503}, {status: 502}, {body: "[]"}}, 3, 3, false, false},
-		{"GET transport error, then 200", get, []step{hangUp, {body: "[]"}}, 3, 2, false, false},
-		{"GET transport errors exhaust retries", get, []step{hangUp}, 2, 3, true, false},
-		{"PATCH 500, then 200", patch, []step{{status: 500}, {body: linkJSON}}, 3, 2, false, false},
-		{"DELETE 502, then 204", del, []step{{status: 502}, {status: 204}}, 3, 2, false, false},
-		{"DELETE transport error, then 204", del, []step{hangUp, {status: 204}}, 3, 2, false, false},
-		{"POST 429, then 201", post, []step{{status: 429, header: map[string]string{"Retry-After": "0"}}, {status: 201, body: linkJSON}}, 3, 2, false, false},
-		{"POST 500 is not re-sent", post, []step{{status: 500}, {status: 201, body: linkJSON}}, 3, 1, true, true},
-		{"POST transport error is not re-sent", post, []step{hangUp, {status: 201, body: linkJSON}}, 3, 1, true, true},
-		{"GET 400 is not retried", get, []step{{status: 400}, {body: "[]"}}, 3, 1, true, false},
-		{"DELETE 404 is not retried", del, []step{{status: 404}, {status: 204}}, 3, 1, true, false},
-		{"no retries at all", get, []step{{status: 503}, {body: "[]"}}, 0, 1, true, false},
+		{"GET 503, 502, then 200", get, []step{{status: 503}, {status: 502}, {body: "[]"}}, 3, false, 3, false, false},
+		{"GET transport error, then 200", get, []step{hangUp, {body: "[]"}}, 3, false, 2, false, false},
+		{"GET transport errors exhaust retries", get, []step{hangUp}, 2, false, 3, true, false},
+		{"PATCH 500, then 200", patch, []step{{status: 500}, {body: linkJSON}}, 3, false, 2, false, false},
+		{"DELETE 502, then 204", del, []step{{status: 502}, {status: 204}}, 3, false, 2, false, false},
+		{"DELETE transport error, then 204", del, []step{hangUp, {status: 204}}, 3, false, 2, false, false},
+		{"POST 429, then 201", post, []step{refused, {status: 201, body: linkJSON}}, 3, false, 2, false, false},
+		{"POST 500 is not re-sent", post, []step{{status: 500}, {status: 201, body: linkJSON}}, 3, false, 1, true, true},
+		{"POST transport error is not re-sent", post, []step{hangUp, {status: 201, body: linkJSON}}, 3, false, 1, true, true},
+		{"GET 400 is not retried", get, []step{{status: 400}, {body: "[]"}}, 3, false, 1, true, false},
+		{"DELETE 404 is not retried", del, []step{{status: 404}, {status: 204}}, 3, false, 1, true, false},
+		{"no retries at all", get, []step{{status: 503}, {body: "[]"}}, 0, false, 1, true, false},
+		{"GET 429s without a deadline exhaust retries", get, []step{refused}, 2, false, 3, true, false},
+		{"POST 429s under a deadline are not counted", post, []step{refused, refused, refused, refused, {status: 201, body: linkJSON}}, 1, true, 5, false, false},
+		{"PATCH 429s under a deadline are not counted", patch, []step{refused, refused, refused, {body: linkJSON}}, 0, true, 4, false, false},
+		{"PATCH 503s under a deadline exhaust retries", patch, []step{{status: 503}}, 2, true, 3, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			if tt.deadline {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, time.Minute)
+				defer cancel()
+			}
 			s, srv := serve(t, tt.steps...)
-			err := tt.op(newTestClient(t, srv, func(c *Config) { c.MaxRetries = new(tt.maxRetries) }))
+			err := tt.op(ctx, newTestClient(t, srv, func(c *Config) { c.MaxRetries = new(tt.maxRetries) }))
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("error = %v, want error %v", err, tt.wantErr)
 			}
@@ -196,35 +207,61 @@ func TestRetryAfterSecondsIsHonoured(t *testing.T) {
 	}
 }
 
-func TestContextEndsWaitPromptly(t *testing.T) {
+// A stop (a cancelled context) ends the wait for a retry at once, and a
+// refused request is not ambiguous: nothing was created.
+func TestCancelEndsWaitPromptly(t *testing.T) {
 	for _, method := range []string{"GET", "POST"} {
 		t.Run(method, func(t *testing.T) {
 			s, srv := serve(t, step{status: 429, header: map[string]string{"Retry-After": "60"}})
-			c := newTestClient(t, srv)
-			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-			defer cancel()
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(100*time.Millisecond, cancel)
 			start := time.Now()
-			var err error
-			if method == "GET" {
-				_, err = c.ListLinks(ctx)
-			} else {
-				_, err = c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d"})
-			}
+			err := sendOne(ctx, newTestClient(t, srv), method)
 			if elapsed := time.Since(start); elapsed > 2*time.Second {
 				t.Fatalf("returned after %v", elapsed)
 			}
-			if !errors.Is(err, context.DeadlineExceeded) {
-				t.Fatalf("error = %v, want context.DeadlineExceeded", err)
-			}
-			// The POST was refused with 429, so nothing was created.
-			if errors.Is(err, ErrAmbiguous) {
-				t.Fatalf("error = %v is ambiguous", err)
+			if !errors.Is(err, context.Canceled) || errors.Is(err, ErrAmbiguous) {
+				t.Fatalf("error = %v, want context.Canceled, not ambiguous", err)
 			}
 			if s.count() != 1 {
 				t.Fatalf("%d requests, want 1", s.count())
 			}
 		})
 	}
+}
+
+// A 429 whose wait ends after the operation's deadline fails at once, not
+// at the deadline, and says so.
+func TestWaitPastDeadlineFailsAtOnce(t *testing.T) {
+	for _, method := range []string{"GET", "POST"} {
+		t.Run(method, func(t *testing.T) {
+			s, srv := serve(t, step{status: 429, header: map[string]string{"Retry-After": "60"}})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			start := time.Now()
+			err := sendOne(ctx, newTestClient(t, srv), method)
+			if elapsed := time.Since(start); elapsed > 2*time.Second {
+				t.Fatalf("returned after %v", elapsed)
+			}
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) || apiErr.WaitPastDeadline != time.Minute || !errors.Is(err, ErrRateLimited) || errors.Is(err, ErrAmbiguous) {
+				t.Fatalf("error = %v, want a 429 marked WaitPastDeadline, not ambiguous", err)
+			}
+			if s.count() != 1 {
+				t.Fatalf("%d requests, want 1", s.count())
+			}
+		})
+	}
+}
+
+// sendOne lists the links (GET) or creates one (POST).
+func sendOne(ctx context.Context, c *Client, method string) error {
+	if method == "GET" {
+		_, err := c.ListLinks(ctx)
+		return err
+	}
+	_, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d"})
+	return err
 }
 
 func TestContextEndingDuringPOSTIsAmbiguous(t *testing.T) {

@@ -81,8 +81,8 @@ type outcome struct {
 	// leastRemaining is the lowest remaining an accepted write of a run
 	// was answered with; early counts the writes a run sent before a
 	// refusal's Retry-After had passed; refusedInRow is the most times one
-	// write was refused in a row, which a client's cap on retries meets
-	// (the provider's max_retries); longestLink is the longest one link took
+	// write was refused in a row (a client with a cap on a write's 429s
+	// would fail there; the provider has none); longestLink is the longest one link took
 	// from its start to its last write's answer, which a create's timeout
 	// meets.
 	leastRemaining, early, refusedInRow int

@@ -183,10 +183,25 @@ func TestAccLinkErrors_domainOfAnotherAccount(t *testing.T) {
 	expectFailure(t, e.config(linkBody(other.DomainID, "https://example.com/a")), "with shortlink_link.test,", "domain_id", "400 invalid_request", "no such domain on this account")
 }
 
+// A read has no timeout, so max_retries (2 in the tests) bounds its 429s.
 func TestAccLinkErrors_rateLimitedAfterRetries(t *testing.T) {
 	e := newTestEnv(t)
 	e.srv.Burst429(20, 0)
-	expectFailure(t, e.config(linkBody(e.fx.DomainID, "https://example.com/a")), "429 rate_limited after every retry", "-parallelism")
+	expectFailure(t, e.config(`data "shortlink_links" "all" {}`), "429 rate_limited after every retry", "-parallelism", "max_retries")
+	if n := e.srv.CountStatus(429); n != 3 {
+		t.Errorf("the service answered 429 %d times, want 3 (the first attempt and max_retries 2)", n)
+	}
+}
+
+// A create refused for the rate limit asks to wait past its timeout: it
+// fails at once, saying which setting to raise, and nothing is created.
+func TestAccLinkErrors_rateLimitWaitPastTimeout(t *testing.T) {
+	e := newTestEnv(t)
+	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusTooManyRequests, RetryAfter: 3600, Method: http.MethodPost})
+	expectFailure(t, e.config(linkBody(e.fx.DomainID, "https://example.com/a")), "429 rate_limited", "asked to wait 1h0m0s", "longer than this operation's timeout has left", "not carried out", "Raise the resource's create timeout (timeouts.create)")
+	if n := e.srv.LinkCount(e.fx.AccountID); n != 0 {
+		t.Errorf("the account holds %d links, want none", n)
+	}
 }
 
 func TestAccLinkErrors_deletedBetweenRefreshAndUpdate(t *testing.T) {
