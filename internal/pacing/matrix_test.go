@@ -3,6 +3,7 @@ package pacing
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -769,5 +770,48 @@ func TestPacingBenchShapes(t *testing.T) {
 					sh, c.meanRatio(), 100*c.refusedShare(), aimBenchRatio, 100*refusedAim)
 			}
 		}
+	}
+}
+
+// lowParallelism is the -parallelism docs/index.md advises for a key
+// whose runs each have a small part of a window (smallPart writes or
+// fewer).
+const lowParallelism, smallPart = 3, 10
+
+// TestPacingLowerParallelism measures that advice. A link waits for its
+// run's turn behind the others Terraform started with it, and its create
+// timeout counts the wait. On every crowd of the matrix whose runs have
+// a small part of a window each, the applies with lowParallelism take as
+// long as with Terraform's default (within 5 %), and no link waits longer
+// by more than a window; the longest wait of all, about half the
+// default's, is printed beside it (PACING_TABLE=1) and guarded.
+func TestPacingLowerParallelism(t *testing.T) {
+	var longest, longestLow float64 // in windows
+	fastest, slowest, cells := math.Inf(1), 0.0, 0
+	for _, sh := range matrix() {
+		if len(sh.links) < 2 || sh.limit > smallPart*len(sh.links) {
+			continue
+		}
+		low := sh
+		low.parallel = lowParallelism
+		def, lower := simulate(sh, matrixDraws), simulate(low, matrixDraws)
+		r := lower.meanTotal().Seconds() / def.meanTotal().Seconds()
+		if r > 1.05 {
+			t.Errorf("%s: %.3fx the time with -parallelism=%d", sh, r, lowParallelism)
+		}
+		fastest, slowest, cells = min(fastest, r), max(slowest, r), cells+1
+		if lower.worstLongestLink() > def.worstLongestLink()+sh.window {
+			t.Errorf("%s: a link took %s with -parallelism=%d, %s with the default", sh, lower.worstLongestLink(), lowParallelism, def.worstLongestLink())
+		}
+		longest = max(longest, def.worstLongestLink().Seconds()/sh.window.Seconds())
+		longestLow = max(longestLow, lower.worstLongestLink().Seconds()/sh.window.Seconds())
+	}
+	// Over twelve sets of draws: 12-16 windows, against 26-31 (BENCHMARKS.md).
+	if longestLow > 17 || longestLow > 0.6*longest {
+		t.Errorf("a link took %.1f windows with -parallelism=%d, %.1f with the default; never more than 17, or 0.6 of the default's", longestLow, lowParallelism, longest)
+	}
+	if tables {
+		fmt.Printf("%d cells: with -parallelism=%d, %.3f-%.3fx the default's time; the longest one link took %.1f windows, %.1f with the default.\n",
+			cells, lowParallelism, fastest, slowest, longestLow, longest)
 	}
 }

@@ -15,14 +15,15 @@ import (
 
 // The simulation runs Terraform applies against the emulator's rate
 // limiter in virtual time. Each run is a provider process with a Pacer of
-// its own and Terraform's parallelism of 10; each link is one write, or
+// its own and Terraform's parallelism (10 unless the shape says); each link is one write, or
 // two when it has UTM parameters (every third). The service counts a
 // write when it arrives and answers it after its fraud filter's time; the
 // headers carry Reset and Retry-After in whole seconds, rounded up. The
 // network and the filter take a different time on every request, drawn
 // from a seeded generator, so a run is the same every time.
 
-const parallelism = 10
+// defaultParallelism is Terraform's -parallelism when none is given.
+const defaultParallelism = 10
 
 // latency is how long a write takes on the network (each way) and in the
 // fraud filter, drawn anew between the bounds for every request.
@@ -50,6 +51,7 @@ type shape struct {
 	rounding string          // how the answers' seconds are made whole (emulator.Limits.Rounding; "": up)
 	counted  string          // whether Remaining counts the request answered (emulator.Limits.Remaining; "": after)
 	reset    string          // what Reset counts down to (emulator.Limits.Reset; "": the whole)
+	parallel int             // Terraform's -parallelism (0: defaultParallelism)
 }
 
 // matrixPhase is where in a clock-aligned window the matrix's runs start.
@@ -68,6 +70,9 @@ func (s shape) String() string {
 	}
 	if s.reset != "" {
 		name += ", reset counted to the " + s.reset
+	}
+	if s.parallel != 0 {
+		name += fmt.Sprintf(", -parallelism=%d", s.parallel)
 	}
 	return name
 }
@@ -172,6 +177,16 @@ func (c cellOutcome) meanRatio() float64 {
 		sum += o.ratio()
 	}
 	return sum / float64(len(c))
+}
+
+// meanTotal is the mean time the draws took, for shapes whose floors
+// differ (another parallelism).
+func (c cellOutcome) meanTotal() time.Duration {
+	var sum time.Duration
+	for _, o := range c {
+		sum += o.total
+	}
+	return sum / time.Duration(max(len(c), 1))
 }
 
 // refusedShare is the share of all the draws' requests answered 429.
@@ -426,7 +441,7 @@ func runShape(sh shape, seed uint64, oracle bool) outcome {
 		}
 		s.at(start.Add(offset), func() {
 			r.started = true
-			for j := 0; j < parallelism && r.links > 0; j++ {
+			for j := 0; j < cmp.Or(sh.parallel, defaultParallelism) && r.links > 0; j++ {
 				r.startLink()
 			}
 			r.send()
