@@ -38,6 +38,21 @@ var (
 	ErrUnexpectedResponse = errors.New("unexpected response from the service")
 )
 
+// WaitPastDeadlineError is a request the service's rate limit would hold
+// until after the operation's deadline: a 429 asked to wait that long
+// before it was sent again, or before any request of its class may go.
+// The provider stops at once rather than wait for nothing; the request
+// was not carried out.
+type WaitPastDeadlineError struct {
+	Method string
+	// Wait is what the service asked for, from when the request stopped.
+	Wait time.Duration
+}
+
+func (e *WaitPastDeadlineError) Error() string {
+	return fmt.Sprintf("the service asked to wait %v before the next request, past the operation's deadline", e.Wait.Round(time.Second))
+}
+
 // statusSentinels maps a status to the sentinel an APIError matches.
 var statusSentinels = map[int]error{
 	http.StatusBadRequest:          ErrInvalidRequest,
@@ -85,10 +100,6 @@ type APIError struct {
 	PageText string
 	// RetryAfter is what the Retry-After header asked for, if anything.
 	RetryAfter time.Duration
-	// WaitPastDeadline is the wait a 429 asked for when it would have
-	// ended after the operation's deadline, so that the request was not
-	// sent again (0: not so).
-	WaitPastDeadline time.Duration
 	// Attempts is how many times the request was sent.
 	Attempts int
 }

@@ -55,6 +55,9 @@ type classPace struct {
 	// counts the places given.
 	queue  []*queuePlace
 	issued uint64
+	// refusedUntil is when the latest Retry-After ends, as the service
+	// said it: no request of the class goes before.
+	refusedUntil time.Time
 }
 
 // queuePlace is a call's place in its class's queue, taken when its first
@@ -118,7 +121,7 @@ func (p *paced) RoundTrip(req *http.Request) (*http.Response, error) {
 		c = p.read
 	}
 	queued := p.clock.Now()
-	tk, err := c.acquire(req.Context(), p.clock)
+	tk, err := c.acquire(req.Context(), p.clock, req.Method)
 	noteRateWait(req.Context(), c.class, p.clock.Now().Sub(queued), false)
 	if err != nil {
 		return nil, err
@@ -138,8 +141,9 @@ func (e *paceWaitError) Error() string {
 func (e *paceWaitError) Unwrap() []error { return []error{ErrNotSent, e.err} }
 
 // acquire waits until the pacer lets one more request go and the request
-// is the first in the queue, and takes it.
-func (c *classPace) acquire(ctx context.Context, clock Clock) (pacing.Ticket, error) {
+// is the first in the queue, and takes it. A request that a Retry-After
+// holds past its operation's deadline stops at once.
+func (c *classPace) acquire(ctx context.Context, clock Clock, method string) (pacing.Ticket, error) {
 	c.mu.Lock()
 	place := c.join(ctx)
 	c.mu.Unlock()
@@ -156,6 +160,12 @@ func (c *classPace) acquire(ctx context.Context, clock Clock) (pacing.Ticket, er
 		}
 		if wait == 0 {
 			wait = pacing.WaitForAnswer // the first in the queue goes, then wakes the others
+		}
+		if deadline, bounded := ctx.Deadline(); bounded && c.refusedUntil.After(deadline) {
+			past := &WaitPastDeadlineError{Method: method, Wait: c.refusedUntil.Sub(now)}
+			c.leave(place)
+			c.mu.Unlock()
+			return pacing.Ticket{}, &paceWaitError{err: past}
 		}
 		changed := c.changed
 		c.mu.Unlock()
@@ -207,6 +217,9 @@ func (c *classPace) answered(tk pacing.Ticket, now time.Time, resp *http.Respons
 	a := pacing.Answer{Limit: rl.Limit, Remaining: rl.Remaining, Reset: rl.Reset, RetryAfter: -1, Refused: refused}
 	if d, ok := retryAfter(resp.Header, now); ok {
 		a.RetryAfter = d
+		if refused && now.Add(d).After(c.refusedUntil) {
+			c.refusedUntil = now.Add(d)
+		}
 	}
 	c.pacer.Answered(tk, now, a)
 }

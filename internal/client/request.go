@@ -325,7 +325,9 @@ func (x *exchange) failure(ctx context.Context, err error) error {
 // statusError builds the APIError of a non-2xx response.
 func (x *exchange) statusError(r *response) error {
 	e := newAPIError(x.call.method, x.call.path, r, x.client.redact)
-	e.WaitPastDeadline = x.waitPastDeadline
+	if x.waitPastDeadline > 0 {
+		return fmt.Errorf("%w: %w", &WaitPastDeadlineError{Method: x.call.method, Wait: x.waitPastDeadline}, e)
+	}
 	x.client.reach.keyRefused(e)
 	if x.call.method == http.MethodPost && r.status >= 500 {
 		// The service may have created the link before failing.

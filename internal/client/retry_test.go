@@ -231,21 +231,26 @@ func TestCancelEndsWaitPromptly(t *testing.T) {
 }
 
 // A 429 whose wait ends after the operation's deadline fails at once, not
-// at the deadline, and says so.
+// at the deadline, and says so; so does the next request of the class,
+// which the same Retry-After holds, without being sent.
 func TestWaitPastDeadlineFailsAtOnce(t *testing.T) {
 	for _, method := range []string{"GET", "POST"} {
 		t.Run(method, func(t *testing.T) {
 			s, srv := serve(t, step{status: 429, header: map[string]string{"Retry-After": "60"}})
+			c := newTestClient(t, srv)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			start := time.Now()
-			err := sendOne(ctx, newTestClient(t, srv), method)
+			refused, held := sendOne(ctx, c, method), sendOne(ctx, c, method)
 			if elapsed := time.Since(start); elapsed > 2*time.Second {
 				t.Fatalf("returned after %v", elapsed)
 			}
-			var apiErr *APIError
-			if !errors.As(err, &apiErr) || apiErr.WaitPastDeadline != time.Minute || !errors.Is(err, ErrRateLimited) || errors.Is(err, ErrAmbiguous) {
-				t.Fatalf("error = %v, want a 429 marked WaitPastDeadline, not ambiguous", err)
+			var past *WaitPastDeadlineError
+			if !errors.As(refused, &past) || past.Wait != time.Minute || past.Method != method || !errors.Is(refused, ErrRateLimited) || errors.Is(refused, ErrAmbiguous) {
+				t.Fatalf("refused: error = %v, want a 429 that asked a wait past the deadline, not ambiguous", refused)
+			}
+			if !errors.As(held, &past) || past.Wait < 55*time.Second || !errors.Is(held, ErrNotSent) || errors.Is(held, ErrAmbiguous) {
+				t.Fatalf("held: error = %v, want a wait past the deadline, not sent", held)
 			}
 			if s.count() != 1 {
 				t.Fatalf("%d requests, want 1", s.count())

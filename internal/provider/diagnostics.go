@@ -42,6 +42,11 @@ func addServiceError(diags *diag.Diagnostics, action string, err error) {
 		diags.AddAttributeError(path.Root("slug"), summary, slugTakenDetail(taken))
 		return
 	}
+	var past *client.WaitPastDeadlineError
+	if errors.As(err, &past) {
+		diags.AddError(summary, waitPastDeadlineDetail(past, err))
+		return
+	}
 	var apiErr *client.APIError
 	if !errors.As(err, &apiErr) {
 		diags.AddError(summary, plainErrorDetail(err))
@@ -337,14 +342,18 @@ func serviceErrorDetail(e *client.APIError) string {
 		return "The service refused the request as a conflict (409 " + codeOr(e, "slug_taken") + ")" + said + ". If the slug is taken, choose another one, or import the link that holds it with the ID <domain_id>/<slug> of that link."
 	case errors.Is(e, client.ErrInvalidRequest):
 		return "The service refused the request (400 " + codeOr(e, "invalid_request") + ")" + said + "."
-	case errors.Is(e, client.ErrRateLimited) && e.WaitPastDeadline > 0:
-		return fmt.Sprintf("The service refused the request for its rate limit (429 rate_limited) and asked to wait %v before sending it again, longer than this operation's timeout has left, so the provider stopped at once; the request was not carried out%s. Raise %s, or run again once the wait has passed.", e.WaitPastDeadline, said, timeoutFor(e.Method))
 	case errors.Is(e, client.ErrRateLimited):
 		return "The service kept answering 429 rate_limited after every retry" + said + ". Lower Terraform's -parallelism, raise max_retries, or run again once the rate-limit window has passed."
 	case errors.Is(e, client.ErrNotFound):
 		return "The link no longer exists on the service (404 not_found)" + said + ". It was probably deleted outside Terraform; run `terraform apply` again to recreate it."
 	}
 	return fmt.Sprintf("The service answered %d%s. This may be temporary: run the command again.", e.StatusCode, said)
+}
+
+// waitPastDeadlineDetail explains a request the rate limit would hold past
+// its operation's timeout.
+func waitPastDeadlineDetail(past *client.WaitPastDeadlineError, err error) string {
+	return fmt.Sprintf("%v\n\nThe service's rate limit asked to wait %v before the next request, longer than this operation's timeout has left, so the provider stopped at once rather than wait for nothing; the request was not carried out. Raise %s, or run again once the wait has passed.", err, past.Wait.Round(time.Second), timeoutFor(past.Method))
 }
 
 // timeoutFor names the timeout that bounds a write of method.

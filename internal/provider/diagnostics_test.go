@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -194,13 +195,18 @@ func TestAccLinkErrors_rateLimitedAfterRetries(t *testing.T) {
 }
 
 // A create refused for the rate limit asks to wait past its timeout: it
-// fails at once, saying which setting to raise, and nothing is created.
+// fails at once, saying which setting to raise, and so do the creates the
+// same Retry-After holds, unsent. Nothing is created.
 func TestAccLinkErrors_rateLimitWaitPastTimeout(t *testing.T) {
 	e := newTestEnv(t)
 	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusTooManyRequests, RetryAfter: 3600, Method: http.MethodPost})
-	expectFailure(t, e.config(linkBody(e.fx.DomainID, "https://example.com/a")), "429 rate_limited", "asked to wait 1h0m0s", "longer than this operation's timeout has left", "not carried out", "Raise the resource's create timeout (timeouts.create)")
+	said := []string{"Could not create the link", "asked to wait 1h0m0s", "longer than this operation's timeout has left", "not carried out", "Raise the resource's create timeout (timeouts.create)"}
+	expectFailure(t, e.config(testConfig(t, "link_count_of_links.tf.tmpl", 3, e.fx.DomainID)), slices.Concat(said, said, said)...) // one for each create
 	if n := e.srv.LinkCount(e.fx.AccountID); n != 0 {
 		t.Errorf("the account holds %d links, want none", n)
+	}
+	if n := e.srv.Count(http.MethodPost, "/api/links"); n != 1 {
+		t.Errorf("the service received %d creates, want the one refused", n)
 	}
 }
 
