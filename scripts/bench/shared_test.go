@@ -32,3 +32,19 @@ func TestSharedFloor(t *testing.T) {
 		})
 	}
 }
+
+// The longest create of an apply, from Terraform's own lines.
+func TestLongestCreate(t *testing.T) {
+	out := `shortlink_link.l[0]: Creating...
+shortlink_link.l[0]: Creation complete after 0s [id=l-1]
+shortlink_link.l[2]: Creation complete after 1m3s [id=l-3]
+shortlink_link.l[1]: Still creating... [10s elapsed]
+shortlink_link.l[1]: Creation complete after 12s [id=l-2]
+`
+	if got := longestCreate(out); got != time.Minute+3*time.Second {
+		t.Errorf("longestCreate = %v, want 1m3s", got)
+	}
+	if got := longestCreate("Apply complete! Resources: 0 added"); got != 0 {
+		t.Errorf("longestCreate of no create = %v, want 0", got)
+	}
+}
