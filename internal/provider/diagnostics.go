@@ -187,7 +187,7 @@ func addRateLimitWait(diags *diag.Diagnostics, waited time.Duration, refused int
 		told = fmt.Sprintf(", %d time(s) told to by a 429 answer", refused)
 	}
 	diags.AddWarning("Waited for the rate limit",
-		fmt.Sprintf("This operation waited %s in all for the service's rate limit%s. The limit is per API key: every request of this run, and of any other run using the same key, counts against it, so the provider holds requests back until the service's window allows them rather than have them refused. Nothing failed. An apply of many links takes about as many windows as its writes need; lowering -parallelism does not make it faster.",
+		fmt.Sprintf("This operation waited %s in all for the service's rate limit%s. The limit is per API key: every request of this run, and of any other run using the same key, counts against it, so the provider holds requests back until the service's window allows them rather than have them refused. Nothing failed. An apply of many links takes about as many windows as its writes need; lowering -parallelism does not make it faster, but each link then waits behind fewer others of this run, and less of its timeout (see Timeouts in the provider's documentation).",
 			waited.Round(time.Second), told))
 }
 

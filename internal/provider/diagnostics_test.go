@@ -175,6 +175,28 @@ func TestAddInvalidInstant(t *testing.T) {
 	}
 }
 
+// The warning of a long wait says how long, how often a 429 told the
+// provider to wait, and what a lower -parallelism does and does not do.
+func TestAddRateLimitWait(t *testing.T) {
+	for _, tc := range []struct {
+		refused int
+		told    bool
+	}{{0, false}, {3, true}} {
+		var diags diag.Diagnostics
+		addRateLimitWait(&diags, 83400*time.Millisecond, tc.refused)
+		if len(diags) != 1 || diags[0].Summary() != "Waited for the rate limit" || !strings.Contains(diags[0].Detail(), "waited 1m23s in all") {
+			t.Fatalf("got %v, want one warning of a wait of 1m23s", diags)
+		}
+		detail := diags[0].Detail()
+		if got := strings.Contains(detail, "3 time(s) told to by a 429 answer"); got != tc.told {
+			t.Errorf("refused %d: the detail names the 429s: %v, want %v", tc.refused, got, tc.told)
+		}
+		if !strings.Contains(detail, "does not make it faster, but each link then waits behind fewer others") {
+			t.Errorf("the detail does not say what a lower -parallelism does: %s", detail)
+		}
+	}
+}
+
 func TestAccLinkErrors_domainOfAnotherAccount(t *testing.T) {
 	e := newTestEnv(t)
 	other, err := e.srv.SeedFixture("other", "other.example.test")
