@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
@@ -119,11 +120,15 @@ func TestPacingMatrix(t *testing.T) {
 		if n := c.worstRefusedInRow(); n > 10 {
 			t.Errorf("%s: a write refused %d times in a row; none was more than 10", c.shape, n)
 		}
-		// A link's wait for its turn counts against its create timeout (10
-		// minutes by default). Eight runs on 10 a window had a link wait up
-		// to 31 windows over twelve sets of draws (BENCHMARKS.md); no cell
-		// may go beyond 32.
-		if d := c.worstLongestLink(); d > 32*c.window {
+		// A link's wait for its turn counts against its create timeout:
+		// past the default, its apply would fail. Eight runs on 10 a window
+		// had a link wait up to 31 windows over twelve sets of draws
+		// (BENCHMARKS.md); no cell may go beyond 32.
+		d := c.worstLongestLink()
+		if d > defaults.CreateTimeout {
+			t.Errorf("%s: a link took %s from its start, past the default create timeout (%s): its apply would fail", c.shape, d, defaults.CreateTimeout)
+		}
+		if d > 32*c.window {
 			t.Errorf("%s: a link took %s from its start, %.1f windows; none took more than 32", c.shape, d, d.Seconds()/c.window.Seconds())
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 )
@@ -216,13 +217,14 @@ func TestAccLinkErrors_rateLimitedAfterRetries(t *testing.T) {
 	}
 }
 
-// A create refused for the rate limit asks to wait past its timeout: it
-// fails at once, saying which setting to raise, and so do the creates the
-// same Retry-After holds, unsent. Nothing is created.
+// A create refused for the rate limit asks to wait past its timeout (twice
+// the default): it fails at once, saying which setting to raise, and so do
+// the creates the same Retry-After holds, unsent. Nothing is created.
 func TestAccLinkErrors_rateLimitWaitPastTimeout(t *testing.T) {
 	e := newTestEnv(t)
-	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusTooManyRequests, RetryAfter: 3600, Method: http.MethodPost})
-	said := []string{"Could not create the link", "asked to wait 1h0m0s", "longer than this operation's timeout has left", "not carried out", "Raise the resource's create timeout (timeouts.create)"}
+	wait := 2 * defaults.CreateTimeout
+	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusTooManyRequests, RetryAfter: int(wait / time.Second), Method: http.MethodPost})
+	said := []string{"Could not create the link", "asked to wait " + wait.String(), "longer than this operation's timeout has left", "not carried out", "Raise the resource's create timeout (timeouts.create)"}
 	expectFailure(t, e.config(testConfig(t, "link_count_of_links.tf.tmpl", 3, e.fx.DomainID)), slices.Concat(said, said, said)...) // one for each create
 	if n := e.srv.LinkCount(e.fx.AccountID); n != 0 {
 		t.Errorf("the account holds %d links, want none", n)

@@ -20,17 +20,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 	"github.com/shortlink/terraform-provider-shortlink/internal/planmodify"
 	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
-)
-
-// Default operation timeouts: long enough for the service's fraud filter
-// and for waiting out a few rate-limit windows.
-const (
-	DefaultCreateTimeout = 10 * time.Minute
-	DefaultUpdateTimeout = 10 * time.Minute
-	DefaultDeleteTimeout = 5 * time.Minute
 )
 
 var (
@@ -207,11 +200,11 @@ func (r *linkResource) begin(ctx context.Context, model interface {
 func (m linkResourceModel) timeout(ctx context.Context, kind operationKind) (time.Duration, diag.Diagnostics) {
 	switch kind {
 	case creating:
-		return m.Timeouts.Create(ctx, DefaultCreateTimeout)
+		return m.Timeouts.Create(ctx, defaults.CreateTimeout)
 	case updating:
-		return m.Timeouts.Update(ctx, DefaultUpdateTimeout)
+		return m.Timeouts.Update(ctx, defaults.UpdateTimeout)
 	}
-	return m.Timeouts.Delete(ctx, DefaultDeleteTimeout)
+	return m.Timeouts.Delete(ctx, defaults.DeleteTimeout)
 }
 
 // createLinkInput is what Create sends for plan, and the UTM parameters

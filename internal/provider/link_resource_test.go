@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -8,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -16,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
@@ -695,4 +700,40 @@ func (e *testEnv) checkLinkCount(want int) error {
 // many faults.
 func replaceMaxRetries(config string, n int) string {
 	return replaceOnce(config, "max_retries = 2", fmt.Sprintf("max_retries = %d", n))
+}
+
+// An operation without a timeouts block gets the default of its kind
+// (internal/defaults, which the pacing matrix holds long enough); one the
+// block sets gets that, and the others keep their defaults.
+func TestLinkTimeoutDefaults(t *testing.T) {
+	ctx := context.Background()
+	set := func(create string) linkResourceModel {
+		m := linkResourceModel{Timeouts: nullTimeouts(ctx)}
+		if create != "" {
+			attrTypes := m.Timeouts.AttributeTypes(ctx)
+			values := map[string]attr.Value{}
+			for name := range attrTypes {
+				values[name] = types.StringNull()
+			}
+			values["create"] = types.StringValue(create)
+			m.Timeouts = timeouts.Value{Object: types.ObjectValueMust(attrTypes, values)}
+		}
+		return m
+	}
+	for _, c := range []struct {
+		model linkResourceModel
+		kind  operationKind
+		want  time.Duration
+	}{
+		{set(""), creating, defaults.CreateTimeout},
+		{set(""), updating, defaults.UpdateTimeout},
+		{set(""), deleting, defaults.DeleteTimeout},
+		{set("15m"), creating, 15 * time.Minute},
+		{set("15m"), updating, defaults.UpdateTimeout},
+	} {
+		got, diags := c.model.timeout(ctx, c.kind)
+		if diags.HasError() || got != c.want {
+			t.Errorf("operation %d with timeouts %s: %s (%v), want %s", c.kind, c.model.Timeouts, got, diags, c.want)
+		}
+	}
 }

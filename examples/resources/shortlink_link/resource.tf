@@ -14,7 +14,8 @@ resource "shortlink_link" "spring" {
   }
 
   # Operation time limits, including waits for the rate limit and the
-  # service's fraud filter. Defaults: create 10m, update 10m, delete 5m.
+  # service's fraud filter. Defaults: 1h each, room for runs that share a
+  # small allowance; a pipeline alone on its key can fail sooner.
   timeouts = {
     create = "15m"
   }
