@@ -11,5 +11,5 @@ terraform {
 # SHORTLINK_API_KEY (and SHORTLINK_BASE_URL) in the environment instead.
 provider "shortlink" {
   base_url    = "https://api.shortlink.example"
-  max_retries = 8 # retries after a 5xx or a network error (a read's 429 too)
+  max_retries = 8 # retries after a 5xx or a network error (a 429 is waited out)
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 )
 
 // One request's path, top to bottom. Every operation (links.go, export.go,
@@ -154,6 +156,13 @@ type response struct {
 func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 	ctx, unbind := c.stop.Bind(ctx)
 	defer unbind()
+	if _, bounded := ctx.Deadline(); !bounded {
+		// A read, whose operation Terraform gives no timeout: its refusals
+		// are waited out (retryDecision) for so long, and no longer.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, defaults.ReadTimeout)
+		defer cancel()
+	}
 	if err := ctx.Err(); err != nil {
 		// Nothing was sent, so even a POST is not ambiguous.
 		return nil, fmt.Errorf("%s %s: %w: %w", cl.method, cl.path, ErrNotSent, err)

@@ -177,13 +177,13 @@ func seconds(s float64) time.Duration {
 // the service has been unreachable for the Client's whole patience,
 // nothing is retried.
 //
-// max_retries bounds the retries after failures. A 429 within an operation
-// that has a deadline (a create, change or delete, bounded by the
-// resource's timeouts) is not one: the service did not carry the request
-// out and said when to come back, so it is sent again for as long as the
-// deadline allows, and stopped at once when the service's wait would end
-// after it. Runs that share a key can see one write refused many times in
-// a row while the key's allowance is spent in full every window.
+// max_retries bounds the retries after failures. A 429 is not one: the
+// service did not carry the request out and said when to come back, so it
+// is sent again for as long as the operation's deadline allows (a write's
+// timeout; a read's, defaults.ReadTimeout: do gives every request one),
+// and stopped at once when the service's wait would end after it. Runs
+// that share a key can see one request refused many times in a row while
+// the key's allowance is spent in full every window.
 func (x *exchange) retryDecision(ctx context.Context, resp *http.Response, err error) (retry bool, reason string, ctxErr error) {
 	if err == nil {
 		x.client.reach.answered()
@@ -197,17 +197,17 @@ func (x *exchange) retryDecision(ctx context.Context, resp *http.Response, err e
 	if ctx.Err() != nil {
 		return false, "", ctx.Err()
 	}
-	deadline, bounded := ctx.Deadline()
-	switch refused := resp != nil && resp.StatusCode == http.StatusTooManyRequests; {
-	case refused && bounded:
-		if wait, ok := serviceWait(resp, time.Now()); ok && time.Now().Add(wait).After(deadline) {
+	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
+		deadline, bounded := ctx.Deadline()
+		if wait, ok := serviceWait(resp, time.Now()); ok && bounded && time.Now().Add(wait).After(deadline) {
 			x.waitPastDeadline = wait
 			return false, fmt.Sprintf("the service asked to wait %v, past the operation's deadline", wait), nil
 		}
-	case x.failures == x.client.maxRetries:
-		return false, fmt.Sprintf("%s; retries exhausted (max_retries %d)", reason, x.client.maxRetries), nil
-	default:
-		x.failures++
+		return true, reason, nil
 	}
+	if x.failures == x.client.maxRetries {
+		return false, fmt.Sprintf("%s; retries exhausted (max_retries %d)", reason, x.client.maxRetries), nil
+	}
+	x.failures++
 	return true, reason, nil
 }

@@ -148,7 +148,7 @@ func TestRetriesAgainstServer(t *testing.T) {
 		op           func(context.Context, *Client) error
 		steps        []step
 		maxRetries   int
-		deadline     bool // the operation has one, as creates, changes and deletes do
+		deadline     bool // the operation has one of its own, as creates, changes and deletes do (a read gets defaults.ReadTimeout)
 		wantRequests int
 		wantErr      bool
 		ambiguous    bool
@@ -165,10 +165,11 @@ func TestRetriesAgainstServer(t *testing.T) {
 		{"GET 400 is not retried", get, []step{{status: 400}, {body: "[]"}}, 3, false, 1, true, false},
 		{"DELETE 404 is not retried", del, []step{{status: 404}, {status: 204}}, 3, false, 1, true, false},
 		{"no retries at all", get, []step{{status: 503}, {body: "[]"}}, 0, false, 1, true, false},
-		{"GET 429s without a deadline exhaust retries", get, []step{refused}, 2, false, 3, true, false},
-		{"POST 429s under a deadline are not counted", post, []step{refused, refused, refused, refused, {status: 201, body: linkJSON}}, 1, true, 5, false, false},
-		{"PATCH 429s under a deadline are not counted", patch, []step{refused, refused, refused, {body: linkJSON}}, 0, true, 4, false, false},
+		{"GET 429s are not counted", get, []step{refused, refused, refused, {body: "[]"}}, 0, false, 4, false, false},
+		{"POST 429s are not counted", post, []step{refused, refused, refused, refused, {status: 201, body: linkJSON}}, 1, true, 5, false, false},
+		{"PATCH 429s are not counted", patch, []step{refused, refused, refused, {body: linkJSON}}, 0, true, 4, false, false},
 		{"PATCH 503s under a deadline exhaust retries", patch, []step{{status: 503}}, 2, true, 3, true, false},
+		{"GET 503s exhaust retries", get, []step{{status: 503}}, 1, false, 2, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

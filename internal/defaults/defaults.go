@@ -1,6 +1,6 @@
-// Package defaults holds the default timeouts of a link's operations: one
-// definition for the provider's schema and for the pacing simulation that
-// holds them long enough.
+// Package defaults holds the default timeouts of a link's operations and of
+// a read: one definition for the provider's schema, its client and the
+// pacing simulation that holds them long enough.
 package defaults
 
 import "time"
@@ -19,3 +19,10 @@ const (
 	UpdateTimeout = time.Hour
 	DeleteTimeout = time.Hour
 )
+
+// ReadTimeout bounds one read request, its retries and its waits for the
+// rate limit included, where its operation sets no deadline: Terraform
+// gives refreshes and data sources no timeout. A read refused for the rate
+// limit is sent again when the service says, as a write is, for as long
+// as this allows.
+const ReadTimeout = time.Hour

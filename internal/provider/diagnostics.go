@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 )
 
@@ -66,7 +67,7 @@ func plainErrorDetail(err error) string {
 	case errors.Is(err, context.DeadlineExceeded) && errors.Is(err, client.ErrAmbiguous):
 		return err.Error() + "\n\nThe operation ran out of time while the service was still creating the link. " + leftoverAdvice + " To avoid this, raise the resource's create timeout or lower Terraform's -parallelism."
 	case errors.Is(err, context.DeadlineExceeded):
-		return err.Error() + "\n\nThe operation ran out of time. Raise the resource's timeouts, or lower Terraform's -parallelism so fewer requests wait for the rate limit."
+		return err.Error() + fmt.Sprintf("\n\nThe operation ran out of time: a create, change or delete is bounded by the resource's timeouts, a read by %s. Raise the timeouts where they apply, or lower Terraform's -parallelism so fewer requests wait for the rate limit.", defaults.ReadTimeout)
 	case errors.Is(err, client.ErrAmbiguous) && errors.Is(err, context.Canceled):
 		return err.Error() + "\n\nTerraform was interrupted while the service was still creating the link, and the provider stopped waiting for its answer at the end of stop_grace_period. " + leftoverAdvice
 	case errors.Is(err, client.ErrAmbiguous):
@@ -342,8 +343,6 @@ func serviceErrorDetail(e *client.APIError) string {
 		return "The service refused the request as a conflict (409 " + codeOr(e, "slug_taken") + ")" + said + ". If the slug is taken, choose another one, or import the link that holds it with the ID <domain_id>/<slug> of that link."
 	case errors.Is(e, client.ErrInvalidRequest):
 		return "The service refused the request (400 " + codeOr(e, "invalid_request") + ")" + said + "."
-	case errors.Is(e, client.ErrRateLimited):
-		return "The service kept answering 429 rate_limited after every retry" + said + ". Lower Terraform's -parallelism, raise max_retries, or run again once the rate-limit window has passed."
 	case errors.Is(e, client.ErrNotFound):
 		return "The link no longer exists on the service (404 not_found)" + said + ". It was probably deleted outside Terraform; run `terraform apply` again to recreate it."
 	}
@@ -353,15 +352,15 @@ func serviceErrorDetail(e *client.APIError) string {
 // waitPastDeadlineDetail explains a request the rate limit would hold past
 // its operation's timeout.
 func waitPastDeadlineDetail(past *client.WaitPastDeadlineError, err error) string {
-	return fmt.Sprintf("%v\n\nThe service's rate limit asked to wait %v before the next request, longer than this operation's timeout has left, so the provider stopped at once rather than wait for nothing; the request was not carried out. Raise %s, or run again once the wait has passed.", err, past.Wait.Round(time.Second), timeoutFor(past.Method))
+	return fmt.Sprintf("%v\n\nThe service's rate limit asked to wait %v before the next request, longer than this operation's timeout has left, so the provider stopped at once rather than wait for nothing; the request was not carried out. %s", err, past.Wait.Round(time.Second), raiseTimeout(past.Method))
 }
 
-// timeoutFor names the timeout that bounds a write of method.
-func timeoutFor(method string) string {
+// raiseTimeout says which timeout bounds a request of method, and what to do.
+func raiseTimeout(method string) string {
 	if op, ok := map[string]string{http.MethodPost: "create", http.MethodPatch: "update", http.MethodDelete: "delete"}[method]; ok {
-		return "the resource's " + op + " timeout (timeouts." + op + ")"
+		return "Raise the resource's " + op + " timeout (timeouts." + op + "), or run again once the wait has passed."
 	}
-	return "the resource's timeouts"
+	return fmt.Sprintf("A read has no timeout of its own and waits at most %s; run again once the wait has passed.", defaults.ReadTimeout)
 }
 
 func serviceSaid(e *client.APIError) string {

@@ -207,16 +207,6 @@ func TestAccLinkErrors_domainOfAnotherAccount(t *testing.T) {
 	expectFailure(t, e.config(linkBody(other.DomainID, "https://example.com/a")), "with shortlink_link.test,", "domain_id", "400 invalid_request", "no such domain on this account")
 }
 
-// A read has no timeout, so max_retries (2 in the tests) bounds its 429s.
-func TestAccLinkErrors_rateLimitedAfterRetries(t *testing.T) {
-	e := newTestEnv(t)
-	e.srv.Burst429(20, 0)
-	expectFailure(t, e.config(`data "shortlink_links" "all" {}`), "429 rate_limited after every retry", "-parallelism", "max_retries")
-	if n := e.srv.CountStatus(429); n != 3 {
-		t.Errorf("the service answered 429 %d times, want 3 (the first attempt and max_retries 2)", n)
-	}
-}
-
 // A create refused for the rate limit asks to wait past its timeout (twice
 // the default): it fails at once, saying which setting to raise, and so do
 // the creates the same Retry-After holds, unsent. Nothing is created.
@@ -231,6 +221,19 @@ func TestAccLinkErrors_rateLimitWaitPastTimeout(t *testing.T) {
 	}
 	if n := e.srv.Count(http.MethodPost, "/api/links"); n != 1 {
 		t.Errorf("the service received %d creates, want the one refused", n)
+	}
+}
+
+// A read refused with a wait past its deadline (a read has no timeout of
+// its own: defaults.ReadTimeout) fails at once, and says so rather than
+// name a timeout the user could raise.
+func TestAccLinkErrors_readWaitPastItsDeadline(t *testing.T) {
+	e := newTestEnv(t)
+	wait := 2 * defaults.ReadTimeout
+	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusTooManyRequests, RetryAfter: int(wait / time.Second), Method: http.MethodGet})
+	expectFailure(t, e.config(`data "shortlink_links" "all" {}`), "asked to wait "+wait.String(), "not carried out", "A read has no timeout of its own and waits at most "+defaults.ReadTimeout.String())
+	if n := e.srv.CountStatus(http.StatusTooManyRequests); n != 1 {
+		t.Errorf("the service answered 429 %d times, want the one refusal", n)
 	}
 }
 

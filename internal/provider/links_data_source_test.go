@@ -2,12 +2,16 @@ package provider
 
 import (
 	"fmt"
+	"net/http"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
 func TestAccLinksDataSource(t *testing.T) {
@@ -44,6 +48,35 @@ data "shortlink_links" "one_domain" {
 					}),
 					knownvalue.ObjectPartial(map[string]knownvalue.Check{"id": knownvalue.StringExact(seeded[1].ID)}),
 				})),
+			},
+		}},
+	})
+}
+
+// A data source's read refused for the rate limit more times than
+// max_retries (2 in the tests) still succeeds, as a write's does: a 429 is
+// waited out within the read's deadline (defaults.ReadTimeout), not
+// counted as a failure. Reads of runs that share a key with many others
+// can be refused several times in a row.
+func TestAccLinksDataSource_refusalsOutlastMaxRetries(t *testing.T) {
+	const refusals = 5
+	e := newTestEnv(t)
+	e.seedLinks(t, e.fx.DomainID, "seeded", 2)
+	for range refusals {
+		e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusTooManyRequests, RetryAfter: 1, Method: http.MethodGet})
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config: e.config(`data "shortlink_links" "all" {}`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.shortlink_links.all", tfjsonpath.New("links"), knownvalue.ListSizeExact(2)),
+			},
+			Check: func(*terraform.State) error {
+				if n := e.srv.CountStatus(http.StatusTooManyRequests); n != refusals {
+					return fmt.Errorf("the service answered %d requests 429, want %d", n, refusals)
+				}
+				return nil
 			},
 		}},
 	})
