@@ -44,6 +44,9 @@ func TestAPIKeyNeverLogged(t *testing.T) {
 	assertLogged(t, entries, "received response", map[string]any{"status": float64(429), "attempt": float64(1), "method": "POST", "path": "/api/links", "x_ratelimit_remaining": "0", "retry_after": "0"})
 	assertLogged(t, entries, "received response", map[string]any{"status": float64(201), "attempt": float64(2), "x_ratelimit_limit": "60"})
 	assertLogged(t, entries, "waiting before retry", map[string]any{"method": "POST", "wait": "0s", "next_attempt": float64(2)})
+	// Retry-After: 0 after a request was counted shows seconds rounded
+	// down: the pacer holds the retry a second more, and says so.
+	assertLogged(t, entries, "waiting for the rate limit", map[string]any{"class": "write"})
 	assertLogged(t, entries, "sending request", map[string]any{"method": "GET", "path": "/api/links", "attempt": float64(2)})
 	assertLogged(t, entries, "not retrying request", map[string]any{"method": "DELETE", "attempt": float64(4), "reason": "server error; retries exhausted (max_retries 3)"})
 }
