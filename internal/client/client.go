@@ -61,8 +61,9 @@ type Config struct {
 	APIKey string
 	// UserAgent names the provider and its version; DefaultUserAgent if empty.
 	UserAgent string
-	// MaxRetries is the number of retries after the first attempt;
-	// DefaultMaxRetries if nil (0 means none).
+	// MaxRetries is the number of retries after a failure (a 5xx answer,
+	// a network error) following the first attempt; DefaultMaxRetries if
+	// nil (0 means none). A 429 is not a failure (retryDecision).
 	MaxRetries *int
 	// ReadAttemptTimeout bounds one attempt of a GET;
 	// DefaultReadAttemptTimeout if zero.
