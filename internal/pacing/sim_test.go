@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
@@ -21,9 +22,6 @@ import (
 // headers carry Reset and Retry-After in whole seconds, rounded up. The
 // network and the filter take a different time on every request, drawn
 // from a seeded generator, so a run is the same every time.
-
-// defaultParallelism is Terraform's -parallelism when none is given.
-const defaultParallelism = 10
 
 // latency is how long a write takes on the network (each way) and in the
 // fraud filter, drawn anew between the bounds for every request.
@@ -51,7 +49,7 @@ type shape struct {
 	rounding string          // how the answers' seconds are made whole (emulator.Limits.Rounding; "": up)
 	counted  string          // whether Remaining counts the request answered (emulator.Limits.Remaining; "": after)
 	reset    string          // what Reset counts down to (emulator.Limits.Reset; "": the whole)
-	parallel int             // Terraform's -parallelism (0: defaultParallelism)
+	parallel int             // Terraform's -parallelism (0: defaults.TerraformParallelism)
 }
 
 // matrixPhase is where in a clock-aligned window the matrix's runs start.
@@ -441,7 +439,7 @@ func runShape(sh shape, seed uint64, oracle bool) outcome {
 		}
 		s.at(start.Add(offset), func() {
 			r.started = true
-			for j := 0; j < cmp.Or(sh.parallel, defaultParallelism) && r.links > 0; j++ {
+			for j := 0; j < cmp.Or(sh.parallel, defaults.TerraformParallelism) && r.links > 0; j++ {
 				r.startLink()
 			}
 			r.send()

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
@@ -30,16 +31,13 @@ type sharedCase struct {
 	readLinks   int           // >0: two applies beside a plan reading this many links
 	filter      time.Duration // the fraud filter's time per write (0: throttleDelay)
 	rounding    string        // how the service makes its waits whole seconds (emulator.Limits.Rounding; "": up)
-	parallelism int           // Terraform's -parallelism (0: terraformParallelism)
+	parallelism int           // Terraform's -parallelism (0: defaults.TerraformParallelism)
 }
-
-// terraformParallelism is Terraform's default -parallelism.
-const terraformParallelism = 10
 
 // parallelismFlag is the case's -parallelism, for its applies and
 // Terraform alone's.
 func (c sharedCase) parallelismFlag() string {
-	return fmt.Sprintf("-parallelism=%d", cmp.Or(c.parallelism, terraformParallelism))
+	return fmt.Sprintf("-parallelism=%d", cmp.Or(c.parallelism, defaults.TerraformParallelism))
 }
 
 // filterDelay is how long the service takes to check each write's destination.
