@@ -13,11 +13,11 @@ import (
 )
 
 // Ticket is what Sent hands a request and Answered or Lost takes back.
-// after is the place of our latest answered request when this one went
-// with none of ours on the way (0: not so); ahead, how many of ours were.
+// lastPlace: our latest answered request's place, when this one went with
+// none of ours on the way (0: not so); oursAhead: ours on the way then.
 type Ticket struct {
-	seq, epoch, after, ahead int
-	sentAt                   time.Time
+	seq, epoch, lastPlace, oursAhead int
+	sentAt                           time.Time
 }
 
 const (
@@ -42,7 +42,7 @@ type Pacer struct {
 	runs, backoff, backoffBy       float64
 	unmetered, others, everRefused bool
 	reading                        reading
-	back                           []time.Time // when each unit our counted requests hold is back, earliest first
+	unitsBack                      []time.Time // when each unit our counted requests hold is back, earliest first
 	epochState
 }
 
@@ -58,12 +58,12 @@ type epochState struct {
 	// Our requests on their way, and sent; the first one and the census
 	// (0: not sent, -1: none this epoch); the latest answered and what it
 	// said remains; our first request's place in the count.
-	out, sent, firstSeq, censusSeq int
-	answered, remaining, place     int
-	// othersNow: the count showed others this epoch; yield: we found them
-	// after spending as if alone; early: the epoch opened for units of
-	// ours back; lateFirst: its first request was refused.
-	othersNow, yield, early, lateFirst bool
+	onTheWay, sent, firstSeq, censusSeq int
+	answeredSeq, remaining, firstPlace  int
+	// othersThisEpoch: the count showed others this epoch; yield: we found
+	// them after spending as if alone; openedOnUnitsBack: the epoch opened
+	// for units of ours back; firstRefused: its first request was refused.
+	othersThisEpoch, yield, openedOnUnitsBack, firstRefused bool
 }
 
 // New returns the pacer of one class; maxShare caps our part of the
@@ -85,23 +85,23 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 		p.turn() // rule 1 (a Retry-After is measured after its request was counted: no spread)
 	}
 	// held: awaiting the first answer or the census's (rules 1, 4), capped (14), or yielding (3).
-	held := p.answered == 0 || p.censusSeq > p.answered || p.capped() || p.yielding()
+	held := p.answeredSeq == 0 || p.censusSeq > p.answeredSeq || p.capped() || p.yielding()
 	switch {
 	case p.firstSeq == 0:
 		return 0 // rule 1: the epoch's first request says what remains, and our place
-	case !held && p.out < p.quota(): // within our part, the census first (rules 4, 6-8)
+	case !held && p.onTheWay < p.quota(): // within our part, the census first (rules 4, 6-8)
 		return 0
-	case p.out > 0:
+	case p.onTheWay > 0:
 		return WaitForAnswer
-	case !p.others && p.remaining == 0 && len(p.back) > 0 && p.back[0].Before(p.resetAt):
-		return max(p.due(p.back[0]).Sub(now), 0) // rule 11: alone, none left, one for a unit of ours back
+	case !p.others && p.remaining == 0 && len(p.unitsBack) > 0 && p.unitsBack[0].Before(p.resetAt):
+		return max(p.due(p.unitsBack[0]).Sub(now), 0) // rule 11: alone, none left, one for a unit of ours back
 	case p.resetAt.IsZero(): // no answer said when it is whole: look again in a second (their unit)
 		p.resetAt = now.Add(time.Second)
 	case p.others && !p.yielding() && !p.capped():
 		// Rule 12: beside others, a part from what remains and units of ours back, due before the whole.
-		for n := 0; n < len(p.back) && p.due(p.back[n]).Before(p.resetAt); n++ {
+		for n := 0; n < len(p.unitsBack) && p.due(p.unitsBack[n]).Before(p.resetAt); n++ {
 			if float64(p.remaining+n+1) >= 2*p.runs*p.backoff {
-				p.resetFrom, p.resetAt, p.early = p.back[n], p.back[n], true // a new epoch then
+				p.resetFrom, p.resetAt, p.openedOnUnitsBack = p.unitsBack[n], p.unitsBack[n], true // a new epoch then
 				return p.Next(now)
 			}
 		}
@@ -124,7 +124,7 @@ func (p *Pacer) quota() int {
 		round = 2
 	}
 	roundOfOne := !p.others || r >= round*min(p.backoff, refusalBackoff)
-	lastUnits := !p.everRefused && r >= float64(p.place)+p.runs/2
+	lastUnits := !p.everRefused && r >= float64(p.firstPlace)+p.runs/2
 	if q := int(r / (2 * p.runs * p.backoff)); q > 0 || r <= 0 || !roundOfOne && !lastUnits {
 		return q
 	}
@@ -143,19 +143,19 @@ func (p *Pacer) capped() bool {
 
 // Sent notes a request leaving now.
 func (p *Pacer) Sent(now time.Time) Ticket {
-	after := 0
-	if p.out == 0 && p.answered > 0 {
-		after = p.limit - p.remaining
+	lastPlace := 0
+	if p.onTheWay == 0 && p.answeredSeq > 0 {
+		lastPlace = p.limit - p.remaining
 	}
-	p.seq, p.out, p.sent = p.seq+1, p.out+1, p.sent+1
+	p.seq, p.onTheWay, p.sent = p.seq+1, p.onTheWay+1, p.sent+1
 	switch {
 	case p.unmetered:
 	case p.firstSeq == 0:
 		p.firstSeq = p.seq
-	case p.others && p.censusSeq == 0 && p.answered > 0:
+	case p.others && p.censusSeq == 0 && p.answeredSeq > 0:
 		p.censusSeq = p.seq // rule 4: the next after the first counts the runs
 	}
-	return Ticket{seq: p.seq, epoch: p.epoch, sentAt: now, after: after, ahead: p.out - 1}
+	return Ticket{seq: p.seq, epoch: p.epoch, sentAt: now, lastPlace: lastPlace, oursAhead: p.onTheWay - 1}
 }
 
 // Lost notes a request that got no answer: it may have been counted.
@@ -163,8 +163,8 @@ func (p *Pacer) Lost(t Ticket) {
 	if t.epoch != p.epoch {
 		return
 	}
-	p.out, p.remaining = p.out-1, max(p.remaining-1, 0)
-	if t.seq == p.firstSeq && p.answered == 0 {
+	p.onTheWay, p.remaining = p.onTheWay-1, max(p.remaining-1, 0)
+	if t.seq == p.firstSeq && p.answeredSeq == 0 {
 		p.firstSeq = 0 // open the epoch again
 	} else if t.seq == p.censusSeq {
 		p.censusSeq = -1
@@ -185,8 +185,8 @@ func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
 		return // an answer from an epoch that has ended
 	}
 	rtt := now.Sub(t.sentAt)
-	p.out, p.fastest, p.slowest = p.out-1, min(cmp.Or(p.fastest, rtt), rtt), max(p.slowest, rtt)
-	if !p.unmetered && p.limit > 0 && t.seq >= p.answered {
+	p.onTheWay, p.fastest, p.slowest = p.onTheWay-1, min(cmp.Or(p.fastest, rtt), rtt), max(p.slowest, rtt)
+	if !p.unmetered && p.limit > 0 && t.seq >= p.answeredSeq {
 		if a.Reset >= 0 {
 			p.learnReset(t.sentAt, a.Reset)
 		}
@@ -197,8 +197,8 @@ func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
 		p.remaining, p.heardAt = a.Remaining, now
 	}
 	if at := t.sentAt.Add(a.Reset); a.Reset > 0 && !p.unmetered { // rule 11: t's unit is back then
-		i, _ := slices.BinarySearchFunc(p.back, at, time.Time.Compare)
-		p.back = slices.Insert(p.back, i, at)
+		i, _ := slices.BinarySearchFunc(p.unitsBack, at, time.Time.Compare)
+		p.unitsBack = slices.Insert(p.unitsBack, i, at)
 	}
 }
 
@@ -218,33 +218,33 @@ func (p *Pacer) learnReset(sentAt time.Time, reset time.Duration) {
 // count takes in what the answer to our request t said remains.
 func (p *Pacer) count(t Ticket, remaining int) {
 	place := p.limit - remaining
-	for len(p.back) > 0 && (!p.due(p.back[0]).After(t.sentAt) || len(p.back) >= place+t.ahead) {
-		p.back = p.back[1:] // back before t was counted, or more than the count holds besides t and those ahead
+	for len(p.unitsBack) > 0 && (!p.due(p.unitsBack[0]).After(t.sentAt) || len(p.unitsBack) >= place+t.oursAhead) {
+		p.unitsBack = p.unitsBack[1:] // back before t was counted, or more than the count holds besides t and those ahead
 	}
 	if t.seq == p.firstSeq {
 		p.opened(t, place)
 	}
-	if t.after > 0 && p.others {
+	if t.lastPlace > 0 && p.others {
 		// Rule 5: sent right after the answer to our last (as the census is), the requests counted
 		// between the two are the runs, one each; the count moves halfway, for runs may still turn.
-		p.runs = (math.Max(1, float64(place-t.after)) + p.runs) / 2
+		p.runs = (math.Max(1, float64(place-t.lastPlace)) + p.runs) / 2
 	}
 	// Rules 9 and 11: the count grew by more than all we sent after our first, or
 	// holds more than our units and requests on their way: others' are counted.
-	if place-p.place > p.sent-1 || (t.seq == p.firstSeq || !p.others) && place > 1+len(p.back)+p.out {
+	if place-p.firstPlace > p.sent-1 || (t.seq == p.firstSeq || !p.others) && place > 1+len(p.unitsBack)+p.onTheWay {
 		p.yield = p.yield || !p.others // rule 3: found while spending as if alone
-		p.others, p.othersNow, p.runs = true, true, math.Max(p.runs, 2)
+		p.others, p.othersThisEpoch, p.runs = true, true, math.Max(p.runs, 2)
 	}
 	if !p.others && t.seq != p.firstSeq {
 		p.runs = 1 // a round trip after our first, still no other run
 	}
-	p.answered = t.seq
+	p.answeredSeq = t.seq
 }
 
 // opened takes in the place of our first request of the epoch.
 func (p *Pacer) opened(t Ticket, place int) {
-	p.place = place
-	if place == 1 && p.runs == 1 && !p.othersNow {
+	p.firstPlace = place
+	if place == 1 && p.runs == 1 && !p.othersThisEpoch {
 		// Rule 2: first in the count, no other run seen, spend as if alone (a
 		// later census would count others' requests, not others). Never
 		// seen alone before: as if one more until our next answer.
@@ -264,15 +264,15 @@ func (p *Pacer) opened(t Ticket, place int) {
 // or some came late: the next epoch's part is halved (once, however many).
 func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 	if t.epoch == p.epoch {
-		p.out, p.lateFirst = p.out-1, p.lateFirst || t.seq == p.firstSeq
-		if t.after > 0 && p.others {
+		p.onTheWay, p.firstRefused = p.onTheWay-1, p.firstRefused || t.seq == p.firstSeq
+		if t.lastPlace > 0 && p.others {
 			// Sent right after our last answer: the others took what it said remained, one each.
-			p.runs = math.Max(p.runs, float64(p.limit-t.after+1))
+			p.runs = math.Max(p.runs, float64(p.limit-t.lastPlace+1))
 		}
 	}
 	p.notBefore, p.everRefused = later(p.notBefore, now.Add(a.RetryAfter)), true
 	p.resetFrom, p.resetAt, p.remaining = p.notBefore, p.notBefore, 0
-	p.others, p.othersNow, p.backoffBy, p.unmetered = true, true, refusalBackoff, false
+	p.others, p.othersThisEpoch, p.backoffBy, p.unmetered = true, true, refusalBackoff, false
 }
 
 // turn starts an epoch: the allowance is whole again (rule 1).
@@ -280,16 +280,16 @@ func (p *Pacer) turn() {
 	last := p.epochState
 	p.epochState = epochState{epoch: last.epoch + 1}
 	p.lastSlowest, p.lastWhole = last.slowest, last.wholeAt
-	if last.lateFirst { // rule 13: our first was refused, so we came late: open this one without a census
+	if last.firstRefused { // rule 13: our first was refused, so we came late: open this one without a census
 		p.censusSeq = -1
 	}
 	switch {
-	case !last.othersNow && last.answered > last.firstSeq: // rule 2: no other run showed after our first
+	case !last.othersThisEpoch && last.answeredSeq > last.firstSeq: // rule 2: no other run showed after our first
 		p.runs = 1
-	case last.othersNow && !last.early: // rule 12: whole beside others, our units held before are back in it
-		p.back = p.back[:0]
+	case last.othersThisEpoch && !last.openedOnUnitsBack: // rule 12: whole beside others, our units held before are back in it
+		p.unitsBack = p.unitsBack[:0]
 	}
-	p.others, p.backoff, p.backoffBy = last.othersNow, max(1, p.backoffBy*p.backoff), 0.75
+	p.others, p.backoff, p.backoffBy = last.othersThisEpoch, max(1, p.backoffBy*p.backoff), 0.75
 }
 
 func later(a, b time.Time) time.Time {
