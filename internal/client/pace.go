@@ -161,7 +161,7 @@ func (c *classPace) acquire(ctx context.Context, clock Clock, method string) (pa
 		if wait == 0 {
 			wait = pacing.WaitForAnswer // the first in the queue goes, then wakes the others
 		}
-		if deadline, bounded := ctx.Deadline(); bounded && c.refusedUntil.After(deadline) {
+		if endsPastDeadline(ctx, c.refusedUntil) {
 			past := &WaitPastDeadlineError{Method: method, Wait: c.refusedUntil.Sub(now)}
 			c.leave(place)
 			c.mu.Unlock()

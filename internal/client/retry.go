@@ -112,6 +112,15 @@ func serviceWait(resp *http.Response, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
+// endsPastDeadline is whether a wait for the rate limit that ends at end
+// would outlast ctx's deadline: waiting would be for nothing, and the
+// operation fails at once instead (WaitPastDeadlineError). The retry path
+// asks it of a 429's own wait, the pacer's queue of the latest one's.
+func endsPastDeadline(ctx context.Context, end time.Time) bool {
+	deadline, bounded := ctx.Deadline()
+	return bounded && end.After(deadline)
+}
+
 // backoff doubles waitMin per attempt up to waitMax. Half of the wait is
 // random ("equal jitter") so that parallel Terraform operations that failed
 // together do not all retry at the same instant; it never drops below waitMin.
@@ -198,8 +207,7 @@ func (x *exchange) retryDecision(ctx context.Context, resp *http.Response, err e
 		return false, "", ctx.Err()
 	}
 	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
-		deadline, bounded := ctx.Deadline()
-		if wait, ok := serviceWait(resp, time.Now()); ok && bounded && time.Now().Add(wait).After(deadline) {
+		if wait, ok := serviceWait(resp, time.Now()); ok && endsPastDeadline(ctx, time.Now().Add(wait)) {
 			x.waitPastDeadline = wait
 			return false, fmt.Sprintf("the service asked to wait %v, past the operation's deadline", wait), nil
 		}
