@@ -789,10 +789,13 @@ const lowParallelism, smallPart = 3, 10
 // a small part of a window each, the applies with lowParallelism take as
 // long as with Terraform's default (within 5 %), and no link waits longer
 // by more than a window; the longest wait of all, about half the
-// default's, is printed beside it (PACING_TABLE=1) and guarded.
+// default's, is printed beside it (PACING_TABLE=1) and guarded, and so is
+// the share of all their requests answered 429, which the advice must not
+// raise.
 func TestPacingLowerParallelism(t *testing.T) {
 	var longest, longestLow float64 // in windows
 	fastest, slowest, cells := math.Inf(1), 0.0, 0
+	var all, allLow cellOutcome
 	for _, sh := range matrix() {
 		if len(sh.links) < 2 || sh.limit > smallPart*len(sh.links) {
 			continue
@@ -800,6 +803,7 @@ func TestPacingLowerParallelism(t *testing.T) {
 		low := sh
 		low.parallel = lowParallelism
 		def, lower := simulate(sh, matrixDraws), simulate(low, matrixDraws)
+		all, allLow = append(all, def...), append(allLow, lower...)
 		r := lower.meanTotal().Seconds() / def.meanTotal().Seconds()
 		if r > 1.05 {
 			t.Errorf("%s: %.3fx the time with -parallelism=%d", sh, r, lowParallelism)
@@ -815,8 +819,13 @@ func TestPacingLowerParallelism(t *testing.T) {
 	if longestLow > 17 || longestLow > 0.6*longest {
 		t.Errorf("a link took %.1f windows with -parallelism=%d, %.1f with the default; never more than 17, or 0.6 of the default's", longestLow, lowParallelism, longest)
 	}
+	// Over twelve sets of draws the two shares differ by less than a tenth of a point.
+	if allLow.refusedShare() > all.refusedShare()+0.005 {
+		t.Errorf("%.2f%% of the requests answered 429 with -parallelism=%d, %.2f%% with the default; never half a point more",
+			100*allLow.refusedShare(), lowParallelism, 100*all.refusedShare())
+	}
 	if tables {
-		fmt.Printf("%d cells: with -parallelism=%d, %.3f-%.3fx the default's time; the longest one link took %.1f windows, %.1f with the default.\n",
-			cells, lowParallelism, fastest, slowest, longestLow, longest)
+		fmt.Printf("%d cells: with -parallelism=%d, %.3f-%.3fx the default's time; the longest one link took %.1f windows, %.1f with the default; %.2f %% answered 429, %.2f %% with the default.\n",
+			cells, lowParallelism, fastest, slowest, longestLow, longest, 100*allLow.refusedShare(), 100*all.refusedShare())
 	}
 }
