@@ -15,11 +15,12 @@ const TerraformParallelism = 10
 // wait for its turn under the rate limit counts against them: Terraform
 // starts as many operations at once as its -parallelism
 // (TerraformParallelism by default), and each waits behind the others of
-// its run. Where many runs share a small allowance that wait is long: in the pacing matrix, eight runs of
-// 30 to 50 links on 10 writes a minute had a link take about half an hour
-// to create. An hour leaves every run of the matrix room to finish
-// (TestPacingMatrix fails otherwise); a write that cannot finish fails
-// sooner, when the service asks for a wait past the timeout.
+// its run. Where many runs share a small allowance that wait is long: in
+// the pacing matrix, eight runs of 30 to 50 links on 10 writes a minute
+// had a link take about half an hour to create. An hour leaves every run
+// of the matrix room to finish (TestPacingMatrix fails otherwise); a write
+// that cannot finish fails sooner, when the service asks for a wait past
+// the timeout.
 const (
 	CreateTimeout = time.Hour
 	UpdateTimeout = time.Hour

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
 	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
@@ -90,7 +91,7 @@ func (p *shortlinkProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Sensitive:           true,
 			},
 			"max_retries": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("How often a request is retried after a 5xx answer or a network error before the operation fails. Defaults to %d. A request refused with a 429 is not counted here: it is sent again when the service says, for as long as its operation's timeout allows (a read, which has none, waits at most an hour). A create is never re-sent blindly: after an ambiguous failure the provider first looks for the link it may have created.", client.DefaultMaxRetries),
+				MarkdownDescription: fmt.Sprintf("How often a request is retried after a 5xx answer or a network error before the operation fails. Defaults to %d. A request refused with a 429 is not counted here: it is sent again when the service says, for as long as its operation's timeout allows (a read, which has none, waits at most %s). A create is never re-sent blindly: after an ambiguous failure the provider first looks for the link it may have created.", client.DefaultMaxRetries, defaults.ReadTimeout),
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.Between(0, 100)},
 			},
