@@ -610,12 +610,28 @@ func TestPaceServesWaitingRequestsInOrder(t *testing.T) {
 	const n = 6
 	e := newPaceEnv(t, emulator.Limits{Write: 1, Read: 1000, Window: emulator.Duration(concurrencyWindow)})
 	c := e.client(t)
+	writes := c.http.Transport.(*paced).write
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	checkNoErrors(t, runConcurrently(n, func(i int) error {
-		time.Sleep(time.Duration(i) * 20 * time.Millisecond) // they come to the pacer in the order of i
-		return e.create(ctx, c, i)
-	}))
+	// Each create starts once the one before it has its place in the
+	// queue: they come to the pacer in the order of i, however loaded the
+	// machine (a sleep between them would not make sure of it).
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = e.create(ctx, c, i)
+		}()
+		await(t, fmt.Sprintf("create %d's place in the queue", i), func() bool {
+			writes.mu.Lock()
+			defer writes.mu.Unlock()
+			return writes.issued > uint64(i)
+		})
+	}
+	wg.Wait()
+	checkNoErrors(t, errs)
 	var order []string
 	links := e.srv.Links(e.fx.AccountID)
 	slices.SortFunc(links, func(a, b emulator.Link) int { return a.CreatedAt.Compare(b.CreatedAt) })
