@@ -101,11 +101,14 @@ type Workdir struct {
 	env []string
 }
 
-// Workdir creates a working directory named name holding files, whose runs
-// get env (such as SHORTLINK_BASE_URL=…) on top of the process's own.
+// Workdir creates a new working directory, its name starting with name,
+// holding files, whose runs get env (such as SHORTLINK_BASE_URL=…) on top
+// of the process's own. Each call gets a directory of its own, so a test
+// run again in the same process (go test -count=2) starts with no state
+// or generated file of the run before.
 func (c *CLI) Workdir(name string, files map[string]string, env ...string) (*Workdir, error) {
-	dir := filepath.Join(c.Root, name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := os.MkdirTemp(c.Root, name+"-")
+	if err != nil {
 		return nil, err
 	}
 	for file, content := range files {
