@@ -613,25 +613,18 @@ func TestPaceServesWaitingRequestsInOrder(t *testing.T) {
 	writes := c.http.Transport.(*paced).write
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	// Each create starts once the one before it has its place in the
+	// Each create starts once the ones before it have their places in the
 	// queue: they come to the pacer in the order of i, however loaded the
 	// machine (a sleep between them would not make sure of it).
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = e.create(ctx, c, i)
-		}()
-		await(t, fmt.Sprintf("create %d's place in the queue", i), func() bool {
-			writes.mu.Lock()
-			defer writes.mu.Unlock()
-			return writes.issued > uint64(i)
-		})
-	}
-	wg.Wait()
-	checkNoErrors(t, errs)
+	checkNoErrors(t, runConcurrently(n, func(i int) error {
+		for writes.placesGiven() < uint64(i) {
+			if ctx.Err() != nil {
+				return fmt.Errorf("waiting for %d queue places: %w", i, ctx.Err())
+			}
+			time.Sleep(time.Millisecond)
+		}
+		return e.create(ctx, c, i)
+	}))
 	var order []string
 	links := e.srv.Links(e.fx.AccountID)
 	slices.SortFunc(links, func(a, b emulator.Link) int { return a.CreatedAt.Compare(b.CreatedAt) })
@@ -641,6 +634,13 @@ func TestPaceServesWaitingRequestsInOrder(t *testing.T) {
 	if got, want := strings.Join(order, " "), "0 1 2 3 4 5"; got != want {
 		t.Errorf("created in the order %s, want %s", got, want)
 	}
+}
+
+// placesGiven is how many queue places c has given.
+func (c *classPace) placesGiven() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.issued
 }
 
 // A call keeps its place in the queue across its attempts: retried after
