@@ -207,7 +207,8 @@ func (x *exchange) retryDecision(ctx context.Context, resp *http.Response, err e
 		return false, "", ctx.Err()
 	}
 	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
-		if wait, ok := serviceWait(resp, time.Now()); ok && endsPastDeadline(ctx, time.Now().Add(wait)) {
+		now := time.Now()
+		if wait, ok := serviceWait(resp, now); ok && endsPastDeadline(ctx, now.Add(wait)) {
 			x.waitPastDeadline = wait
 			return false, fmt.Sprintf("the service asked to wait %v, past the operation's deadline", wait), nil
 		}
