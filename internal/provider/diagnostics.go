@@ -470,10 +470,13 @@ func addNotRefreshedUnconfigured(diags *diag.Diagnostics) {
 }
 
 // addLinkGone warns that a refresh found the link deleted outside
-// Terraform, and drops it from the state.
+// Terraform, and drops it from the state. A refresh does not know whether
+// the configuration still declares the link, so the warning says what
+// follows in either case, and what a link made anew loses.
 func addLinkGone(diags *diag.Diagnostics, id, shortURL string) {
 	diags.AddWarning("Link no longer exists",
-		fmt.Sprintf("The link %s (%s) is no longer on the service; it was probably deleted outside Terraform. It is removed from the state, and the next apply creates it again.", id, shortURL))
+		fmt.Sprintf("The link %s (%s) is no longer on the service; it was probably deleted outside Terraform. It is removed from the state. "+
+			"If the configuration still declares it, the plan creates a new link: a new ID, no click history, and a new short URL unless slug is set.", id, shortURL))
 }
 
 // addDeletedBeforeChange reports a change of destination whose link was

@@ -127,9 +127,10 @@ func TestLinkIdentity_refreshWithoutPriorIdentity(t *testing.T) {
 		state   *tfprotov6.DynamicValue
 		id      string
 		warning string
+		detail  string // a part of the warning's detail
 	}{
 		"refreshed":             {server: c, state: c.importedState(seeded[0]), id: seeded[0]},
-		"deleted outside":       {server: fresh, state: goneState, id: gone, warning: "Link no longer exists"},
+		"deleted outside":       {server: fresh, state: goneState, id: gone, warning: "Link no longer exists", detail: "a new short URL unless slug is set"},
 		"provider unconfigured": {server: newListClient(t), state: c.importedState(seeded[0]), id: seeded[0], warning: "Link not refreshed"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -142,8 +143,8 @@ func TestLinkIdentity_refreshWithoutPriorIdentity(t *testing.T) {
 					t.Fatalf("unexpected diagnostics:\n%s", diagnosticsText(resp.Diagnostics))
 				}
 			}
-			if tc.warning != "" && len(resp.Diagnostics) != 1 {
-				t.Fatalf("want the warning %q; got:\n%s", tc.warning, diagnosticsText(resp.Diagnostics))
+			if tc.warning != "" && (len(resp.Diagnostics) != 1 || !strings.Contains(resp.Diagnostics[0].Detail, tc.detail)) {
+				t.Fatalf("want the warning %q saying %q; got:\n%s", tc.warning, tc.detail, diagnosticsText(resp.Diagnostics))
 			}
 			if resp.NewIdentity == nil || c.attr(resp.NewIdentity.IdentityData, c.identity, "id") != tc.id {
 				t.Fatalf("the refresh answered identity %+v, want id %s", resp.NewIdentity, tc.id)
