@@ -489,6 +489,8 @@ func TestAccValidation_badInputAtPlanTime(t *testing.T) {
 		{`destination = "ftp://example.com/a"`, expectErr(`destination "ftp://example.com/a" must start with http:// or https://`)},
 		{`destination = "/sale"`, expectErr(`destination "/sale" must start with http://`)},
 		{`destination = "https:///sale"`, expectErr(`has no host`)},
+		{`destination = "https://example.com/sale "`, expectErr(`destination "https://example.com/sale " starts or ends with white space; remove it (from a CSV cell, with trimspace())`)},
+		{`destination = "https://example.com/spring sale"`, expectErr(`contains white space at character 27; a URL holds none: write a space as %20`)},
 		{`destination = "https://example.com/` + strings.Repeat("a", 2100) + `"`, expectErr(`at most 2048 are allowed`)},
 		{`destination = "https://example.com/a"` + "\n" + `slug = "a/b"`, expectErr(`slug "a/b" contains '/'`)},
 		{`destination = "https://example.com/a"` + "\n" + `slug = "spring sale"`, expectErr(`contains ' '`)},

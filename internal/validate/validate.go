@@ -48,7 +48,7 @@ func UUIDProblem(v string) string {
 // HTTPURL accepts absolute http and https URLs of a sane length.
 func HTTPURL() validator.String {
 	return stringCheck{
-		description: fmt.Sprintf("must be an absolute http or https URL of at most %d characters", MaxDestinationLength),
+		description: fmt.Sprintf("must be an absolute http or https URL without white space, of at most %d characters", MaxDestinationLength),
 		check:       checkHTTPURL,
 	}
 }
@@ -56,6 +56,14 @@ func HTTPURL() validator.String {
 func checkHTTPURL(v string) string {
 	if len(v) > MaxDestinationLength {
 		return fmt.Sprintf("is %d characters long; at most %d are allowed", len(v), MaxDestinationLength)
+	}
+	// White space passes url.Parse in a path or a query, and a link to it
+	// leads nowhere; it mostly comes with a pasted value or a CSV cell.
+	if strings.TrimSpace(v) != v {
+		return fmt.Sprintf("%q starts or ends with white space; remove it (from a CSV cell, with trimspace())", v)
+	}
+	if i := strings.IndexFunc(v, unicode.IsSpace); i >= 0 {
+		return fmt.Sprintf("%q contains white space at character %d; a URL holds none: write a space as %%20", v, utf8.RuneCountInString(v[:i])+1)
 	}
 	u, err := url.Parse(v)
 	if err != nil {
