@@ -498,6 +498,7 @@ func TestAccValidation_badInputAtPlanTime(t *testing.T) {
 		{`destination = "https://example.com/a"` + "\n" + `expires_at = "next friday"`, expectErr(`Invalid time`, `expires_at is "next friday"`, `for example 2027-01-05T23:59:59Z`)},
 		{`destination = "https://example.com/a"` + "\n" + `utm = {}`, expectErr(`Empty utm`, `set at least one`)},
 		{`destination = "https://example.com/a"` + "\n" + `utm = { source = "" }`, expectErr(`utm.source is empty: leave it out, or set it to null`)},
+		{`destination = "https://example.com/a"` + "\n" + `utm = { campaign = "spring " }`, expectErr(`utm.campaign "spring " starts or ends with white space; remove it (from a CSV cell, with trimspace())`)},
 		{`destination = "https://example.com/a"` + "\n" + `timeouts = { create = "ten minutes" }`, expectErr(`Invalid Attribute Value Time Duration`, `"ten minutes" must be a string containing a sequence of decimal numbers`)},
 	}
 	steps := make([]resource.TestStep, 0, len(cases))

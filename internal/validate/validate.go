@@ -58,9 +58,9 @@ func checkHTTPURL(v string) string {
 		return fmt.Sprintf("is %d characters long; at most %d are allowed", len(v), MaxDestinationLength)
 	}
 	// White space passes url.Parse in a path or a query, and a link to it
-	// leads nowhere; it mostly comes with a pasted value or a CSV cell.
-	if strings.TrimSpace(v) != v {
-		return fmt.Sprintf("%q starts or ends with white space; remove it (from a CSV cell, with trimspace())", v)
+	// leads nowhere.
+	if problem := edgeSpaceProblem(v); problem != "" {
+		return problem
 	}
 	if i := strings.IndexFunc(v, unicode.IsSpace); i >= 0 {
 		return fmt.Sprintf("%q contains white space at character %d; a URL holds none: write a space as %%20", v, utf8.RuneCountInString(v[:i])+1)
@@ -162,15 +162,26 @@ func HostNameProblem(v string) string {
 // value; leaving the attribute out sends none.
 func UTMValue() validator.String {
 	return stringCheck{
-		description: "must not be empty; leave the attribute out (or null) for no parameter",
+		description: "must not be empty nor start or end with white space; leave the attribute out (or null) for no parameter",
 		check:       UTMValueProblem,
 	}
 }
 
 // UTMValueProblem explains why v cannot be a UTM value, or returns "".
+// White space within a value is the campaign's own ("spring sale"); at its
+// ends it makes a value that analytics counts apart from the trimmed one.
 func UTMValueProblem(v string) string {
 	if v == "" {
 		return "is empty: leave it out, or set it to null, for a link without this parameter. From a CSV whose cell may be blank, write for example `content = each.value.content != \"\" ? each.value.content : null`"
+	}
+	return edgeSpaceProblem(v)
+}
+
+// edgeSpaceProblem reports white space at either end of v, which mostly
+// comes with a pasted value or a CSV cell.
+func edgeSpaceProblem(v string) string {
+	if strings.TrimSpace(v) != v {
+		return fmt.Sprintf("%q starts or ends with white space; remove it (from a CSV cell, with trimspace())", v)
 	}
 	return ""
 }

@@ -28,6 +28,9 @@ func TestStringValidators(t *testing.T) {
 	}{
 		{"utm value", UTMValue(), "spring", "", ""},
 		{"utm empty", UTMValue(), "", "is empty: leave it out, or set it to null", ""},
+		{"utm inner space ok", UTMValue(), "spring sale", "", ""},
+		{"utm trailing space", UTMValue(), "newsletter ", `"newsletter " starts or ends with white space; remove it (from a CSV cell, with trimspace())`, ""},
+		{"utm leading tab", UTMValue(), "\temail", "starts or ends with white space", ""},
 		{"uuid ok", UUID(), "2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "", ""},
 		{"uuid upper ok", UUID(), "2F1C6A1E-8D3B-4C2A-9F0E-1B2C3D4E5F60", "", ""},
 		{"uuid short", UUID(), "2f1c6a1e", "is not a UUID", ""},
