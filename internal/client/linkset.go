@@ -16,7 +16,7 @@ type Listing interface {
 	Len() int
 	// All yields every link in the service's order.
 	All() iter.Seq[Link]
-	// Get returns the link with this ID.
+	// Get returns the link with this ID (a UUID in any case, see ids.go).
 	Get(id string) (Link, bool)
 	// BySlug returns the first link, in the service's order, that holds
 	// slug on the domain domainID (domain IDs compared in any case).
@@ -86,16 +86,17 @@ func (s *LinkSet) Len() int { return len(s.slots) }
 // its place.
 func (s *LinkSet) Add(l *Link) {
 	ref := s.store(l)
-	if slot, ok := s.slotOf(l.ID); ok {
+	key := comparableID(l.ID)
+	if slot, ok := s.slotOfKey(key); ok {
 		s.slots[slot] = ref
 		s.indexSlug(l, slot)
 		return
 	}
 	slot := int32(len(s.slots))
 	s.slots = append(s.slots, ref)
-	h := maphash.String(s.seed, l.ID)
+	h := maphash.String(s.seed, key)
 	if _, taken := s.byID[h]; taken {
-		s.collided[l.ID] = slot
+		s.collided[key] = slot
 	} else {
 		s.byID[h] = slot
 	}
@@ -121,16 +122,19 @@ func (s *LinkSet) slugHash(domainID, slug string) uint64 {
 	return h.Sum64()
 }
 
-// slotOf finds the slot of an ID.
-func (s *LinkSet) slotOf(id string) (int32, bool) {
-	if slot, ok := s.byID[maphash.String(s.seed, id)]; ok && s.idAt(slot) == id {
+// slotOf finds the slot of an ID (a UUID in any case).
+func (s *LinkSet) slotOf(id string) (int32, bool) { return s.slotOfKey(comparableID(id)) }
+
+// slotOfKey finds the slot of an ID in the form comparableID gives.
+func (s *LinkSet) slotOfKey(key string) (int32, bool) {
+	if slot, ok := s.byID[maphash.String(s.seed, key)]; ok && comparableID(s.idAt(slot)) == key {
 		return slot, true
 	}
-	slot, ok := s.collided[id]
+	slot, ok := s.collided[key]
 	return slot, ok
 }
 
-// Get returns the link with this ID.
+// Get returns the link with this ID (a UUID in any case).
 func (s *LinkSet) Get(id string) (Link, bool) {
 	slot, ok := s.slotOf(id)
 	if !ok {

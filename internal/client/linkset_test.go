@@ -86,6 +86,26 @@ func TestLinkSetBySlug(t *testing.T) {
 	}
 }
 
+// A UUID is found in any case and comes back as the service spelled it;
+// an ID of another form only as it is.
+func TestLinkSetGetComparesUUIDsInAnyCase(t *testing.T) {
+	uuid, other := setLink(1), setLink(2)
+	uuid.ID, other.ID = "9a8b7c6d-1111-2222-3333-44445555aaaa", "lnk_AbC"
+	s := LinkSetOf(uuid, other)
+	if got, ok := s.Get("9A8B7C6D-1111-2222-3333-44445555AAAA"); !ok || got.ID != uuid.ID {
+		t.Errorf("Get in capitals = %q, %t; want %q", got.ID, ok, uuid.ID)
+	}
+	if _, ok := s.Get("lnk_abc"); ok {
+		t.Error("Get found an ID that is not a UUID in another case")
+	}
+	again := uuid
+	again.ID, again.Destination = "9A8B7C6D-1111-2222-3333-44445555AAAA", "https://example.com/again"
+	s.Add(&again)
+	if s.Len() != 2 {
+		t.Errorf("the same UUID in capitals added a link: Len = %d", s.Len())
+	}
+}
+
 // Two IDs of the same hash are both found: the second through collided.
 func TestLinkSetIDHashCollision(t *testing.T) {
 	s := NewLinkSet()

@@ -34,8 +34,11 @@ func TestAccLinkDataSource_lookups(t *testing.T) {
 			"data.shortlink_link.managed", tfjsonpath.New(attr), compare.ValuesSame())
 	}
 	upperDomain := strings.ToUpper(e.fx.DomainID)
-	expectState(t, e.config(testConfig(t, "link_data_source_lookups.tf.tmpl", seeded[0].ID, upperDomain, e.fx.DomainID)),
+	upperID := strings.ToUpper(seeded[0].ID)
+	expectState(t, e.config(testConfig(t, "link_data_source_lookups.tf.tmpl", seeded[0].ID, upperID, upperDomain, e.fx.DomainID)),
 		statecheck.ExpectKnownValue("data.shortlink_link.by_id", tfjsonpath.Path{}, seededLink(0, e.fx.DomainID)),
+		statecheck.ExpectKnownValue("data.shortlink_link.by_id_upper", tfjsonpath.New("id"), knownvalue.StringExact(upperID)),
+		statecheck.ExpectKnownValue("data.shortlink_link.by_id_upper", tfjsonpath.New("slug"), knownvalue.StringExact("seeded-0")),
 		statecheck.ExpectKnownValue("data.shortlink_link.by_slug", tfjsonpath.Path{}, seededLink(1, upperDomain)),
 		statecheck.ExpectKnownValue("data.shortlink_link.managed", tfjsonpath.New("utm"), knownvalue.ObjectExact(map[string]knownvalue.Check{
 			"source": knownvalue.StringExact("newsletter"), "campaign": knownvalue.StringExact("spring"),

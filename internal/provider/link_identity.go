@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 )
 
 // A link's identity is its ID: the only thing the service never changes
@@ -67,7 +67,7 @@ func identityImportID(ctx context.Context, identity *tfsdk.ResourceIdentity, dia
 	if diags.HasError() {
 		return "", false
 	}
-	if id.IsNull() || id.IsUnknown() || !validate.IsUUID(id.ValueString()) {
+	if id.IsNull() || id.IsUnknown() || !client.IsUUID(id.ValueString()) {
 		addImportError(diags, fmt.Sprintf("The identity's id %s is not a link ID. It must be the UUID of a link, such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60 (the resource's id attribute, or a result of `terraform query`). To import by domain and slug, write `id = \"<domain_id>/<slug>\"` instead of identity.", id.String()))
 		return "", false
 	}

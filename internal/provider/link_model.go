@@ -64,7 +64,9 @@ var linkAttrTypes = map[string]attr.Type{
 // fields the service does not have at all); computed attributes it never
 // gave become null rather than stay unknown.
 func (m *linkModel) applyLink(l *client.Link) {
-	m.ID = types.StringValue(l.ID)
+	if m.ID.IsNull() || m.ID.IsUnknown() || !client.SameID(m.ID.ValueString(), l.ID) {
+		m.ID = types.StringValue(l.ID) // a data source's id keeps the case it was written in
+	}
 	if l.DomainID != "" && !equalFoldString(m.DomainID, l.DomainID) {
 		m.DomainID = types.StringValue(l.DomainID)
 	}

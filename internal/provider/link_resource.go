@@ -435,12 +435,12 @@ var errImportID = errors.New("not an import ID")
 // importedLink finds the link an import ID names.
 func (r *linkResource) importedLink(ctx context.Context, importID string) (*client.Link, error) {
 	if domainID, slug, ok := strings.Cut(importID, "/"); ok {
-		if !validate.IsUUID(domainID) || slug == "" || strings.Contains(slug, "/") {
+		if !client.IsUUID(domainID) || slug == "" || strings.Contains(slug, "/") {
 			return nil, errImportID
 		}
 		return links.BySlug(ctx, r.data.listing, domainID, slug)
 	}
-	if !validate.IsUUID(importID) {
+	if !client.IsUUID(importID) {
 		return nil, errImportID
 	}
 	link, err := links.ByID(ctx, r.data.listing, importID)

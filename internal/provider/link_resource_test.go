@@ -102,7 +102,18 @@ func TestAccLink_createImportAndDestroy(t *testing.T) {
 			ImportStateVerifyIgnore: []string{"timeouts"},
 		},
 		{
-			// After both imports, the configuration still plans nothing.
+			// The link's UUID in capitals names the same link; the state
+			// holds the service's spelling.
+			ResourceName: linkAddr,
+			ImportState:  true,
+			ImportStateIdFunc: func(s *terraform.State) (string, error) {
+				return strings.ToUpper(s.RootModule().Resources[linkAddr].Primary.ID), nil
+			},
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: []string{"timeouts"},
+		},
+		{
+			// After the imports, the configuration still plans nothing.
 			Config:   config,
 			PlanOnly: true,
 		},

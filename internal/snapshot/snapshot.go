@@ -375,7 +375,8 @@ func (v *view) All() iter.Seq[client.Link] {
 	}
 }
 
-// Get returns the link with this ID.
+// Get returns the link with this ID (a UUID in any case, as the listing
+// finds it).
 func (v *view) Get(id string) (client.Link, bool) {
 	if l, ok := v.puts[id]; ok {
 		return l, true
@@ -383,7 +384,11 @@ func (v *view) Get(id string) (client.Link, bool) {
 	if v.removed[id] {
 		return client.Link{}, false
 	}
-	return v.base.Get(id)
+	l, ok := v.base.Get(id)
+	if ok && l.ID != id {
+		return v.Get(l.ID) // asked in another case: the writes are kept under the service's spelling
+	}
+	return l, ok
 }
 
 // BySlug returns the link that holds slug on a domain: the listing's,

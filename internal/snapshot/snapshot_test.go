@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -341,6 +342,21 @@ func TestSnapshotPutAndRemoveNeedNoListing(t *testing.T) {
 		t.Errorf("Links = %v, want [a c]", got)
 	}
 	checkCalls(t, svc, 2)
+}
+
+// A link ID that is a UUID is found in any case, and the provider's own
+// writes, kept under the service's spelling, are found so too.
+func TestSnapshotGetComparesUUIDsInAnyCase(t *testing.T) {
+	const changed, gone = "0b7c1f2e-0000-4000-8000-00000000000a", "0b7c1f2e-0000-4000-8000-00000000000b"
+	svc := newService(changed, gone)
+	s, _ := newSnapshot(svc, lifetime)
+	mustGet(t, s, changed)
+	svc.put(s, link(changed, "https://example.com/changed"))
+	svc.remove(s, gone)
+	if l, ok := mustGet(t, s, strings.ToUpper(changed)); !ok || l.ID != changed || l.Destination != "https://example.com/changed" {
+		t.Errorf("Get in capitals = %+v, %v; want the changed link", l, ok)
+	}
+	expectMissing(t, s, strings.ToUpper(gone), "a removed link asked for in capitals")
 }
 
 func TestSnapshotPutBeforeAnyListing(t *testing.T) {

@@ -7,13 +7,14 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 )
 
 // MaxDestinationLength bounds destination URLs; browsers and most services
@@ -22,12 +23,6 @@ const MaxDestinationLength = 2048
 
 // MaxSlugLength is the longest slug accepted.
 const MaxSlugLength = 64
-
-var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-
-// IsUUID reports whether s is a UUID such as
-// 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60 (the form of link and domain IDs).
-func IsUUID(s string) bool { return uuidPattern.MatchString(s) }
 
 // UUID accepts identifiers such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60.
 func UUID() validator.String {
@@ -39,7 +34,7 @@ func UUID() validator.String {
 
 // UUIDProblem explains why v is not a UUID, or returns "".
 func UUIDProblem(v string) string {
-	if !IsUUID(v) {
+	if !client.IsUUID(v) {
 		return fmt.Sprintf("%q is not a UUID; copy the ID from the dashboard (it looks like 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60)", v)
 	}
 	return ""
