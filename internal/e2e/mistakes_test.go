@@ -294,10 +294,12 @@ func TestMistakes_planWarnings(t *testing.T) {
 	expectCount(out, "the same short URL", 1)
 }
 
-// TestMistakes_slugRenameWarning: a slug changed through a variable or a
-// for_each map (as from a CSV) warns of a new short URL at the new slug,
-// never that no slug is set, and says nothing of create_before_destroy.
-func TestMistakes_slugRenameWarning(t *testing.T) {
+// TestMistakes_replacementShortURLWarning: a slug changed through a
+// variable or a for_each map (as from a CSV) warns of a new short URL at
+// the new slug, never that no slug is set, and says nothing of
+// create_before_destroy; a link without a slug replaced for its expiry
+// warns of a new short URL the service generates, never of the same one.
+func TestMistakes_replacementShortURLWarning(t *testing.T) {
 	t.Parallel()
 	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
 	config := fmt.Sprintf(`
@@ -305,6 +307,7 @@ provider "shortlink" {}
 
 variable "slug" { type = string }
 variable "campaign" { type = map(string) }
+variable "expires_at" { type = string }
 
 resource "shortlink_link" "single" {
   domain_id   = %[1]q
@@ -318,6 +321,12 @@ resource "shortlink_link" "campaign" {
   slug        = each.value
   destination = "https://example.com/${each.key}"
 }
+
+resource "shortlink_link" "generated" {
+  domain_id   = %[1]q
+  destination = "https://example.com/generated"
+  expires_at  = var.expires_at
+}
 `, s.fx.DomainID)
 	w := s.workdir(t, "slug-rename", config)
 	ctx := context.Background()
@@ -329,20 +338,25 @@ resource "shortlink_link" "campaign" {
 		}
 		return out
 	}
-	run("apply", "-auto-approve", "-var", "slug=spring", "-var", `campaign={"mail":"spring-mail"}`)
+	const expires = "2099-01-01T00:00:00Z"
+	run("apply", "-auto-approve", "-var", "slug=spring", "-var", `campaign={"mail":"spring-mail"}`, "-var", "expires_at="+expires)
+	newSlug := func(slug string) map[string]int {
+		return map[string]int{`a new short URL, at the slug "` + slug + `"`: 1, "no slug is set": 0, "create_before_destroy": 0}
+	}
 	// One change a plan: Terraform folds similar warnings into one.
-	for _, c := range []struct{ slug, campaign, want string }{
-		{"summer", "spring-mail", `a new short URL, at the slug "summer"`},
-		{"spring", "summer-mail", `a new short URL, at the slug "summer-mail"`},
+	for _, c := range []struct {
+		slug, campaign, expires string
+		counts                  map[string]int
+	}{
+		{"summer", "spring-mail", expires, newSlug("summer")},
+		{"spring", "summer-mail", expires, newSlug("summer-mail")},
+		{"spring", "spring-mail", "2099-06-01T00:00:00Z", map[string]int{
+			"a new short URL (no slug is set, so the service generates one)": 1, "the same short URL": 0}},
 	} {
-		out := run("plan", "-var", "slug="+c.slug, "-var", `campaign={"mail":"`+c.campaign+`"}`)
+		out := run("plan", "-var", "slug="+c.slug, "-var", `campaign={"mail":"`+c.campaign+`"}`, "-var", "expires_at="+c.expires)
 		flat := strings.Join(strings.Fields(out), " ") // the CLI wraps lines
-		for what, want := range map[string]int{
-			"Warning: Replacing the link loses its click history": 1,
-			c.want:                  1,
-			"no slug is set":        0,
-			"create_before_destroy": 0,
-		} {
+		c.counts["Warning: Replacing the link loses its click history"] = 1
+		for what, want := range c.counts {
 			if got := strings.Count(flat, what); got != want {
 				t.Errorf("%q appears %d times, want %d:\n%s", what, got, want, out)
 			}

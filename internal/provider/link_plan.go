@@ -58,7 +58,10 @@ func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 // replaced, for every way the slug can be written.
 func newShortURL(state, plan linkResourceModel, configuredSlug types.String) string {
 	switch {
-	case (plan.Slug.IsUnknown() || plan.Slug.IsNull()) && configuredSlug.IsNull():
+	case configuredSlug.IsNull():
+		// The plan may still hold the old link's generated slug (the
+		// framework keeps a computed value from the state); the create
+		// that replaces the link sends none.
 		return "and a new short URL (no slug is set, so the service generates one)"
 	case plan.Slug.IsUnknown():
 		return "and a new short URL, at a slug known only at apply"

@@ -37,6 +37,8 @@ func TestWarnOfReplacement(t *testing.T) {
 			"a new short URL (no slug is set"},
 		"no slug, the generated one in the plan": {planned("abc", "2027-01-01T00:00:00Z"), withSlug(planned("", "2028-01-01T00:00:00Z"), types.StringUnknown()), types.StringNull(),
 			"a new short URL (no slug is set"},
+		"no slug, the old generated one kept in the plan": {planned("abc", "2027-01-01T00:00:00Z"), planned("abc", "2028-01-01T00:00:00Z"), types.StringNull(),
+			"a new short URL (no slug is set"},
 		"fixed slug": {planned("spring", "2027-01-01T00:00:00Z"), planned("spring", "2028-01-01T00:00:00Z"), types.StringValue("spring"),
 			"the same short URL (the slug is kept; with create_before_destroy the create fails with 409"},
 		"another slug": {planned("spring", "2027-01-01T00:00:00Z"), planned("summer", "2028-01-01T00:00:00Z"), types.StringValue("summer"),
