@@ -451,6 +451,13 @@ func noLinkOnDomain(domainID string, total int) diag.Diagnostics {
 	return diags
 }
 
+// addTooManyLinks reports a shortlink_links that matched more links than
+// its max_links.
+func addTooManyLinks(diags *diag.Diagnostics, matched, maxLinks int64) {
+	diags.AddAttributeError(path.Root("max_links"), "Too many links",
+		fmt.Sprintf("%d links match, more than max_links (%d). Every link shortlink_links returns is held in the plan and the state, which a large account outgrows. Narrow it with domain_id, slug_prefix or destination_host, or raise max_links. To find links to adopt, `terraform query` lists them without holding them in the state (Terraform 1.14 and later).", matched, maxLinks))
+}
+
 // addUnknownFilter reports a filter of terraform query known only later.
 func addUnknownFilter(diags *diag.Diagnostics, name string) {
 	diags.AddAttributeError(path.Root(name), "Unknown "+name, name+" must be known when the query runs; use a literal or a variable.")

@@ -54,26 +54,14 @@ func (r *linkListResource) ListResourceConfigSchema(_ context.Context, _ list.Li
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The account's links, oldest first, for `terraform query` (Terraform 1.14 and later): each with its identity (the link ID) and, with `include_resource = true`, every attribute of `shortlink_link`, so that `terraform query -generate-config-out=FILE` writes an `import` and a `resource` block per link. Served from one listing of the account, filtered by the provider. Every filter is optional; they combine with AND. Needs the scope `links:read`.",
 		Attributes: map[string]schema.Attribute{
-			"domain_id": schema.StringAttribute{
-				MarkdownDescription: "Only links of this domain (UUID, as on the domain's card in the dashboard's Domains section).",
-				Optional:            true,
-				Validators:          []validator.String{validate.UUID()},
-			},
-			"slug_prefix": schema.StringAttribute{
-				MarkdownDescription: "Only links whose slug begins with this text, such as `spring-`. Slugs are case-sensitive, and so is the prefix.",
-				Optional:            true,
-				Validators:          []validator.String{validate.SlugPrefix()},
-			},
-			"destination_host": schema.StringAttribute{
-				MarkdownDescription: "Only links that redirect to this host, such as `shop.example.com`: the host of the destination URL, compared without regard to case, port or a trailing dot. Subdomains are other hosts: `example.com` does not match `shop.example.com`.",
-				Optional:            true,
-				Validators:          []validator.String{validate.HostName()},
-			},
 			"include_expired": schema.BoolAttribute{
 				MarkdownDescription: "Also list links whose `expires_at` has passed (their display name says so). Defaults to `false`: an expired link no longer redirects, and adopting it only to keep it dead is rarely worth a resource.",
 				Optional:            true,
 			},
 		},
+	}
+	for name, f := range sharedLinkFilters {
+		resp.Schema.Attributes[name] = schema.StringAttribute{MarkdownDescription: f.description, Optional: true, Validators: []validator.String{f.validator}}
 	}
 }
 
@@ -179,7 +167,22 @@ func expired(l *client.Link, now time.Time) bool {
 	return l.ExpiresAt != nil && !l.ExpiresAt.After(now)
 }
 
-// linkFilter is a list block's config, checked and normalised.
+// sharedLinkFilters are the filters the list resource and shortlink_links
+// share (their schemas are of different packages): each is an optional
+// string, and newLinkFilter reads them.
+var sharedLinkFilters = map[string]struct {
+	description string
+	validator   validator.String
+}{
+	"domain_id": {"Only links of this domain (UUID, as on the domain's card in the dashboard's Domains section).", validate.UUID()},
+	"slug_prefix": {"Only links whose slug begins with this text, such as `spring-`. Slugs are case-sensitive, and so is the prefix.",
+		validate.SlugPrefix()},
+	"destination_host": {"Only links that redirect to this host, such as `shop.example.com`: the host of the destination URL, compared without regard to case, port or a trailing dot. Subdomains are other hosts: `example.com` does not match `shop.example.com`.",
+		validate.HostName()},
+}
+
+// linkFilter is a list block's config, or shortlink_links's, checked and
+// normalised.
 type linkFilter struct {
 	domainID, slugPrefix, host string // "" accepts all
 	includeExpired             bool
@@ -195,14 +198,23 @@ func linkFilterFrom(ctx context.Context, config tfsdk.Config, now time.Time, dia
 	if diags.HasError() {
 		return linkFilter{}
 	}
-	f := linkFilter{now: now, includeExpired: m.IncludeExpired.ValueBool()}
-	f.domainID = filterValue(m.DomainID, "domain_id", validate.UUIDProblem, diags)
-	f.slugPrefix = filterValue(m.SlugPrefix, "slug_prefix", validate.SlugPrefixProblem, diags)
-	f.host = normalHost(filterValue(m.DestinationHost, "destination_host", validate.HostNameProblem, diags))
+	f := newLinkFilter(m.DomainID, m.SlugPrefix, m.DestinationHost, diags)
+	f.now, f.includeExpired = now, m.IncludeExpired.ValueBool()
 	if m.IncludeExpired.IsUnknown() {
 		addUnknownFilter(diags, "include_expired")
 	}
 	return f
+}
+
+// newLinkFilter checks and normalises the filters shortlink_links shares
+// with the list resource; it accepts expired links.
+func newLinkFilter(domainID, slugPrefix, destinationHost types.String, diags *diag.Diagnostics) linkFilter {
+	return linkFilter{
+		domainID:       filterValue(domainID, "domain_id", validate.UUIDProblem, diags),
+		slugPrefix:     filterValue(slugPrefix, "slug_prefix", validate.SlugPrefixProblem, diags),
+		host:           normalHost(filterValue(destinationHost, "destination_host", validate.HostNameProblem, diags)),
+		includeExpired: true,
+	}
 }
 
 // filterValue is a filter's value, "" when unset, with an error on the

@@ -1,10 +1,12 @@
 package provider
 
 import (
+	"cmp"
 	"context"
-	"strings"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -12,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
-	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
 )
 
 var (
@@ -26,9 +27,18 @@ func NewLinksDataSource() datasource.DataSource { return &linksDataSource{} }
 type linksDataSource struct{ configuredDataSource }
 
 type linksDataSourceModel struct {
-	DomainID types.String `tfsdk:"domain_id"`
-	Links    types.List   `tfsdk:"links"`
+	DomainID        types.String `tfsdk:"domain_id"`
+	SlugPrefix      types.String `tfsdk:"slug_prefix"`
+	DestinationHost types.String `tfsdk:"destination_host"`
+	MaxLinks        types.Int64  `tfsdk:"max_links"`
+	Links           types.List   `tfsdk:"links"`
 }
+
+// defaultMaxLinks bounds what shortlink_links returns unless max_links says
+// otherwise. Every link it returns is held in the plan and the state: 100,000
+// took 20 s and 1.4 GB, and at about 850,000 the answer outgrows what
+// Terraform takes from a provider (256 MiB), after minutes.
+const defaultMaxLinks = 10000
 
 func (d *linksDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_links"
@@ -36,12 +46,14 @@ func (d *linksDataSource) Metadata(_ context.Context, req datasource.MetadataReq
 
 func (d *linksDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Every link of the account, oldest first, optionally only those of one domain. Needs the scope `links:read`.",
+		MarkdownDescription: "The account's links, oldest first, expired ones included; every filter is optional, and they combine with AND. " +
+			"Every link it returns is held in the plan and the state, so more than `max_links` matching is an error: on a large account, filter. " +
+			"To find links to adopt, `terraform query` (Terraform 1.14 and later) lists them without holding them in the state. Needs the scope `links:read`.",
 		Attributes: map[string]schema.Attribute{
-			"domain_id": schema.StringAttribute{
-				MarkdownDescription: "Only links of this domain (UUID).",
+			"max_links": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("The most links that may match; more is an error that says how many did, rather than a plan and a state that hold them all. Defaults to %d.", defaultMaxLinks),
 				Optional:            true,
-				Validators:          []validator.String{validate.UUID()},
+				Validators:          []validator.Int64{int64validator.AtLeast(1)},
 			},
 			"links": schema.ListNestedAttribute{
 				MarkdownDescription: "The links, with every attribute of `shortlink_link`.",
@@ -49,6 +61,9 @@ func (d *linksDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 				NestedObject:        schema.NestedAttributeObject{Attributes: linkDataAttributes()},
 			},
 		},
+	}
+	for name, f := range sharedLinkFilters {
+		resp.Schema.Attributes[name] = schema.StringAttribute{MarkdownDescription: f.description, Optional: true, Validators: []validator.String{f.validator}}
 	}
 }
 
@@ -93,20 +108,40 @@ func (d *linksDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		addOperationError(&resp.Diagnostics, d.data.client, "list the links", err)
 		return
 	}
+	filter := newLinkFilter(cfg.DomainID, cfg.SlugPrefix, cfg.DestinationHost, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	maxLinks := cmp.Or(cfg.MaxLinks.ValueInt64(), defaultMaxLinks)
+	if matched := countMatches(links, filter); matched > maxLinks {
+		addTooManyLinks(&resp.Diagnostics, matched, maxLinks)
+		return
+	}
 	elems := []attr.Value{}
 	for l := range links.All() {
-		if !cfg.DomainID.IsNull() && !strings.EqualFold(l.DomainID, cfg.DomainID.ValueString()) {
-			continue
+		if filter.accepts(&l) {
+			elems = append(elems, linkObject(&l))
 		}
-		elems = append(elems, linkObject(&l))
 	}
-	if !cfg.DomainID.IsNull() && len(elems) == 0 {
+	if filter.domainID != "" && len(elems) == 0 && !filter.domainListed(links) {
 		resp.Diagnostics.Append(noLinkOnDomain(cfg.DomainID.ValueString(), links.Len())...)
 	}
 	list, diags := types.ListValue(types.ObjectType{AttrTypes: linkAttrTypes}, elems)
 	resp.Diagnostics.Append(diags...)
 	cfg.Links = list
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}
+
+// countMatches counts the links filter accepts, so that too many fail
+// before any is turned into a Terraform value.
+func countMatches(links client.Listing, filter linkFilter) int64 {
+	var n int64
+	for l := range links.All() {
+		if filter.accepts(&l) {
+			n++
+		}
+	}
+	return n
 }
 
 // computedUTMAttributes are a listed link's utm attributes: one per UTM

@@ -53,6 +53,91 @@ data "shortlink_links" "one_domain" {
 	})
 }
 
+// The filters shortlink_links shares with the list resource, and the bound
+// on what it returns: more links matching than max_links is an error that
+// says how many did, before any is held in the plan.
+func TestAccLinksDataSource_filtersAndBound(t *testing.T) {
+	e := newTestEnv(t)
+	e.seedLinks(t, e.fx.DomainID, "spring", 2) // destinations on example.com
+	e.seedLinks(t, e.fx.DomainID, "summer", 1)
+	shop := `
+resource "shortlink_link" "shop" {
+  domain_id   = %q
+  destination = "https://shop.example.com/sale"
+  slug        = "spring-shop"
+}
+`
+	slugs := func(want ...string) knownvalue.Check {
+		checks := make([]knownvalue.Check, len(want))
+		for i, slug := range want {
+			checks[i] = knownvalue.ObjectPartial(map[string]knownvalue.Check{"slug": knownvalue.StringExact(slug)})
+		}
+		return knownvalue.ListExact(checks)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{
+			{
+				Config:      e.config(`data "shortlink_links" "none" { max_links = 0 }`),
+				PlanOnly:    true,
+				ExpectError: expectErr("max_links", "at least 1"),
+			},
+			{
+				Config: e.config(fmt.Sprintf(shop+`
+data "shortlink_links" "spring" {
+  slug_prefix = "spring-"
+  depends_on  = [shortlink_link.shop]
+}
+
+data "shortlink_links" "shop" {
+  domain_id        = %[1]q
+  destination_host = "Shop.Example.com."
+  depends_on       = [shortlink_link.shop]
+}
+
+data "shortlink_links" "exactly_enough" {
+  max_links  = 4
+  depends_on = [shortlink_link.shop]
+}
+`, e.fx.DomainID)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.shortlink_links.spring", tfjsonpath.New("links"), slugs("spring-0", "spring-1", "spring-shop")),
+					statecheck.ExpectKnownValue("data.shortlink_links.shop", tfjsonpath.New("links"), slugs("spring-shop")),
+					statecheck.ExpectKnownValue("data.shortlink_links.exactly_enough", tfjsonpath.New("links"), knownvalue.ListSizeExact(4)),
+				},
+			},
+			{
+				Config: e.config(fmt.Sprintf(shop+`
+data "shortlink_links" "bounded" {
+  max_links  = 3
+  depends_on = [shortlink_link.shop]
+}
+`, e.fx.DomainID)),
+				ExpectError: expectErr("Too many links", "4 links match, more than max_links (3)", "Narrow it with domain_id, slug_prefix or destination_host, or raise max_links"),
+			},
+			{
+				// The link stays managed, for the destroy that ends the test.
+				Config: e.config(fmt.Sprintf(shop, e.fx.DomainID)),
+			},
+		},
+	})
+}
+
+// Without max_links, the bound is defaultMaxLinks: an account one link
+// larger fails fast, saying how many matched.
+func TestAccLinksDataSource_defaultBound(t *testing.T) {
+	e := newTestEnv(t)
+	e.seedLinks(t, e.fx.DomainID, "seeded", defaultMaxLinks+1)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config:      e.config(`data "shortlink_links" "all" {}`),
+			PlanOnly:    true,
+			ExpectError: expectErr("Too many links", fmt.Sprintf("%d links match, more than max_links (%d)", defaultMaxLinks+1, defaultMaxLinks)),
+		}},
+	})
+}
+
 // A data source's read refused for the rate limit more times than
 // max_retries (2 in the tests) still succeeds, as a write's does: a 429 is
 // waited out within the read's deadline (defaults.ReadTimeout), not
