@@ -5,9 +5,10 @@ import "strings"
 // Link and domain IDs are UUIDs, which RFC 4122 has written in lower case
 // and read in any case: an ID a user wrote in capitals (copied from a tool
 // that prints them so) names the same link as the service's spelling. So
-// lookups compare such IDs in any case; requests carry them as they were
-// written, since whether the service reads them in any case is not shown.
-// An ID that is not a UUID is the service's own and is compared exactly.
+// lookups compare such IDs in any case. Whether the service reads them in
+// any case is not shown: requests carry its spelling where a listing shows
+// it (links.ServiceLinkID). An ID that is not a UUID is the service's own
+// and is compared exactly.
 
 // comparableID is id in the form IDs are compared in: a UUID in lower case,
 // anything else as it is.

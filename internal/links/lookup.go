@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
@@ -60,4 +61,46 @@ func ByIDInFreshListing(ctx context.Context, list snapshot.ListFunc, id string) 
 		return &l, nil
 	}
 	return nil, ErrNotListed
+}
+
+// A UUID written in capitals names the same link or domain as the
+// service's spelling (client.SameID), but whether the service reads it so
+// is not shown: a request carries the service's spelling where a listing
+// shows it. An ID without capitals is taken as written, with no listing:
+// the service writes its UUIDs in lower case.
+
+// ServiceLinkID is a link ID as the service spells it, or id when the
+// listing does not have it (the service then answers for itself).
+func ServiceLinkID(ctx context.Context, listing *snapshot.Snapshot, id string) string {
+	return asListed(ctx, listing, id, func(l client.Listing) (string, bool) {
+		link, ok := l.Get(id)
+		return link.ID, ok
+	})
+}
+
+// ServiceDomainID is a domain ID as the service spells it on the
+// account's links, or domainID when none of them is on that domain.
+func ServiceDomainID(ctx context.Context, listing *snapshot.Snapshot, domainID string) string {
+	return asListed(ctx, listing, domainID, func(l client.Listing) (string, bool) {
+		for link := range l.All() {
+			if strings.EqualFold(link.DomainID, domainID) {
+				return link.DomainID, true
+			}
+		}
+		return "", false
+	})
+}
+
+func asListed(ctx context.Context, listing *snapshot.Snapshot, id string, find func(client.Listing) (string, bool)) string {
+	if strings.ToLower(id) == id {
+		return id
+	}
+	listed, err := listing.Current(ctx)
+	if err != nil {
+		return id
+	}
+	if spelled, ok := find(listed); ok {
+		return spelled
+	}
+	return id
 }

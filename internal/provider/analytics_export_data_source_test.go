@@ -56,6 +56,23 @@ func TestAccAnalyticsExport_allAndOneLink(t *testing.T) {
 	)
 }
 
+// A link ID written in capitals reads the clicks of the same link, as the
+// shortlink_link data source finds it: the export is asked for with the
+// service's spelling (the emulator reads only its own).
+func TestAccAnalyticsExport_linkIDInCapitals(t *testing.T) {
+	e := newTestEnv(t)
+	links := e.seedLinks(t, e.fx.DomainID, "export", 2)
+	e.addClicks(t, links[0].ID, 3, "https://news.example.org/")
+	e.addClicks(t, links[1].ID, 1, "https://news.example.org/")
+	expectState(t, e.config(fmt.Sprintf(`
+data "shortlink_analytics_export" "one" {
+  link_id = %q
+}
+`, strings.ToUpper(links[0].ID))),
+		statecheck.ExpectKnownValue("data.shortlink_analytics_export.one", tfjsonpath.New("row_count"), knownvalue.Int64Exact(3)),
+	)
+}
+
 func TestAccAnalyticsExport_empty(t *testing.T) {
 	e := newTestEnv(t)
 	links := e.seedLinks(t, e.fx.DomainID, "quiet", 1)

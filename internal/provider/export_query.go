@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
+	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
 )
 
@@ -110,6 +111,7 @@ func (d *exportDataSource[M, PM]) Read(ctx context.Context, req datasource.ReadR
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	q.LinkID = links.ServiceLinkID(ctx, d.data.listing, q.LinkID)
 	if err := d.keep(ctx, d.data.client.ReadExport, q, &cfg); err != nil {
 		addExportError(&resp.Diagnostics, q.LinkID, err)
 		return

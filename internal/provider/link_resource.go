@@ -145,6 +145,7 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	in.DomainID = links.ServiceDomainID(ctx, r.data.listing, in.DomainID)
 	link, from, err := r.createLink(ctx, in)
 	if err != nil {
 		addOperationError(&resp.Diagnostics, r.data.client, "create the link", err)

@@ -751,3 +751,39 @@ func TestLinkTimeoutDefaults(t *testing.T) {
 		}
 	}
 }
+
+// A domain ID written in capitals names the same domain: the create sends
+// the service's spelling, which the account's links show (the emulator
+// reads only its own), and the state keeps the configuration's, so the
+// next plan is empty.
+func TestAccLink_domainIDInCapitals(t *testing.T) {
+	e := newTestEnv(t)
+	e.seedLinks(t, e.fx.DomainID, "seeded", 1)
+	upper := strings.ToUpper(e.fx.DomainID)
+	config := e.config(fmt.Sprintf(`
+resource "shortlink_link" "test" {
+  domain_id   = %q
+  destination = "https://example.com/capitals"
+}
+`, upper))
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("domain_id"), knownvalue.StringExact(upper)),
+				},
+				Check: func(*terraform.State) error {
+					for _, l := range e.srv.Links(e.fx.AccountID) {
+						if l.Destination == "https://example.com/capitals" && l.DomainID != e.fx.DomainID {
+							return fmt.Errorf("the service holds the link on domain %q, want %q", l.DomainID, e.fx.DomainID)
+						}
+					}
+					return nil
+				},
+			},
+			{Config: config, PlanOnly: true},
+		},
+	})
+}
