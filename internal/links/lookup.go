@@ -66,8 +66,8 @@ func ByIDInFreshListing(ctx context.Context, list snapshot.ListFunc, id string) 
 // A UUID written in capitals names the same link or domain as the
 // service's spelling (client.SameID), but whether the service reads it so
 // is not shown: a request carries the service's spelling where a listing
-// shows it. An ID without capitals is taken as written, with no listing:
-// the service writes its UUIDs in lower case.
+// shows it. An ID without capitals is taken as written, with no listing
+// (RFC 4122 has UUIDs written in lower case, as the emulator does).
 
 // ServiceLinkID is a link ID as the service spells it, or id when the
 // listing does not have it (the service then answers for itself).

@@ -100,16 +100,13 @@ func (d *linksDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	}
 	var cfg linksDataSourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	filter := newLinkFilter(cfg.DomainID, cfg.SlugPrefix, cfg.DestinationHost, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	links, err := d.data.listing.Links(ctx)
 	if err != nil {
 		addOperationError(&resp.Diagnostics, d.data.client, "list the links", err)
-		return
-	}
-	filter := newLinkFilter(cfg.DomainID, cfg.SlugPrefix, cfg.DestinationHost, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
 		return
 	}
 	maxLinks := cmp.Or(cfg.MaxLinks.ValueInt64(), defaultMaxLinks)
