@@ -169,3 +169,20 @@ func TestLinkSetIsCompact(t *testing.T) {
 		t.Errorf("the set holds %.0f bytes a link, want at most 200", perLink)
 	}
 }
+
+// BenchmarkLinkSetAdd builds a set of 100,000 links with UUID IDs, as a
+// listing of a large account does: the cost of comparing IDs in any case
+// shows here (go test -run '^$' -bench LinkSetAdd ./internal/client/).
+func BenchmarkLinkSetAdd(b *testing.B) {
+	links := make([]Link, 100000)
+	for i := range links {
+		links[i] = Link{ID: fmt.Sprintf("%08x-1111-4222-8333-%012x", i, i), DomainID: "9a8b7c6d-1111-2222-3333-444455556666",
+			Slug: fmt.Sprintf("s-%d", i), Destination: "https://example.com/x"}
+	}
+	for b.Loop() {
+		s := NewLinkSet()
+		for i := range links {
+			s.Add(&links[i])
+		}
+	}
+}
