@@ -40,7 +40,6 @@ const (
 	DefaultMaxRetries   = 8
 	DefaultRetryWaitMin = 1 * time.Second
 	DefaultRetryWaitMax = 30 * time.Second
-	DefaultMaxPages     = 1000
 	DefaultUserAgent    = "terraform-provider-shortlink"
 
 	// DefaultReadAttemptTimeout bounds one attempt of a read, so that a
@@ -76,8 +75,6 @@ type Config struct {
 	// (defaults DefaultRetryWaitMin and DefaultRetryWaitMax). A Retry-After
 	// header sent by the service is honoured even when it is longer.
 	RetryWaitMin, RetryWaitMax time.Duration
-	// MaxPages bounds the pages ListLinks follows; DefaultMaxPages if <= 0.
-	MaxPages int
 	// UnreachableAfter bounds the time spent retrying failures to reach
 	// the service at all, across every operation of the Client;
 	// DefaultUnreachableAfter if zero.
@@ -101,7 +98,6 @@ type Client struct {
 	maxRetries int
 	waitMin    time.Duration
 	waitMax    time.Duration
-	maxPages   int
 	stop       *Stop
 	reach      *verdict
 }
@@ -135,10 +131,6 @@ func New(cfg Config) (*Client, error) {
 		maxRetries: maxRetries,
 		waitMin:    cmpOr(cfg.RetryWaitMin, DefaultRetryWaitMin),
 		waitMax:    cmpOr(cfg.RetryWaitMax, DefaultRetryWaitMax),
-		maxPages:   cfg.MaxPages,
-	}
-	if c.maxPages <= 0 {
-		c.maxPages = DefaultMaxPages
 	}
 	if c.waitMax < c.waitMin {
 		c.waitMax = c.waitMin

@@ -178,12 +178,11 @@ func TestNewDefaults(t *testing.T) {
 		wantRetries int
 		wantMin     time.Duration
 		wantMax     time.Duration
-		wantPages   int
 	}{
-		{"zero values", Config{}, DefaultMaxRetries, DefaultRetryWaitMin, DefaultRetryWaitMax, DefaultMaxPages},
-		{"no retries", Config{MaxRetries: new(0)}, 0, DefaultRetryWaitMin, DefaultRetryWaitMax, DefaultMaxPages},
-		{"explicit", Config{MaxRetries: new(2), RetryWaitMin: time.Millisecond, RetryWaitMax: time.Second, MaxPages: 7}, 2, time.Millisecond, time.Second, 7},
-		{"max below min", Config{RetryWaitMin: time.Minute, RetryWaitMax: time.Second}, DefaultMaxRetries, time.Minute, time.Minute, DefaultMaxPages},
+		{"zero values", Config{}, DefaultMaxRetries, DefaultRetryWaitMin, DefaultRetryWaitMax},
+		{"no retries", Config{MaxRetries: new(0)}, 0, DefaultRetryWaitMin, DefaultRetryWaitMax},
+		{"explicit", Config{MaxRetries: new(2), RetryWaitMin: time.Millisecond, RetryWaitMax: time.Second}, 2, time.Millisecond, time.Second},
+		{"max below min", Config{RetryWaitMin: time.Minute, RetryWaitMax: time.Second}, DefaultMaxRetries, time.Minute, time.Minute},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,8 +191,8 @@ func TestNewDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.maxRetries != tt.wantRetries || c.waitMin != tt.wantMin || c.waitMax != tt.wantMax || c.maxPages != tt.wantPages {
-				t.Fatalf("got retries=%d min=%v max=%v pages=%d", c.maxRetries, c.waitMin, c.waitMax, c.maxPages)
+			if c.maxRetries != tt.wantRetries || c.waitMin != tt.wantMin || c.waitMax != tt.wantMax {
+				t.Fatalf("got retries=%d min=%v max=%v", c.maxRetries, c.waitMin, c.waitMax)
 			}
 			if c.userAgent != DefaultUserAgent || c.http.CheckRedirect == nil {
 				t.Fatalf("user agent %q, redirect policy set %v", c.userAgent, c.http.CheckRedirect != nil)

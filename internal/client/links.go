@@ -131,30 +131,46 @@ func (c *Client) completeFromList(ctx context.Context, link *Link, missing []str
 	tflog.Warn(ctx, "the create's answer lacked fields and the new link is not in the list yet", logFields)
 }
 
-// ListLinks returns all links of the account, following every page up to
-// Config.MaxPages. Each page is read as it streams in (decodeList), so an
-// account of any size is listed in memory proportional to its links.
+// maxIdlePages is how many pages in a row may bring no link not listed
+// before while the list still names a next page. A list that moves forward
+// brings new links on every page but the last: a page repeats links only
+// when links were added ahead of it between two requests, and a whole page
+// only when a page's worth were. So the count of pages is no bound (an
+// account of a million links is ten thousand pages of a hundred); pages
+// that stop bringing links are, as is a page named twice.
+const maxIdlePages = 10
+
+// ListLinks returns all links of the account, following every page while
+// the pages bring new links (maxIdlePages). Each page is read as it streams
+// in (decodeList), so an account of any size is listed in memory
+// proportional to its links.
 func (c *Client) ListLinks(ctx context.Context) (*LinkSet, error) {
 	var all *LinkSet
 	next := c.endpoint(pathLinks, nil)
 	seen := map[string]bool{}
-	for n := 1; next != ""; n++ {
-		if n > c.maxPages {
-			return nil, fmt.Errorf("GET %s: %w: the list did not end after %d pages (the client's bound); the service may be paging in a loop",
-				pathLinks, ErrUnexpectedResponse, c.maxPages)
-		}
+	for n, idle := 1, 0; next != ""; n++ {
 		seen[next] = true
 		links, p, resp, err := c.listPage(ctx, next)
 		if err != nil {
 			return nil, err
 		}
+		before := all.Len()
 		all = merge(all, links)
 		if next, err = c.nextPage(resp.requestURL, p, resp.header); err != nil {
 			return nil, fmt.Errorf("GET %s: page %d: %w", pathLinks, n, err)
 		}
-		if seen[next] {
+		idle++
+		if all.Len() > before {
+			idle = 0
+		}
+		switch {
+		case next == "":
+		case seen[next]:
 			return nil, fmt.Errorf("GET %s: %w: page %d points back to %q, already fetched; stopping to avoid an endless loop",
 				pathLinks, ErrUnexpectedResponse, n, next)
+		case idle >= maxIdlePages:
+			return nil, fmt.Errorf("GET %s: %w: pages %d to %d brought no link not listed before, yet each named a next page; stopping to avoid an endless loop",
+				pathLinks, ErrUnexpectedResponse, n-idle+1, n)
 		}
 	}
 	return all, nil

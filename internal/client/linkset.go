@@ -79,8 +79,13 @@ func LinkSetOf(links ...Link) *LinkSet {
 	return s
 }
 
-// Len is the number of links.
-func (s *LinkSet) Len() int { return len(s.slots) }
+// Len is the number of links; a nil set has none.
+func (s *LinkSet) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.slots)
+}
 
 // Add appends l, or replaces the version of a link with the same ID in
 // its place.

@@ -163,31 +163,33 @@ func TestListPagingModes(t *testing.T) {
 	}
 }
 
-func TestListPagingLoopsAndBound(t *testing.T) {
+func TestListPagingLoops(t *testing.T) {
 	tests := []struct {
 		name         string
 		render       func(*pager, int) (string, map[string]string)
-		maxPages     int
 		wantRequests int
 		wantInErr    string
 	}{
 		{"cursor repeats", func(*pager, int) (string, map[string]string) {
 			return `{"data":[],"nextCursor":"same"}`, nil
-		}, 0, 2, "already fetched"},
+		}, 2, "already fetched"},
 		{"next URL points at itself", func(*pager, int) (string, map[string]string) {
 			return `{"data":[],"next":"/api/links"}`, nil
-		}, 0, 1, "already fetched"},
+		}, 1, "already fetched"},
 		{"Link header cycles between two pages", func(pg *pager, p int) (string, map[string]string) {
 			return "[]", map[string]string{"Link": fmt.Sprintf(`</api/links?page=%d>; rel="next"`, 1-p)}
-		}, 0, 3, "already fetched"},
-		{"page bound", func(_ *pager, p int) (string, map[string]string) {
-			return fmt.Sprintf(`{"data":[%s],"nextCursor":"c%d"}`, item(p), p+1), nil
-		}, 3, 3, "after 3 pages"},
+		}, 3, "already fetched"},
+		{"new cursors, the same links", func(_ *pager, p int) (string, map[string]string) {
+			return fmt.Sprintf(`{"data":[%s],"nextCursor":"c%d"}`, item(0), p+1), nil
+		}, 1 + maxIdlePages, fmt.Sprintf("pages 2 to %d brought no link not listed before", 1+maxIdlePages)},
+		{"new cursors, empty pages", func(_ *pager, p int) (string, map[string]string) {
+			return fmt.Sprintf(`{"data":[],"nextCursor":"c%d"}`, p+1), nil
+		}, maxIdlePages, fmt.Sprintf("pages 1 to %d brought no link", maxIdlePages)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pg := servePager(t, 1, tt.render)
-			_, err := pagerClient(t, pg, func(c *Config) { c.MaxPages = tt.maxPages }).ListLinks(context.Background())
+			_, err := pagerClient(t, pg).ListLinks(context.Background())
 			if !errors.Is(err, ErrUnexpectedResponse) || !strings.Contains(err.Error(), tt.wantInErr) {
 				t.Fatalf("error = %v, want ErrUnexpectedResponse mentioning %q", err, tt.wantInErr)
 			}
@@ -195,6 +197,30 @@ func TestListPagingLoopsAndBound(t *testing.T) {
 				t.Fatalf("%d requests, want %d", n, tt.wantRequests)
 			}
 		})
+	}
+}
+
+// A large account is many pages: the listing follows them all while they
+// bring links, with a few pages in a row of repeats (links added ahead of
+// the next page) or empty between them.
+func TestListFollowsEveryPageThatBringsLinks(t *testing.T) {
+	const pages = 2500
+	pg := servePager(t, 1, func(_ *pager, p int) (string, map[string]string) {
+		body := item(p)
+		switch {
+		case p == pages-1:
+			return fmt.Sprintf(`{"data":[%s]}`, body), nil
+		case p%100 > 0 && p%100 < maxIdlePages:
+			body = "" // empty pages, fewer in a row than the loop guard allows
+		}
+		return fmt.Sprintf(`{"data":[%s],"nextCursor":"c%d"}`, body, p+1), nil
+	})
+	links, err := pagerClient(t, pg).ListLinks(context.Background())
+	if err != nil {
+		t.Fatalf("ListLinks: %v", err)
+	}
+	if want := pages - 25*(maxIdlePages-1); links.Len() != want || len(pg.seen()) != pages {
+		t.Fatalf("%d links in %d requests, want %d in %d", links.Len(), len(pg.seen()), want, pages)
 	}
 }
 

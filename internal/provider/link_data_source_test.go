@@ -50,6 +50,23 @@ func TestAccLinkDataSource_lookups(t *testing.T) {
 	)
 }
 
+// An account is as many pages as the service makes of it: the listing
+// follows them all, past a thousand (an account of a million links is ten
+// thousand pages of a hundred), and finds a link on the last.
+func TestAccLinkDataSource_accountOfManyPages(t *testing.T) {
+	const pages = 1001
+	e := newTestEnv(t, withPaging("cursor"))
+	seeded := e.seedLinks(t, e.fx.DomainID, "seeded", pages*variantPageSize)
+	last := seeded[len(seeded)-1]
+	expectState(t, e.config(fmt.Sprintf(`
+data "shortlink_link" "last" {
+  domain_id = %q
+  slug      = %q
+}`, e.fx.DomainID, last.Slug)),
+		statecheck.ExpectKnownValue("data.shortlink_link.last", tfjsonpath.New("id"), knownvalue.StringExact(last.ID)),
+	)
+}
+
 func TestAccLinkDataSource_errors(t *testing.T) {
 	e := newTestEnv(t)
 	seeded := e.seedLinks(t, e.fx.DomainID, "seeded", 1)
