@@ -96,7 +96,7 @@ func (p *shortlinkProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Validators:          []validator.Int64{int64validator.Between(0, 100)},
 			},
 			"bulk_refresh": schema.BoolAttribute{
-				MarkdownDescription: fmt.Sprintf("The service has no way to read one link, only to list them all. With `bulk_refresh` (the default, `true`), one listing of the account's links serves every refresh of a Terraform run: the first refresh lists, concurrent ones wait for that same request, and later ones are served from it for %s, updated by this provider's own creates, changes and deletes. A link missing from a listing is looked for in one more, fresh listing (shared by every refresh that missed a link) before it is reported deleted, since a listing whose pages shift under another client's deletes can skip a link. Set it to `false` to list the links again for every resource.", snapshot.DefaultLifetime),
+				MarkdownDescription: fmt.Sprintf("The service has no way to read one link, only to list them all. With `bulk_refresh` (the default, `true`), one listing of the account's links serves every refresh of a Terraform run: the first refresh lists, concurrent ones wait for that same request, and later ones are served from it for %s after it came in, updated by this provider's own creates, changes and deletes. A link missing from a listing is looked for in one more, fresh listing (shared by every refresh that missed a link) before it is reported deleted, since a listing whose pages shift under another client's deletes can skip a link. Set it to `false` to list the links again for every resource.", snapshot.DefaultLifetime),
 				Optional:            true,
 			},
 			"stop_grace_period": schema.StringAttribute{

@@ -271,9 +271,11 @@ func (s *Snapshot) await(ctx context.Context, after uint64) error {
 }
 
 // run does one listing and installs it, with the writes made meanwhile
-// laid over it. Its age counts from when it started.
+// laid over it. Its age counts from when it ended: a listing can take
+// longer than the lifetime (ten thousand pages under a read limit of 600 a
+// minute take 17 minutes), and one aged from its start would be stale as it
+// arrived, so every refresh after the first round would list again.
 func (s *Snapshot) run(ctx context.Context, call *listing) {
-	started := s.now()
 	links, err := s.list(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -285,7 +287,7 @@ func (s *Snapshot) run(ctx context.Context, call *listing) {
 			v = v.with(w)
 		}
 		s.cur = v
-		s.fetchedAt = started
+		s.fetchedAt = s.now()
 		s.generation++
 	}
 	close(call.done)

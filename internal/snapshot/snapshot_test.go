@@ -317,6 +317,16 @@ func TestSnapshotSlowListingServesItsWaiters(t *testing.T) {
 	if got := svc.listCalls(); got != 1 {
 		t.Errorf("%d list calls for one round of concurrent Gets, want 1", got)
 	}
+	// Terraform refreshes a few resources at a time: the next round comes
+	// once the listing is in, and it is served too, until the lifetime has
+	// passed since the listing ended.
+	clk.Advance(lifetime - time.Second)
+	if _, ok, err := s.Get(context.Background(), "a"); err != nil || !ok {
+		t.Errorf("Get after the slow listing: found %v, %v", ok, err)
+	}
+	if got := svc.listCalls(); got != 1 {
+		t.Errorf("%d list calls once the slow listing was in, want 1", got)
+	}
 }
 
 func TestSnapshotPutAndRemoveNeedNoListing(t *testing.T) {
