@@ -503,6 +503,8 @@ func TestAccValidation_badInputAtPlanTime(t *testing.T) {
 		{`destination = "https://example.com/sale "`, expectErr(`destination "https://example.com/sale " starts or ends with white space; remove it (from a CSV cell, with trimspace())`)},
 		{`destination = "https://example.com/spring sale"`, expectErr(`contains white space at character 27; a URL holds none: write a space as %20`)},
 		{`destination = "https://example.com/` + strings.Repeat("a", 2100) + `"`, expectErr(`at most 2048 are allowed`)},
+		{`destination = "https://ops:hunter2@example.com/a"`, expectErr(`destination holds a user name or password before its host (…@example.com); a short link is public`)},
+		{`destination = "https://example.com:99999/a"`, expectErr(`has port 99999; a port is 1 to 65535`)},
 		{`destination = "https://example.com/a"` + "\n" + `slug = "a/b"`, expectErr(`slug "a/b" contains '/'`)},
 		{`destination = "https://example.com/a"` + "\n" + `slug = "spring sale"`, expectErr(`contains ' '`)},
 		{`destination = "https://example.com/a"` + "\n" + `slug = "` + strings.Repeat("s", 65) + `"`, expectErr(`must be 1 to 64 characters long`)},

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -43,7 +44,7 @@ func UUIDProblem(v string) string {
 // HTTPURL accepts absolute http and https URLs of a sane length.
 func HTTPURL() validator.String {
 	return stringCheck{
-		description: fmt.Sprintf("must be an absolute http or https URL without white space, of at most %d characters", MaxDestinationLength),
+		description: fmt.Sprintf("must be an absolute http or https URL without white space or credentials, of at most %d characters", MaxDestinationLength),
 		check:       checkHTTPURL,
 	}
 }
@@ -70,6 +71,18 @@ func checkHTTPURL(v string) string {
 	}
 	if u.Host == "" {
 		return fmt.Sprintf("%q has no host; write an absolute URL such as https://example.com/sale", v)
+	}
+	// A short link is public: credentials in its destination are
+	// published with it (and with the plan and the state), and browsers
+	// warn visitors of such links, a phishing trick. Not quoted here.
+	if u.User != nil {
+		return fmt.Sprintf("holds a user name or password before its host (…@%s); a short link is public, so they would be too, and browsers warn visitors of such links: remove them", u.Host)
+	}
+	// url.Parse checks that a port is digits, not that it is one.
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Sprintf("%q has port %s; a port is 1 to 65535", v, port)
+		}
 	}
 	return ""
 }

@@ -50,6 +50,12 @@ func TestStringValidators(t *testing.T) {
 		{"url space in query", HTTPURL(), "https://example.com/?q=a b", "at character 25", ""},
 		{"url no-break space", HTTPURL(), "https://example.com/é\u00a0x", "at character 22", ""},
 		{"url encoded space ok", HTTPURL(), "https://example.com/spring%20sale", "", ""},
+		{"url credentials", HTTPURL(), "https://user:s3cret@example.com/x", "holds a user name or password before its host (…@example.com)", ""},
+		{"url user only", HTTPURL(), "https://trusted.example@evil.example/", "(…@evil.example)", ""},
+		{"url port ok", HTTPURL(), "https://example.com:8443/x", "", ""},
+		{"url port too high", HTTPURL(), "https://example.com:99999/x", "has port 99999; a port is 1 to 65535", ""},
+		{"url port zero", HTTPURL(), "http://example.com:0/", "has port 0", ""},
+		{"url at sign in path ok", HTTPURL(), "https://example.com/@brand", "", ""},
 		{"slug ok", Slug(), "spring-sale_2027", "", ""},
 		{"slug unicode ok", Slug(), "frühling", "", ""},
 		{"slug slash", Slug(), "a/b", "contains '/'", ""},
@@ -105,6 +111,18 @@ func TestStringValidators(t *testing.T) {
 		if resp := runString(v, types.StringUnknown()); resp.Diagnostics.HasError() {
 			t.Errorf("%T rejects unknown", v)
 		}
+	}
+}
+
+// A destination's credentials are refused without being repeated: the
+// value may come from a sensitive variable, and a message is printed.
+func TestHTTPURLDoesNotQuoteCredentials(t *testing.T) {
+	resp := runString(HTTPURL(), types.StringValue("https://mallory:s3cret@example.com/x"))
+	if !resp.Diagnostics.HasError() {
+		t.Fatal("credentials accepted")
+	}
+	if d := resp.Diagnostics.Errors()[0]; strings.Contains(d.Detail(), "s3cret") || strings.Contains(d.Detail(), "mallory") {
+		t.Fatalf("detail %q repeats the credentials", d.Detail())
 	}
 }
 
