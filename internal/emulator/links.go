@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/net/idna"
 )
 
 // maxBody bounds a request body; the largest valid one is a few KiB.
@@ -363,6 +365,15 @@ func (s *Server) normalize(dest string) string {
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	u.Host = strings.ToLower(u.Host)
+	// A host in Unicode is kept in its ASCII (IDNA) form, as URL parsers
+	// after the WHATWG standard keep it; the path's non-ASCII characters
+	// are percent-encoded by String.
+	if host, err := idna.Lookup.ToASCII(u.Hostname()); err == nil {
+		if port := u.Port(); port != "" {
+			host = net.JoinHostPort(host, port)
+		}
+		u.Host = host
+	}
 	if u.Path == "" {
 		u.Path = "/"
 	}

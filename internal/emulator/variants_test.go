@@ -359,9 +359,11 @@ func TestTimeFormat(t *testing.T) {
 func TestNormalizeDestination(t *testing.T) {
 	e := newEnv(t, func(s *Settings) { s.Variants.NormalizeDestination = true })
 	cases := map[string]string{
-		"HTTPS://Example.COM":          "https://example.com/",
-		"https://EXAMPLE.com/Path?Q=A": "https://example.com/Path?Q=A",
-		"http://example.com:8080":      "http://example.com:8080/",
+		"HTTPS://Example.COM":                  "https://example.com/",
+		"https://EXAMPLE.com/Path?Q=A":         "https://example.com/Path?Q=A",
+		"http://example.com:8080":              "http://example.com:8080/",
+		"https://Bücher.example:8443/Frühling": "https://xn--bcher-kva.example:8443/Fr%C3%BChling",
+		"https://[::1]/x":                      "https://[::1]/x",
 	}
 	for in, want := range cases {
 		l := e.create(t, in)

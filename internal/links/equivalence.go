@@ -5,13 +5,16 @@ import (
 	"net/url"
 	"strings"
 
+	"golang.org/x/net/idna"
+
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 )
 
 // SameDestination reports whether the service's spelling of a destination
-// means what the user wrote: services lower-case the scheme and host, drop
-// the default port, add or remove a trailing slash, reorder the query, or
-// merge the link's UTM parameters into the query. Anything else is a real
+// means what the user wrote: services lower-case the scheme and host, write
+// a Unicode host in ASCII (IDNA) and the path percent-encoded, drop the
+// default port, add or remove a trailing slash, reorder the query, or merge
+// the link's UTM parameters into the query. Anything else is a real
 // difference (drift) and shows in a plan.
 func SameDestination(configured, answered string, utm *client.UTM) bool {
 	if configured == answered {
@@ -32,7 +35,7 @@ func SameDestination(configured, answered string, utm *client.UTM) bool {
 func canonicalURL(u *url.URL, utm *client.UTM) string {
 	cp := *u
 	cp.Scheme = strings.ToLower(cp.Scheme)
-	host, port := strings.ToLower(cp.Hostname()), cp.Port()
+	host, port := asciiHost(cp.Hostname()), cp.Port()
 	if port == map[string]string{"http": "80", "https": "443"}[cp.Scheme] {
 		port = ""
 	}
@@ -55,6 +58,17 @@ func canonicalURL(u *url.URL, utm *client.UTM) string {
 	cp.RawQuery = q.Encode()
 	cp.ForceQuery = false
 	return cp.String()
+}
+
+// asciiHost is host in lower case and, when it is a Unicode name, in its
+// ASCII (IDNA) form, so that bücher.example and xn--bcher-kva.example
+// compare equal. A host IDNA cannot read (an IP literal) is only
+// lower-cased.
+func asciiHost(host string) string {
+	if ascii, err := idna.Lookup.ToASCII(host); err == nil {
+		return ascii
+	}
+	return strings.ToLower(host)
 }
 
 // WithoutMergedUTM removes from the query of a destination the service

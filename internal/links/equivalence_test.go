@@ -24,6 +24,10 @@ func TestSameDestination(t *testing.T) {
 		{"https://example.com/a?", "https://example.com/a", nil, true},
 		{"https://example.com/a?b=2&a=1", "https://example.com/a?a=1&b=2", nil, true},
 		{"https://example.com/%7Euser", "https://example.com/~user", nil, true},
+		// A Unicode host in ASCII (IDNA), the path percent-encoded, either way.
+		{"https://Bücher.Example/Frühling", "https://xn--bcher-kva.example/Fr%C3%BChling", nil, true},
+		{"https://xn--bcher-kva.example:8443/a", "https://bücher.example:8443/a", nil, true},
+		{"https://bücher.example/a", "https://bucher.example/a", nil, false},
 		{"https://example.com/sale", "https://example.com/sale?utm_campaign=spring&utm_medium=email&utm_source=newsletter", utm, true},
 		{"https://example.com/sale?ref=1", "https://example.com/sale?ref=1&utm_source=newsletter&utm_medium=email&utm_campaign=spring", utm, true},
 		// The user also wrote the parameters into the destination.

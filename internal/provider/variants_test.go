@@ -133,12 +133,13 @@ func variants() []variant {
 		{name: "timeFormat=seconds", change: func(s *emulator.Settings) { s.Variants.TimeFormat = "seconds" }},
 		{name: "timeFormat=offset", change: func(s *emulator.Settings) { s.Variants.TimeFormat = "offset" }},
 		{
-			// The service lower-cases scheme and host and adds the empty
+			// The service lower-cases scheme and host, writes a Unicode
+			// host in ASCII and the path percent-encoded, and adds the empty
 			// path's slash; the state keeps the user's spelling. An import
 			// can only hold the service's spelling, which means the same.
 			name: "normalizeDestination", change: func(s *emulator.Settings) { s.Variants.NormalizeDestination = true },
 			dest1: "HTTPS://Example.COM", svc1: "https://example.com/",
-			dest2: "HTTPS://Example.COM/Summer", svc2: "https://example.com/Summer",
+			dest2: "HTTPS://Bücher.Example/Frühling", svc2: "https://xn--bcher-kva.example/Fr%C3%BChling",
 			importIgnore: []string{"destination"},
 			importCheck: func(imported map[string]string) error {
 				return expectAttrs(imported, map[string]string{"destination": "https://example.com/"})
