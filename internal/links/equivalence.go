@@ -106,6 +106,9 @@ func WithoutMergedUTM(dest string, utm *client.UTM) string {
 	return base + "?" + strings.Join(kept, "&") + fragment
 }
 
+// utmParams are the UTM parameters as a query spells them, in utm's order.
+var utmParams = []string{"utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"}
+
 // utmPairs names u's parameters as a query spells them (utm_source, …).
 func utmPairs(u *client.UTM) map[string]string {
 	if u == nil {
@@ -115,4 +118,34 @@ func utmPairs(u *client.UTM) map[string]string {
 		"utm_source": u.Source, "utm_medium": u.Medium, "utm_campaign": u.Campaign,
 		"utm_term": u.Term, "utm_content": u.Content,
 	}
+}
+
+// UTMConflict is a UTM parameter that a destination's query sets to one
+// value and the link's utm to another.
+type UTMConflict struct {
+	// Attribute is the utm attribute (source, medium, …); InQuery the
+	// value the query gives the parameter utm_<Attribute>.
+	Attribute, InQuery, InUTM string
+}
+
+// UTMConflicts lists, in utm's order, the parameters that destination's
+// query sets to another value than utm does. How the service combines the
+// two is not shown: a visitor could get either, or both. The same value
+// in both places is no conflict (SameDestination reads it as one).
+func UTMConflicts(destination string, utm *client.UTM) []UTMConflict {
+	u, err := url.Parse(destination)
+	if err != nil || utm == nil {
+		return nil
+	}
+	query, pairs := u.Query(), utmPairs(utm)
+	var out []UTMConflict
+	for _, param := range utmParams {
+		for _, inQuery := range query[param] {
+			if value := pairs[param]; value != "" && inQuery != value {
+				out = append(out, UTMConflict{Attribute: strings.TrimPrefix(param, "utm_"), InQuery: inQuery, InUTM: value})
+				break
+			}
+		}
+	}
+	return out
 }

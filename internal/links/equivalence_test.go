@@ -1,6 +1,7 @@
 package links
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
@@ -67,6 +68,35 @@ func TestWithoutMergedUTM(t *testing.T) {
 	for _, tt := range tests {
 		if got := WithoutMergedUTM(tt.dest, tt.utm); got != tt.want {
 			t.Errorf("WithoutMergedUTM(%q) = %q, want %q", tt.dest, got, tt.want)
+		}
+	}
+}
+
+func TestUTMConflicts(t *testing.T) {
+	utm := &client.UTM{Source: "newsletter", Medium: "email"}
+	tests := []struct {
+		destination string
+		utm         *client.UTM
+		want        []UTMConflict
+	}{
+		{"https://example.com/sale", utm, nil},
+		{"https://example.com/sale?utm_source=newsletter", utm, nil},
+		{"https://example.com/sale?utm_campaign=spring", utm, nil},
+		{"https://example.com/sale?utm_source=print", nil, nil},
+		{"https://example.com/sale?utm_medium=print&utm_source=print", utm, []UTMConflict{
+			{Attribute: "source", InQuery: "print", InUTM: "newsletter"},
+			{Attribute: "medium", InQuery: "print", InUTM: "email"},
+		}},
+		{"https://example.com/sale?utm_source=newsletter&utm_source=print", utm, []UTMConflict{
+			{Attribute: "source", InQuery: "print", InUTM: "newsletter"},
+		}},
+		{"https://example.com/sale?utm_source=news%20letter", utm, []UTMConflict{
+			{Attribute: "source", InQuery: "news letter", InUTM: "newsletter"},
+		}},
+	}
+	for _, tt := range tests {
+		if got := UTMConflicts(tt.destination, tt.utm); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("UTMConflicts(%q) = %+v, want %+v", tt.destination, got, tt.want)
 		}
 	}
 }

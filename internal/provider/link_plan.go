@@ -15,7 +15,28 @@ import (
 	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 )
 
-var _ resource.ResourceWithModifyPlan = (*linkResource)(nil)
+var (
+	_ resource.ResourceWithModifyPlan     = (*linkResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*linkResource)(nil)
+)
+
+// ValidateConfig refuses a UTM parameter given two values, one in the
+// destination's query and another in utm: how the service combines them
+// is not shown, so the campaign a visitor is counted in would be a guess.
+func (r *linkResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var destination types.String
+	var utmObject types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("destination"), &destination)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("utm"), &utmObject)...)
+	if resp.Diagnostics.HasError() || destination.IsNull() || destination.IsUnknown() {
+		return
+	}
+	utm, diags := utmFromObject(ctx, utmObject)
+	resp.Diagnostics.Append(diags...)
+	for _, c := range links.UTMConflicts(destination.ValueString(), utm) {
+		addUTMConflict(&resp.Diagnostics, c)
+	}
+}
 
 // ModifyPlan adds what a plan owes its reader before anything is applied:
 // what a replacement loses, an expiry already past, a slug declared twice

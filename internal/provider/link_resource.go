@@ -87,7 +87,7 @@ func LinkResourceSchema(ctx context.Context) schema.Schema {
 				PlanModifiers:       []planmodifier.String{planmodify.RequiresReplaceIfOtherInstant()},
 			},
 			"utm": schema.SingleNestedAttribute{
-				MarkdownDescription: "UTM parameters added to the destination. Changed in place; removing the block clears them.",
+				MarkdownDescription: "UTM parameters added to the destination. Changed in place; removing the block clears them. A parameter the destination's query sets too must have the same value there.",
 				Optional:            true,
 				Validators:          []validator.Object{validate.NotEmptyObject()},
 				Attributes:          utmAttributes(),

@@ -512,6 +512,7 @@ func TestAccValidation_badInputAtPlanTime(t *testing.T) {
 		{`destination = "https://example.com/a"` + "\n" + `utm = {}`, expectErr(`Empty utm`, `set at least one`)},
 		{`destination = "https://example.com/a"` + "\n" + `utm = { source = "" }`, expectErr(`utm.source is empty: leave it out, or set it to null`)},
 		{`destination = "https://example.com/a"` + "\n" + `utm = { campaign = "spring " }`, expectErr(`utm.campaign "spring " starts or ends with white space; remove it (from a CSV cell, with trimspace())`)},
+		{`destination = "https://example.com/a?utm_source=print"` + "\n" + `utm = { source = "newsletter" }`, expectErr(`UTM parameter set twice`, `utm.source is "newsletter", but the destination's query sets utm_source=print`)},
 		{`destination = "https://example.com/a"` + "\n" + `timeouts = { create = "ten minutes" }`, expectErr(`Invalid Attribute Value Time Duration`, `"ten minutes" must be a string containing a sequence of decimal numbers`)},
 	}
 	steps := make([]resource.TestStep, 0, len(cases))
