@@ -338,7 +338,7 @@ func serviceErrorDetail(e *client.APIError) string {
 	case errors.Is(e, client.ErrBlocked):
 		return "The service's fraud filter rejected the destination (422 blocked_by_filter)" + said + ". Choose another destination; if it is legitimate, ask the service's support to review it."
 	case errors.Is(e, client.ErrQuota):
-		return "The plan's monthly link quota is exhausted (402 link_quota)" + said + ". Wait for the next month, delete unused links or upgrade the plan; nothing was changed."
+		return "The plan's monthly link quota is exhausted (402 link_quota)" + said + ". The quota counts the links created in a month, so deleting links does not give any back: wait for the next month or upgrade the plan. Nothing was changed."
 	case errors.Is(e, client.ErrConflict):
 		return "The service refused the request as a conflict (409 " + codeOr(e, "slug_taken") + ")" + said + ". If the slug is taken, choose another one, or import the link that holds it with the ID <domain_id>/<slug> of that link."
 	case errors.Is(e, client.ErrInvalidRequest):

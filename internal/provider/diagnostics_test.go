@@ -82,7 +82,7 @@ resource "shortlink_link" "test" {
   destination = "https://example.com/${count.index}"
 }
 `, e.fx.DomainID)),
-		ExpectError: expectErr("402 link_quota", "next month"),
+		ExpectError: expectErr("402 link_quota", "deleting links does not give any back: wait for the next month"),
 	}})
 }
 
