@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
@@ -106,6 +107,38 @@ data "shortlink_analytics_export" "popular" {
 			"referrer": knownvalue.StringExact("https://social.example.com/post/1"),
 		})),
 	)
+}
+
+// A range with more clicks than max_clicks fails, saying how many it holds
+// and how to narrow it, unless neither csv nor rows is kept.
+func TestAccAnalyticsExport_maxClicks(t *testing.T) {
+	e := newTestEnv(t)
+	links := e.seedLinks(t, e.fx.DomainID, "busy", 1)
+	e.addClicks(t, links[0].ID, 5, "https://social.example.com/")
+	const ds = "data.shortlink_analytics_export."
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{
+			{
+				Config:      e.config(`data "shortlink_analytics_export" "capped" { max_clicks = 4 }`),
+				ExpectError: expectErr("Too many clicks", "5 clicks are in the range, more than max_clicks (4)", "since and until", "shortlink_clicks"),
+			},
+			{
+				Config: e.config(`
+data "shortlink_analytics_export" "capped" { max_clicks = 5 }
+
+data "shortlink_analytics_export" "count_only" {
+  max_clicks   = 1
+  include_csv  = false
+  include_rows = false
+}`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ds+"capped", tfjsonpath.New("rows"), knownvalue.ListSizeExact(5)),
+					statecheck.ExpectKnownValue(ds+"count_only", tfjsonpath.New("row_count"), knownvalue.Int64Exact(5)),
+				},
+			},
+		},
+	})
 }
 
 // A data source cannot be read while the provider's settings are unknown:

@@ -405,7 +405,11 @@ func configured(data *providerData, diags *diag.Diagnostics) bool {
 // addExportError reports a reading of the export that failed.
 func addExportError(diags *diag.Diagnostics, linkID string, err error) {
 	const summary = "Could not read the analytics export"
+	var tooMany *tooManyClicksError
 	switch {
+	case errors.As(err, &tooMany):
+		diags.AddAttributeError(path.Root("max_clicks"), "Too many clicks",
+			fmt.Sprintf("%s. Every click shortlink_analytics_export keeps in csv or rows is held in the plan and the state, which a busy account outgrows. Narrow the range with since and until, or to one link with link_id, or raise max_clicks. For counts (per link, per day, per referrer) use shortlink_clicks, whose state does not grow with the clicks; for row_count alone set include_csv and include_rows to false.", tooMany))
 	case linkID != "" && client.IsNotFound(err):
 		diags.AddAttributeError(path.Root("link_id"), summary,
 			fmt.Sprintf("No link with ID %s exists on this account (404 not_found): %v. Check link_id; the account's links are listed by data.shortlink_links, and a link managed here is referenced as shortlink_link.<name>.id.", linkID, err))
