@@ -437,6 +437,18 @@ func addUTMConflict(diags *diag.Diagnostics, c links.UTMConflict) {
 			c.Attribute, c.InUTM, c.Attribute, c.InQuery, c.Attribute, c.Attribute))
 }
 
+// defaultTimeouts are shortlink_link's default timeouts, by the name the
+// timeouts attribute gives each.
+var defaultTimeouts = map[string]time.Duration{
+	"create": defaults.CreateTimeout, "update": defaults.UpdateTimeout, "delete": defaults.DeleteTimeout,
+}
+
+// addTimeoutNotPositive reports a timeout of zero or less on its attribute.
+func addTimeoutNotPositive(diags *diag.Diagnostics, op, value string) {
+	diags.AddAttributeError(path.Root("timeouts").AtName(op), "Invalid timeouts."+op,
+		fmt.Sprintf("timeouts.%s is %q: the %s would fail before its first request. Remove it for the default (%s), or give the longest the %s may take, such as \"30m\".", op, value, op, defaultTimeouts[op], op))
+}
+
 // addPastExpiry warns that a link about to be created has expired already.
 func addPastExpiry(diags *diag.Diagnostics, expiresAt string) {
 	diags.AddAttributeWarning(path.Root("expires_at"), "Expiry in the past",

@@ -3,9 +3,12 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -20,21 +23,47 @@ var (
 	_ resource.ResourceWithValidateConfig = (*linkResource)(nil)
 )
 
-// ValidateConfig refuses a UTM parameter given two values, one in the
-// destination's query and another in utm: how the service combines them
-// is not shown, so the campaign a visitor is counted in would be a guess.
+// ValidateConfig refuses what no single attribute's validator can see: a
+// UTM parameter given two values, and a timeout of nothing.
 func (r *linkResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var destination types.String
-	var utmObject types.Object
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("destination"), &destination)...)
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("utm"), &utmObject)...)
-	if resp.Diagnostics.HasError() || destination.IsNull() || destination.IsUnknown() {
+	var cfg linkResourceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	utm, diags := utmFromObject(ctx, utmObject)
-	resp.Diagnostics.Append(diags...)
-	for _, c := range links.UTMConflicts(destination.ValueString(), utm) {
-		addUTMConflict(&resp.Diagnostics, c)
+	checkUTMConflicts(ctx, &resp.Diagnostics, cfg)
+	checkTimeoutsPositive(&resp.Diagnostics, cfg.Timeouts)
+}
+
+// checkUTMConflicts refuses a UTM parameter given one value in the
+// destination's query and another in utm: how the service combines them
+// is not shown, so the campaign a visitor is counted under would be a guess.
+func checkUTMConflicts(ctx context.Context, diags *diag.Diagnostics, cfg linkResourceModel) {
+	if cfg.Destination.IsNull() || cfg.Destination.IsUnknown() {
+		return
+	}
+	utm, d := utmFromObject(ctx, cfg.UTM)
+	diags.Append(d...)
+	for _, c := range links.UTMConflicts(cfg.Destination.ValueString(), utm) {
+		addUTMConflict(diags, c)
+	}
+}
+
+// checkTimeoutsPositive refuses a timeout of zero or less: the operation
+// would fail before its first request. (Which strings are durations at
+// all, the timeouts attribute's own validator says.)
+func checkTimeoutsPositive(diags *diag.Diagnostics, t timeouts.Value) {
+	if t.IsNull() || t.IsUnknown() {
+		return
+	}
+	for _, op := range slices.Sorted(maps.Keys(t.Attributes())) {
+		v, ok := t.Attributes()[op].(types.String)
+		if !ok || v.IsNull() || v.IsUnknown() {
+			continue
+		}
+		if d, err := time.ParseDuration(v.ValueString()); err == nil && d <= 0 {
+			addTimeoutNotPositive(diags, op, v.ValueString())
+		}
 	}
 }
 
