@@ -62,7 +62,7 @@ func (h *harness) clicksRows(n int) ([]string, error) {
 	}
 	sources := []clicksSource{{"shortlink_clicks", `data "shortlink_clicks" "all" {}`}}
 	if n <= h.o.clicksExportMax {
-		sources = append(sources, clicksSource{"shortlink_analytics_export", `data "shortlink_analytics_export" "all" {}`})
+		sources = append(sources, clicksSource{"shortlink_analytics_export", fmt.Sprintf(`data "shortlink_analytics_export" "all" { max_clicks = %d }`, n)})
 	}
 	var rows []string
 	for _, s := range sources {
