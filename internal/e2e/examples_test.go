@@ -1,0 +1,107 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+)
+
+// TestExamples_spreadsheet applies examples/spreadsheet as it is in the
+// repository, with the real CLI: the sheet's stray spaces and blank cells
+// make links with trimmed values and no empty UTM, a second plan is clean,
+// and an edited sheet changes a destination in place.
+func TestExamples_spreadsheet(t *testing.T) {
+	t.Parallel()
+	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+	w := exampleWorkdir(t, s, "spreadsheet")
+	ctx := context.Background()
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
+		if err != nil {
+			t.Fatalf("terraform %s: %v\n%s", args[0], err, out)
+		}
+		return out
+	}
+
+	run("apply", "-auto-approve")
+	links := s.linksBySlug()
+	if len(links) != 3 {
+		t.Fatalf("the service holds %d links, want the sheet's 3", len(links))
+	}
+	if got := links["spring-webinar"].Destination; got != "https://events.example.com/spring-webinar" {
+		t.Errorf("spring-webinar's destination is %q: the cell's trailing space was not trimmed", got)
+	}
+	if u := links["careers"].UTM; u != nil && *u != (emulator.UTM{}) {
+		t.Errorf("careers, a row without UTM cells, has UTM parameters %+v", *u)
+	}
+	if u := links["spring-sale"].UTM; u == nil || *u != (emulator.UTM{Source: "newsletter", Medium: "email", Campaign: "spring-2027"}) {
+		t.Errorf("spring-sale's UTM parameters are %+v", u)
+	}
+	if links["spring-sale"].ExpiresAt == nil || links["careers"].ExpiresAt != nil {
+		t.Errorf("expiries: spring-sale %v (want set), careers %v (want none)", links["spring-sale"].ExpiresAt, links["careers"].ExpiresAt)
+	}
+	if _, err := w.Terraform(ctx, runLimit, "plan", "-detailed-exitcode", "-input=false", "-no-color"); clitest.ExitCode(err) != 0 {
+		t.Fatalf("the plan after the apply is not clean (exit code %d)", clitest.ExitCode(err))
+	}
+
+	// The sheet edited: a new destination, and a cell given spaces.
+	sheet := readExample(t, "spreadsheet", "links.csv")
+	sheet = strings.Replace(sheet, "careers,https://jobs.example.com/,", "careers,https://jobs.example.com/open-roles,", 1)
+	sheet = strings.Replace(sheet, ",linkedin,social,", ", linkedin ,social,", 1)
+	if err := w.WriteFile("links.csv", sheet); err != nil {
+		t.Fatal(err)
+	}
+	if out := run("plan"); !strings.Contains(out, "Plan: 0 to add, 1 to change, 0 to destroy.") {
+		t.Fatalf("the edited sheet should change one link in place:\n%s", out)
+	}
+	run("apply", "-auto-approve")
+	after := s.linksBySlug()
+	if after["careers"].ID != links["careers"].ID || after["careers"].Destination != "https://jobs.example.com/open-roles" {
+		t.Errorf("careers after the edit: %+v, want link %s at the new destination", after["careers"], links["careers"].ID)
+	}
+}
+
+// exampleWorkdir is a working directory holding the files of
+// examples/<name> as they are in the repository, configured for s.
+func exampleWorkdir(t *testing.T, s *service, name string) *clitest.Workdir {
+	t.Helper()
+	dir := filepath.Join("..", "..", "examples", name)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, e := range entries {
+		files[e.Name()] = readExample(t, name, e.Name())
+	}
+	w, err := cli(t).Workdir("example-"+name, files,
+		"SHORTLINK_BASE_URL="+s.url, "SHORTLINK_API_KEY="+s.fx.APIKey, "TF_VAR_domain_id="+s.fx.DomainID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func readExample(t *testing.T, name, file string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", name, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// linksBySlug is the links the service holds, by slug.
+func (s *service) linksBySlug() map[string]emulator.Link {
+	out := map[string]emulator.Link{}
+	for _, l := range s.srv.Links(s.fx.AccountID) {
+		out[l.Slug] = l
+	}
+	return out
+}
