@@ -65,6 +65,19 @@ func TestExamples_spreadsheet(t *testing.T) {
 	if after["careers"].ID != links["careers"].ID || after["careers"].Destination != "https://jobs.example.com/open-roles" {
 		t.Errorf("careers after the edit: %+v, want link %s at the new destination", after["careers"], links["careers"].ID)
 	}
+
+	// A slug on two rows fails the plan, naming it, before any request.
+	if err := w.WriteFile("links.csv", sheet+"careers,https://jobs.example.com/other,,,,\n"); err != nil {
+		t.Fatal(err)
+	}
+	s.srv.ResetCounts()
+	out, err := w.Terraform(ctx, runLimit, "plan", "-input=false", "-no-color")
+	if err == nil || !strings.Contains(out, "Duplicate object key") || !strings.Contains(out, `row.slug is "careers"`) {
+		t.Fatalf("a slug on two rows: want the plan to fail with Duplicate object key naming it; got %v:\n%s", err, out)
+	}
+	if n := s.srv.TotalRequests(); n != 0 {
+		t.Errorf("the failed plan sent %d requests, want none", n)
+	}
 }
 
 // exampleWorkdir is a working directory holding the files of
