@@ -30,9 +30,11 @@ variable "domain_id" {
 }
 
 locals {
+  # Excel's "CSV UTF-8" starts the file with a byte order mark, which would
+  # become part of the first column's name.
   rows = [
-    for row in csvdecode(file("${path.module}/links.csv")) :
-    { for column, cell in row : column => trimspace(cell) }
+    for row in csvdecode(trimprefix(file("${path.module}/links.csv"), "\uFEFF")) :
+    { for column, cell in row : trimspace(column) => trimspace(cell) }
   ]
   # Keyed by slug, the link's name in the state: every row needs one, and
   # a slug on two rows fails the plan ("Duplicate object key"), naming it.

@@ -13,8 +13,9 @@ import (
 
 // TestExamples_spreadsheet applies examples/spreadsheet as it is in the
 // repository, with the real CLI: the sheet's stray spaces and blank cells
-// make links with trimmed values and no empty UTM, a second plan is clean,
-// and an edited sheet changes a destination in place.
+// make links with trimmed values and no empty UTM, a second plan is clean
+// (with a byte order mark too), an edited sheet changes a destination in
+// place, and a slug on two rows fails the plan.
 func TestExamples_spreadsheet(t *testing.T) {
 	t.Parallel()
 	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
@@ -50,8 +51,16 @@ func TestExamples_spreadsheet(t *testing.T) {
 		t.Fatalf("the plan after the apply is not clean (exit code %d)", clitest.ExitCode(err))
 	}
 
-	// The sheet edited: a new destination, and a cell given spaces.
+	// The same sheet saved by Excel as "CSV UTF-8", with a byte order mark.
 	sheet := readExample(t, "spreadsheet", "links.csv")
+	if err := w.WriteFile("links.csv", "\uFEFF"+sheet); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := w.Terraform(ctx, runLimit, "plan", "-detailed-exitcode", "-input=false", "-no-color"); clitest.ExitCode(err) != 0 {
+		t.Fatalf("the sheet with a byte order mark plans changes or fails (exit code %d):\n%s", clitest.ExitCode(err), out)
+	}
+
+	// The sheet edited: a new destination, and a cell given spaces.
 	sheet = strings.Replace(sheet, "careers,https://jobs.example.com/,", "careers,https://jobs.example.com/open-roles,", 1)
 	sheet = strings.Replace(sheet, ",linkedin,social,", ", linkedin ,social,", 1)
 	if err := w.WriteFile("links.csv", sheet); err != nil {
