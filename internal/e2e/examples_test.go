@@ -60,6 +60,14 @@ func TestExamples_spreadsheet(t *testing.T) {
 		t.Fatalf("the sheet with a byte order mark plans changes or fails (exit code %d):\n%s", clitest.ExitCode(err), out)
 	}
 
+	// Exported with semicolons, the guide says what Terraform answers.
+	if err := w.WriteFile("links.csv", strings.ReplaceAll(sheet, ",", ";")); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := w.Terraform(ctx, runLimit, "plan", "-input=false", "-no-color"); err == nil || !strings.Contains(out, `This object does not have an attribute named "slug"`) {
+		t.Fatalf("a sheet with semicolons: want the error the guide names; got %v:\n%s", err, out)
+	}
+
 	// The sheet edited: a new destination, and a cell given spaces.
 	sheet = strings.Replace(sheet, "careers,https://jobs.example.com/,", "careers,https://jobs.example.com/open-roles,", 1)
 	sheet = strings.Replace(sheet, ",linkedin,social,", ", linkedin ,social,", 1)
