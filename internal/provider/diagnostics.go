@@ -159,23 +159,31 @@ func addInvalidBaseURL(diags *diag.Diagnostics, err error, fromEnv bool) {
 }
 
 // addInvalidInstant reports a time that is not RFC 3339, saying what is
-// missing in the commonest slips: the time zone, or the time of day.
+// wrong in the commonest slips: the time zone or the time of day missing,
+// or a space between date and time, as spreadsheets write them.
 func addInvalidInstant(diags *diag.Diagnostics, at path.Path, value string) {
 	hint := ""
-	switch {
+	switch m := spaceBetween.FindStringSubmatch(value); {
 	case dateOnly.MatchString(value):
 		hint = " It has no time of day: write the date and the time, joined by T."
 	case dateAndTime.MatchString(value):
 		hint = " It has no time zone: add Z for UTC, or the offset from UTC such as +01:00."
+	case m != nil && m[1] == "":
+		hint = " A space joins the date and the time, as spreadsheets write them: join them by T, and add the time zone (Z for UTC)."
+	case m != nil:
+		hint = " A space joins the date and the time, as spreadsheets write them: join them by T."
 	}
 	diags.AddAttributeError(at, "Invalid time",
 		fmt.Sprintf("%s is %q, which is not an RFC 3339 time.%s Write the date, the time and the time zone, for example 2027-01-05T23:59:59Z (UTC) or 2027-01-05T23:59:59+01:00.", at, value, hint))
 }
 
-// dateOnly and dateAndTime are the shapes of an RFC 3339 time cut short.
+// dateOnly and dateAndTime are the shapes of an RFC 3339 time cut short,
+// spaceBetween one with a space for its T.
 var (
 	dateOnly    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 	dateAndTime = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$`)
+	// spaceBetween captures the time zone, if any.
+	spaceBetween = regexp.MustCompile(`^\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})?$`)
 )
 
 // addRateLimitWait tells the user that an operation waited long for the
