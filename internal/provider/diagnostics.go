@@ -168,9 +168,9 @@ func addInvalidInstant(diags *diag.Diagnostics, at path.Path, value string) {
 		hint = " It has no time of day: write the date and the time, joined by T."
 	case dateAndTime.MatchString(value):
 		hint = " It has no time zone: add Z for UTC, or the offset from UTC such as +01:00."
-	case m != nil && m[1] == "":
+	case len(m) == 2 && m[1] == "":
 		hint = " A space joins the date and the time, as spreadsheets write them: join them by T, and add the time zone (Z for UTC)."
-	case m != nil:
+	case len(m) == 2:
 		hint = " A space joins the date and the time, as spreadsheets write them: join them by T."
 	}
 	diags.AddAttributeError(at, "Invalid time",
