@@ -148,7 +148,9 @@ func (c *Client) ListLinks(ctx context.Context) (*LinkSet, error) {
 	var all *LinkSet
 	next := c.endpoint(pathLinks, nil)
 	seen := map[string]bool{}
-	for n, idle := 1, 0; next != ""; n++ {
+	pages, idle := 0, 0
+	for next != "" {
+		pages++
 		seen[next] = true
 		links, p, resp, err := c.listPage(ctx, next)
 		if err != nil {
@@ -157,7 +159,7 @@ func (c *Client) ListLinks(ctx context.Context) (*LinkSet, error) {
 		before := all.Len()
 		all = merge(all, links)
 		if next, err = c.nextPage(resp.requestURL, p, resp.header); err != nil {
-			return nil, fmt.Errorf("GET %s: page %d: %w", pathLinks, n, err)
+			return nil, fmt.Errorf("GET %s: page %d: %w", pathLinks, pages, err)
 		}
 		idle++
 		if all.Len() > before {
@@ -167,12 +169,13 @@ func (c *Client) ListLinks(ctx context.Context) (*LinkSet, error) {
 		case next == "":
 		case seen[next]:
 			return nil, fmt.Errorf("GET %s: %w: page %d points back to %q, already fetched; stopping to avoid an endless loop",
-				pathLinks, ErrUnexpectedResponse, n, next)
+				pathLinks, ErrUnexpectedResponse, pages, next)
 		case idle >= maxIdlePages:
 			return nil, fmt.Errorf("GET %s: %w: pages %d to %d brought no link not listed before, yet each named a next page; stopping to avoid an endless loop",
-				pathLinks, ErrUnexpectedResponse, n-idle+1, n)
+				pathLinks, ErrUnexpectedResponse, pages-idle+1, pages)
 		}
 	}
+	all.oneAnswer = pages == 1
 	return all, nil
 }
 

@@ -46,6 +46,8 @@ type LinkSet struct {
 	// it; a lookup checks the record and scans when it is not the one.
 	bySlug map[uint64]int32
 	shared sharedStrings
+	// oneAnswer: ListLinks had every link in one answer (see OneAnswer).
+	oneAnswer bool
 }
 
 // recordRef is a record's chunk (high 32 bits) and offset in it.
@@ -78,6 +80,11 @@ func LinkSetOf(links ...Link) *LinkSet {
 	}
 	return s
 }
+
+// OneAnswer reports whether the service gave every link in one answer (a
+// list of one page): no link can have fallen between two pages, as one
+// can when another client deletes links while the pages are followed.
+func (s *LinkSet) OneAnswer() bool { return s.oneAnswer }
 
 // Len is the number of links; a nil set has none.
 func (s *LinkSet) Len() int {

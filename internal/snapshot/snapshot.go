@@ -91,7 +91,8 @@ func New(list ListFunc, lifetime time.Duration) *Snapshot {
 // started after it, so that a link one of them skipped is still returned
 // (links only the first lists come last). Links this provider removed
 // meanwhile are left out. The second listing, shared with concurrent
-// calls, becomes the current one.
+// calls, becomes the current one. A listing the service gave in one answer
+// skipped nothing, and is returned alone.
 func (s *Snapshot) Links(ctx context.Context) (client.Listing, error) {
 	if s.lifetime <= 0 {
 		return s.linksUnshared(ctx)
@@ -99,6 +100,9 @@ func (s *Snapshot) Links(ctx context.Context) (client.Listing, error) {
 	first, after, err := s.fresh(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if v, ok := first.(*view); ok && v.base.OneAnswer() {
+		return first, nil // no page boundary for a link to fall between
 	}
 	if err := s.await(ctx, after); err != nil {
 		return nil, err
@@ -115,6 +119,9 @@ func (s *Snapshot) linksUnshared(ctx context.Context) (client.Listing, error) {
 	first, err := s.list(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if first.OneAnswer() {
+		return first, nil
 	}
 	second, err := s.list(ctx)
 	if err != nil {

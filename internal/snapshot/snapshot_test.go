@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 	"github.com/shortlink/terraform-provider-shortlink/internal/testclock"
 	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
@@ -889,4 +890,38 @@ func TestSnapshotCurrentNeedsNoConfirmation(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkCalls(t, svc, 1) // served from the fresh listing
+}
+
+// A listing the service gave in one answer can have skipped no link, so
+// Links returns it alone; a listing of several pages gets its second
+// listing. Against the emulator, through the client, which alone knows
+// how many answers a listing took.
+func TestSnapshotLinksListsOnceWhenOneAnswerHeldThemAll(t *testing.T) {
+	for name, tc := range map[string]struct {
+		paging       string
+		wantRequests int
+	}{
+		"one answer": {"none", 1},
+		"two pages":  {"cursor", 4}, // two listings of two pages
+	} {
+		t.Run(name, func(t *testing.T) {
+			svc := testsupport.Start(t, testsupport.Options{Settings: func(s *emulator.Settings) {
+				s.Variants.Paging, s.Variants.PageSize = tc.paging, 2
+			}})
+			if _, err := svc.Server.SeedLinks(svc.Fixture.DomainID, "seeded", 3); err != nil {
+				t.Fatal(err)
+			}
+			c, err := client.New(client.Config{BaseURL: svc.URL, APIKey: svc.Fixture.APIKey})
+			if err != nil {
+				t.Fatal(err)
+			}
+			links, err := New(c.ListLinks, lifetime).Links(context.Background())
+			if err != nil || links.Len() != 3 {
+				t.Fatalf("Links: %v links, error %v; want 3", links, err)
+			}
+			if n := svc.Server.Count("GET", "/api/links"); n != tc.wantRequests {
+				t.Errorf("%d list requests, want %d", n, tc.wantRequests)
+			}
+		})
+	}
 }
