@@ -83,6 +83,29 @@ func TestExamples_spreadsheet(t *testing.T) {
 		t.Errorf("careers after the edit: %+v, want link %s at the new destination", after["careers"], links["careers"].ID)
 	}
 
+	// Rows whose links were made in the dashboard: imported with the block
+	// the guide gives, with no write sent.
+	if _, err := s.srv.SeedLinks(s.fx.DomainID, "old", 2); err != nil {
+		t.Fatal(err)
+	}
+	adopted := sheet + "old-0,https://example.com/old/0,,,,\nold-1,https://example.com/old/1,,,,\n"
+	if err := w.WriteFile("links.csv", adopted); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteFile("imports.tf", spreadsheetImports); err != nil {
+		t.Fatal(err)
+	}
+	s.srv.ResetCounts()
+	if out := run("apply", "-auto-approve"); !strings.Contains(out, "Apply complete! Resources: 2 imported, 0 added, 0 changed, 0 destroyed.") {
+		t.Fatalf("want the two links imported and nothing else:\n%s", out)
+	}
+	if n := s.srv.Count("POST", "/api/links") + s.srv.Count("PATCH", "/api/links/{id}") + s.srv.Count("DELETE", "/api/links/{id}"); n != 0 {
+		t.Errorf("the import sent %d writes, want none", n)
+	}
+	if st, err := w.State(); err != nil || len(st) != 5 {
+		t.Errorf("the state holds %d links (%v), want 5", len(st), err)
+	}
+
 	// A slug on two rows fails the plan, naming it, before any request.
 	if err := w.WriteFile("links.csv", sheet+"careers,https://jobs.example.com/other,,,,\n"); err != nil {
 		t.Fatal(err)
@@ -96,6 +119,16 @@ func TestExamples_spreadsheet(t *testing.T) {
 		t.Errorf("the failed plan sent %d requests, want none", n)
 	}
 }
+
+// spreadsheetImports is the import block of the guide "Links from a
+// spreadsheet", for rows whose links already exist.
+const spreadsheetImports = `
+import {
+  for_each = local.links
+  to       = shortlink_link.sheet[each.key]
+  id       = "${var.domain_id}/${each.key}"
+}
+`
 
 // exampleWorkdir is a working directory holding the files of
 // examples/<name> as they are in the repository, configured for s.
