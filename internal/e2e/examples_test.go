@@ -15,7 +15,8 @@ import (
 // repository, with the real CLI: the sheet's stray spaces and blank cells
 // make links with trimmed values and no empty UTM, a second plan is clean
 // (with a byte order mark too), an edited sheet changes a destination in
-// place, and a slug on two rows fails the plan.
+// place, the guide's import block adopts existing links without a write, a
+// removed row deletes its link, and a slug on two rows fails the plan.
 func TestExamples_spreadsheet(t *testing.T) {
 	t.Parallel()
 	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
@@ -104,6 +105,15 @@ func TestExamples_spreadsheet(t *testing.T) {
 	}
 	if st, err := w.State(); err != nil || len(st) != 5 {
 		t.Errorf("the state holds %d links (%v), want 5", len(st), err)
+	}
+
+	// A row removed from the sheet deletes its link.
+	without := strings.Replace(adopted, "careers,https://jobs.example.com/open-roles,,,,\n", "", 1)
+	if err := w.WriteFile("links.csv", without); err != nil {
+		t.Fatal(err)
+	}
+	if out := run("plan"); !strings.Contains(out, `shortlink_link.sheet["careers"] will be destroyed`) || !strings.Contains(out, "Plan: 0 to add, 0 to change, 1 to destroy.") {
+		t.Fatalf("a row removed: want its link, and only it, destroyed:\n%s", out)
 	}
 
 	// A slug on two rows fails the plan, naming it, before any request.
