@@ -35,7 +35,7 @@ func SameDestination(configured, answered string, utm *client.UTM) bool {
 func canonicalURL(u *url.URL, utm *client.UTM) string {
 	cp := *u
 	cp.Scheme = strings.ToLower(cp.Scheme)
-	host, port := asciiHost(cp.Hostname()), cp.Port()
+	host, port := ComparableHost(cp.Hostname()), cp.Port()
 	if port == map[string]string{"http": "80", "https": "443"}[cp.Scheme] {
 		port = ""
 	}
@@ -60,11 +60,12 @@ func canonicalURL(u *url.URL, utm *client.UTM) string {
 	return cp.String()
 }
 
-// asciiHost is host in lower case and, when it is a Unicode name, in its
-// ASCII (IDNA) form, so that bücher.example and xn--bcher-kva.example
-// compare equal. A host IDNA cannot read (an IP literal) is only
-// lower-cased.
-func asciiHost(host string) string {
+// ComparableHost spells a host so that the spellings of one host compare
+// equal: lower case, a Unicode name in its ASCII (IDNA) form (bücher.example
+// and xn--bcher-kva.example), without the trailing dot of a fully qualified
+// name. A host IDNA cannot read (an IP literal) is only lower-cased.
+func ComparableHost(host string) string {
+	host = strings.TrimSuffix(host, ".")
 	if ascii, err := idna.Lookup.ToASCII(host); err == nil {
 		return ascii
 	}

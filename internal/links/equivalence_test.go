@@ -29,6 +29,7 @@ func TestSameDestination(t *testing.T) {
 		{"https://Bücher.Example/Frühling", "https://xn--bcher-kva.example/Fr%C3%BChling", nil, true},
 		{"https://xn--bcher-kva.example:8443/a", "https://bücher.example:8443/a", nil, true},
 		{"https://bücher.example/a", "https://bucher.example/a", nil, false},
+		{"https://example.com./a", "https://example.com/a", nil, true},
 		{"https://example.com/sale", "https://example.com/sale?utm_campaign=spring&utm_medium=email&utm_source=newsletter", utm, true},
 		{"https://example.com/sale?ref=1", "https://example.com/sale?ref=1&utm_source=newsletter&utm_medium=email&utm_campaign=spring", utm, true},
 		// The user also wrote the parameters into the destination.
@@ -97,6 +98,21 @@ func TestUTMConflicts(t *testing.T) {
 	for _, tt := range tests {
 		if got := UTMConflicts(tt.destination, tt.utm); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("UTMConflicts(%q) = %+v, want %+v", tt.destination, got, tt.want)
+		}
+	}
+}
+
+func TestComparableHost(t *testing.T) {
+	for host, want := range map[string]string{
+		"Shop.Example.COM":      "shop.example.com",
+		"shop.example.com.":     "shop.example.com",
+		"Bücher.Example":        "xn--bcher-kva.example",
+		"xn--bcher-kva.example": "xn--bcher-kva.example",
+		"192.0.2.1":             "192.0.2.1",
+		"2001:DB8::1":           "2001:db8::1",
+	} {
+		if got := ComparableHost(host); got != want {
+			t.Errorf("ComparableHost(%q) = %q, want %q", host, got, want)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
 )
 
@@ -212,7 +213,7 @@ func newLinkFilter(domainID, slugPrefix, destinationHost types.String, diags *di
 	return linkFilter{
 		domainID:       filterValue(domainID, "domain_id", validate.UUIDProblem, diags),
 		slugPrefix:     filterValue(slugPrefix, "slug_prefix", validate.SlugPrefixProblem, diags),
-		host:           normalHost(filterValue(destinationHost, "destination_host", validate.HostNameProblem, diags)),
+		host:           links.ComparableHost(filterValue(destinationHost, "destination_host", validate.HostNameProblem, diags)),
 		includeExpired: true,
 	}
 }
@@ -247,18 +248,12 @@ func (f linkFilter) accepts(l *client.Link) bool {
 	return true
 }
 
-// destinationHost is the normalised host of a destination, "" when the
+// destinationHost is the comparable host of a destination, "" when the
 // service sent something that is not a URL (which then matches no host).
 func destinationHost(destination string) string {
 	u, err := url.Parse(destination)
 	if err != nil {
 		return ""
 	}
-	return normalHost(u.Hostname())
-}
-
-// normalHost spells a host the way the filter compares it: lower case,
-// without the trailing dot of a fully qualified name.
-func normalHost(h string) string {
-	return strings.TrimSuffix(strings.ToLower(h), ".")
+	return links.ComparableHost(u.Hostname())
 }

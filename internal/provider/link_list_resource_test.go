@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -279,6 +281,26 @@ func TestListResource_filters(t *testing.T) {
 				t.Fatalf("listed %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// destination_host names a host in any of its spellings: case, a Unicode
+// name or its ASCII form, a trailing dot (the service may keep any).
+func TestLinkFilter_destinationHostSpellings(t *testing.T) {
+	var diags diag.Diagnostics
+	f := newLinkFilter(types.StringNull(), types.StringNull(), types.StringValue("Bücher.example"), &diags)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	for destination, want := range map[string]bool{
+		"https://xn--bcher-kva.example/x": true,
+		"https://BÜCHER.example./y":       true,
+		"https://bücher.example:8443/z":   true,
+		"https://bucher.example/":         false,
+	} {
+		if got := f.accepts(&client.Link{Destination: destination}); got != want {
+			t.Errorf("destination %q: accepted %v, want %v", destination, got, want)
+		}
 	}
 }
 
