@@ -95,7 +95,7 @@ func serve(t *testing.T, steps ...step) (*script, *httptest.Server) {
 }
 
 // newRawServer starts a test server with handler h.
-func newRawServer(t *testing.T, h http.HandlerFunc) *httptest.Server {
+func newRawServer(t testing.TB, h http.HandlerFunc) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

@@ -54,6 +54,10 @@ type LinkSet struct {
 type recordRef uint64
 
 const (
+	// A set's chunks start at firstChunkBytes and double up to
+	// linkSetChunkBytes: a listing of many pages builds a set per page,
+	// and a page of a hundred links fills a few KiB.
+	firstChunkBytes   = 16 << 10
 	linkSetChunkBytes = 1 << 20
 	// maxSharedStrings bounds the table of shared strings; past it strings
 	// are stored in each record, so that an account whose links share
@@ -264,7 +268,11 @@ func nonZero(t time.Time) *time.Time {
 func (s *LinkSet) appendRecord(b []byte) recordRef {
 	last := len(s.chunks) - 1
 	if last < 0 || len(s.chunks[last])+len(b) > cap(s.chunks[last]) {
-		s.chunks = append(s.chunks, make([]byte, 0, max(linkSetChunkBytes, len(b))))
+		size := firstChunkBytes
+		if last >= 0 {
+			size = min(2*cap(s.chunks[last]), linkSetChunkBytes)
+		}
+		s.chunks = append(s.chunks, make([]byte, 0, max(size, len(b))))
 		last++
 	}
 	ref := recordRef(uint64(last)<<32 | uint64(len(s.chunks[last])))

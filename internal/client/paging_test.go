@@ -80,7 +80,7 @@ func headerPage(link func(pg *pager, next int) string) func(*pager, int) (string
 	}
 }
 
-func servePager(t *testing.T, n int, render func(*pager, int) (string, map[string]string)) *pager {
+func servePager(t testing.TB, n int, render func(*pager, int) (string, map[string]string)) *pager {
 	t.Helper()
 	pg := &pager{n: n, render: render}
 	srv := newRawServer(t, pg.ServeHTTP)
@@ -88,7 +88,7 @@ func servePager(t *testing.T, n int, render func(*pager, int) (string, map[strin
 	return pg
 }
 
-func pagerClient(t *testing.T, pg *pager, mods ...func(*Config)) *Client {
+func pagerClient(t testing.TB, pg *pager, mods ...func(*Config)) *Client {
 	t.Helper()
 	cfg := Config{BaseURL: pg.base, APIKey: testKey, RetryWaitMin: 1, RetryWaitMax: 1}
 	for _, m := range mods {
@@ -279,6 +279,41 @@ func TestLinkHeaderNext(t *testing.T) {
 	for _, tt := range tests {
 		if got := linkHeaderNext(tt.values); got != tt.want {
 			t.Errorf("linkHeaderNext(%q) = %q, want %q", tt.values, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkListLinksPaged lists 100,000 links in 1,000 pages of 100 over
+// loopback, as a large account paged by the service is listed: what a
+// page costs the client beyond its links (go test -run '^$' -bench
+// ListLinksPaged ./internal/client/).
+func BenchmarkListLinksPaged(b *testing.B) {
+	const pages, perPage = 1000, 100
+	bodies := make([]string, pages)
+	for p := range bodies {
+		var body strings.Builder
+		body.WriteString(`{"data":[`)
+		for i := range perPage {
+			n := p*perPage + i
+			if i > 0 {
+				body.WriteString(",")
+			}
+			fmt.Fprintf(&body, `{"id":"%08x-1111-4222-8333-%012x","destination":"https://example.com/campaigns/%d","domainId":"9a8b7c6d-1111-2222-3333-444455556666",`+
+				`"slug":"s-%d","shortUrl":"https://go.example.test/s-%d","createdAt":"2026-11-24T01:07:00.000Z"}`, n, n, n, n, n)
+		}
+		next := fmt.Sprintf(`"c%d"`, p+1)
+		if p == pages-1 {
+			next = "null"
+		}
+		fmt.Fprintf(&body, `],"nextCursor":%s}`, next)
+		bodies[p] = body.String()
+	}
+	pg := servePager(b, pages, func(_ *pager, p int) (string, map[string]string) { return bodies[p], nil })
+	c := pagerClient(b, pg)
+	for b.Loop() {
+		links, err := c.ListLinks(context.Background())
+		if err != nil || links.Len() != pages*perPage {
+			b.Fatalf("%v links, error %v", links.Len(), err)
 		}
 	}
 }
