@@ -31,11 +31,12 @@ variable "domain_id" {
 
 locals {
   # Excel's "CSV UTF-8" starts the file with a byte order mark, which would
-  # become part of the first column's name. A row whose every cell is blank
-  # (a sheet exports formatted empty rows as ",,,,,") is left out.
+  # become part of the first column's name; column names are read in any
+  # case. A row whose every cell is blank (a sheet exports formatted empty
+  # rows as ",,,,,") is left out.
   rows = [
     for row in csvdecode(trimprefix(file("${path.module}/links.csv"), "\uFEFF")) :
-    { for column, cell in row : trimspace(column) => trimspace(cell) }
+    { for column, cell in row : lower(trimspace(column)) => trimspace(cell) }
     if trimspace(join("", values(row))) != ""
   ]
   # Keyed by slug, the link's name in the state: every row needs one, and

@@ -14,7 +14,7 @@ import (
 // TestExamples_spreadsheet applies examples/spreadsheet as it is in the
 // repository, with the real CLI: the sheet's stray spaces and blank cells
 // make links with trimmed values and no empty UTM, a second plan is clean
-// (with a byte order mark and empty rows too), an edited sheet changes a destination in
+// (with a byte order mark, capitals in the header and empty rows too), an edited sheet changes a destination in
 // place, the guide's import block adopts existing links without a write, a
 // removed row deletes its link, and a slug on two rows fails the plan.
 func TestExamples_spreadsheet(t *testing.T) {
@@ -52,14 +52,15 @@ func TestExamples_spreadsheet(t *testing.T) {
 		t.Fatalf("the plan after the apply is not clean (exit code %d)", clitest.ExitCode(err))
 	}
 
-	// The same sheet saved by Excel as "CSV UTF-8", with a byte order mark
-	// and formatted empty rows.
+	// The same sheet saved by Excel as "CSV UTF-8", with a byte order mark,
+	// its columns named in capitals and formatted empty rows.
 	sheet := readExample(t, "spreadsheet", "links.csv")
-	if err := w.WriteFile("links.csv", "\uFEFF"+sheet+",,,,,\n , ,,,,\n"); err != nil {
+	header, body, _ := strings.Cut(sheet, "\n")
+	if err := w.WriteFile("links.csv", "\uFEFF"+strings.ToUpper(header)+"\n"+body+",,,,,\n , ,,,,\n"); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := w.Terraform(ctx, runLimit, "plan", "-detailed-exitcode", "-input=false", "-no-color"); clitest.ExitCode(err) != 0 {
-		t.Fatalf("the sheet with a byte order mark and empty rows plans changes or fails (exit code %d):\n%s", clitest.ExitCode(err), out)
+		t.Fatalf("the sheet as Excel saves it plans changes or fails (exit code %d):\n%s", clitest.ExitCode(err), out)
 	}
 
 	// Exported with semicolons, the guide says what Terraform answers.
