@@ -13,10 +13,11 @@ import (
 
 // TestExamples_spreadsheet applies examples/spreadsheet as it is in the
 // repository, with the real CLI: the sheet's stray spaces and blank cells
-// make links with trimmed values and no empty UTM, a second plan is clean
-// (with a byte order mark, capitals in the header and empty rows too), an edited sheet changes a destination in
-// place, the guide's import block adopts existing links without a write, a
-// removed row deletes its link, and a slug on two rows fails the plan.
+// make links with trimmed values and no empty UTM; a second plan is clean,
+// with a byte order mark, capitals in the header and empty rows too; an
+// edited sheet changes a destination in place; the example's import block
+// adopts existing links without a write; a removed row deletes its link;
+// and a slug on two rows fails the plan.
 func TestExamples_spreadsheet(t *testing.T) {
 	t.Parallel()
 	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
@@ -95,7 +96,7 @@ func TestExamples_spreadsheet(t *testing.T) {
 	if err := w.WriteFile("links.csv", adopted); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WriteFile("imports.tf", spreadsheetImports); err != nil {
+	if err := w.WriteFile("import-existing.tf", readExample(t, "spreadsheet", "import-existing.tf.txt")); err != nil {
 		t.Fatal(err)
 	}
 	s.srv.ResetCounts()
@@ -131,16 +132,6 @@ func TestExamples_spreadsheet(t *testing.T) {
 		t.Errorf("the failed plan sent %d requests, want none", n)
 	}
 }
-
-// spreadsheetImports is the import block of the guide "Links from a
-// spreadsheet", for rows whose links already exist.
-const spreadsheetImports = `
-import {
-  for_each = local.links
-  to       = shortlink_link.sheet[each.key]
-  id       = "${var.domain_id}/${each.key}"
-}
-`
 
 // exampleWorkdir is a working directory holding the files of
 // examples/<name> as they are in the repository, configured for s.
