@@ -608,7 +608,12 @@ func TestPaceGarbageHeadersDoNotStall(t *testing.T) {
 func TestPaceServesWaitingRequestsInOrder(t *testing.T) {
 	t.Parallel()
 	const n = 6
-	e := newPaceEnv(t, emulator.Limits{Write: 1, Read: 1000, Window: emulator.Duration(concurrencyWindow)})
+	// The client learns a 1 s window from X-RateLimit-Reset; a window of
+	// 400 ms leaves 600 ms for a loaded machine to hold a request back
+	// between the client's send and the emulator's count. Past that the
+	// request is refused, and a later one may go while it waits out its
+	// Retry-After: the order under test is the queue's, without refusals.
+	e := newPaceEnv(t, emulator.Limits{Write: 1, Read: 1000, Window: emulator.Duration(400 * time.Millisecond)})
 	c := e.client(t)
 	writes := c.http.Transport.(*paced).write
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
