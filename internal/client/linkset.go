@@ -179,7 +179,7 @@ func (s *LinkSet) BySlug(domainID, slug string) (Link, bool) {
 // HoldsSlug reports whether l holds slug on the domain domainID. Domain
 // IDs are UUIDs, the same in any case; slugs are case-sensitive.
 func HoldsSlug(l *Link, domainID, slug string) bool {
-	return strings.EqualFold(l.DomainID, domainID) && l.Slug == slug
+	return SameID(l.DomainID, domainID) && l.Slug == slug
 }
 
 // All yields every link in the service's order.

@@ -304,7 +304,7 @@ func madeBy(l *client.Link, in client.CreateLinkInput, since time.Time) bool {
 	if in.Slug != "" {
 		return client.HoldsSlug(l, in.DomainID, in.Slug)
 	}
-	if !strings.EqualFold(l.DomainID, in.DomainID) || !SameDestination(in.Destination, l.Destination, l.UTM) || !sameExpiry(l.ExpiresAt, in.ExpiresAt) {
+	if !client.SameID(l.DomainID, in.DomainID) || !SameDestination(in.Destination, l.Destination, l.UTM) || !sameExpiry(l.ExpiresAt, in.ExpiresAt) {
 		return false
 	}
 	return l.CreatedAt.IsZero() || !l.CreatedAt.Before(since)

@@ -83,7 +83,7 @@ func ServiceLinkID(ctx context.Context, listing *snapshot.Snapshot, id string) s
 func ServiceDomainID(ctx context.Context, listing *snapshot.Snapshot, domainID string) string {
 	return asListed(ctx, listing, domainID, func(l client.Listing) (string, bool) {
 		for link := range l.All() {
-			if strings.EqualFold(link.DomainID, domainID) {
+			if client.SameID(link.DomainID, domainID) {
 				return link.DomainID, true
 			}
 		}

@@ -123,7 +123,7 @@ func pushMatches(ctx context.Context, req list.ListRequest, links client.Listing
 // domain, whatever the other filters say.
 func (f linkFilter) domainListed(links client.Listing) bool {
 	for l := range links.All() {
-		if strings.EqualFold(l.DomainID, f.domainID) {
+		if client.SameID(l.DomainID, f.domainID) {
 			return true
 		}
 	}
@@ -236,7 +236,7 @@ func filterValue(v types.String, name string, problem func(string) string, diags
 
 func (f linkFilter) accepts(l *client.Link) bool {
 	switch {
-	case f.domainID != "" && !strings.EqualFold(l.DomainID, f.domainID):
+	case f.domainID != "" && !client.SameID(l.DomainID, f.domainID):
 		return false
 	case f.slugPrefix != "" && !strings.HasPrefix(l.Slug, f.slugPrefix):
 		return false

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -67,7 +66,7 @@ func (m *linkModel) applyLink(l *client.Link) {
 	if m.ID.IsNull() || m.ID.IsUnknown() || !client.SameID(m.ID.ValueString(), l.ID) {
 		m.ID = types.StringValue(l.ID) // a data source's id keeps the case it was written in
 	}
-	if l.DomainID != "" && !equalFoldString(m.DomainID, l.DomainID) {
+	if l.DomainID != "" && !sameIDString(m.DomainID, l.DomainID) {
 		m.DomainID = types.StringValue(l.DomainID)
 	}
 	if l.UTMKnown {
@@ -120,8 +119,9 @@ func optionalString(v string, prior types.String) types.String {
 	return types.StringValue(v)
 }
 
-func equalFoldString(v types.String, s string) bool {
-	return !v.IsNull() && !v.IsUnknown() && strings.EqualFold(v.ValueString(), s)
+// sameIDString reports whether v, known, names the ID s (client.SameID).
+func sameIDString(v types.String, s string) bool {
+	return !v.IsNull() && !v.IsUnknown() && client.SameID(v.ValueString(), s)
 }
 
 // keepSameInstant returns prior when it names the same instant as t (at the

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -117,7 +116,7 @@ func newShortURL(state, plan linkResourceModel, configuredSlug types.String) str
 		return "and a new short URL, at a slug known only at apply"
 	case !plan.Slug.Equal(state.Slug):
 		return fmt.Sprintf("and a new short URL, at the slug %q", plan.Slug.ValueString())
-	case !plan.DomainID.IsUnknown() && !strings.EqualFold(plan.DomainID.ValueString(), state.DomainID.ValueString()):
+	case !plan.DomainID.IsUnknown() && !client.SameID(plan.DomainID.ValueString(), state.DomainID.ValueString()):
 		return "and a new short URL on the other domain (the slug is kept)"
 	}
 	return "and, once the old link is deleted, the same short URL (the slug is kept; with create_before_destroy the create fails with 409, because the old link still holds the slug)"
