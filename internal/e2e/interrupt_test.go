@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,39 +23,6 @@ const writeDelay = 4 * time.Second
 
 // runLimit bounds one CLI run; it only turns a hang into a failure.
 const runLimit = 5 * time.Minute
-
-var (
-	buildOnce sync.Once
-	built     *clitest.CLI
-	buildErr  error
-)
-
-// cli builds the provider once for every test of the package.
-func cli(t *testing.T) *clitest.CLI {
-	t.Helper()
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("end-to-end tests run the Terraform CLI; set TF_ACC=1")
-	}
-	return buildProvider(t)
-}
-
-// buildProvider builds the provider once, for tests that choose their CLI
-// by a switch of their own.
-func buildProvider(t *testing.T) *clitest.CLI {
-	t.Helper()
-	buildOnce.Do(func() {
-		root, err := os.MkdirTemp("", "shortlink-e2e-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		built, buildErr = clitest.Build(root)
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return built
-}
 
 // service is an emulator with slow writes, served on loopback, whose writes
 // are tracked.
