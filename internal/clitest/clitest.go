@@ -32,11 +32,15 @@ const ModulePath = "github.com/shortlink/terraform-provider-shortlink"
 type CLI struct {
 	// Path is the terraform (or tofu) binary.
 	Path string
-	// Root holds the provider build, the CLI configuration and the
-	// working directories.
+	// Root holds the provider build, the CLI configuration, the
+	// working directories and the runs' temporary files.
 	Root   string
 	rcFile string
 }
+
+// tmpDir is the runs' TMPDIR under root, so that what a killed run leaves
+// there (the plugin's socket) goes when root does.
+func tmpDir(root string) string { return filepath.Join(root, "tmp") }
 
 // CLIPath is the CLI to run: TF_ACC_TERRAFORM_PATH, else terraform on PATH.
 func CLIPath() (string, error) {
@@ -81,6 +85,9 @@ func BuildWith(root string, o BuildOptions) (*CLI, error) {
 		overrides += fmt.Sprintf("    %q = %q\n", "shortlink/"+name, bin)
 	}
 	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n%s  }\n  direct {}\n}\n", overrides)
+	if err := os.MkdirAll(tmpDir(root), 0o755); err != nil {
+		return nil, err
+	}
 	c := &CLI{Path: cli, Root: root, rcFile: filepath.Join(root, "cli.tfrc")}
 	return c, os.WriteFile(c.rcFile, []byte(rc), 0o644)
 }
@@ -116,7 +123,7 @@ func (c *CLI) Workdir(name string, files map[string]string, env ...string) (*Wor
 			return nil, err
 		}
 	}
-	base := append(os.Environ(), "TF_CLI_CONFIG_FILE="+c.rcFile, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+	base := append(os.Environ(), "TF_CLI_CONFIG_FILE="+c.rcFile, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "TMPDIR="+tmpDir(c.Root))
 	return &Workdir{cli: c, Dir: dir, env: append(base, env...)}, nil
 }
 
