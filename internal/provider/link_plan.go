@@ -82,7 +82,7 @@ func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	if req.State.Raw.IsNull() {
 		warnOfPastExpiry(&resp.Diagnostics, plan, time.Now())
 		if r.data != nil {
-			r.checkNewLink(ctx, &resp.Diagnostics, plan)
+			r.checkNewLink(ctx, &resp.Diagnostics, plan, replanningToApply(req))
 		}
 		return
 	}
@@ -169,6 +169,16 @@ func warnOfPastExpiry(diags *diag.Diagnostics, plan linkResourceModel, now time.
 	addPastExpiry(diags, plan.ExpiresAt.ValueString())
 }
 
+// replanningToApply is whether Terraform asks for this plan again just
+// before it applies it, rather than to make the plan the user reviews:
+// Terraform's apply walk allows deferred actions, its plan walk does not
+// (unless run with the experimental -allow-deferral, or as a Stack). The
+// client cannot say so otherwise; OpenTofu never allows them, and there
+// the apply asks the service again, as before.
+func replanningToApply(req resource.ModifyPlanRequest) bool {
+	return req.ClientCapabilities.DeferralAllowed
+}
+
 // checkNewLink checks a link the plan creates against the rest of the run
 // and against the service: a slug another resource of this run declares
 // too is an error; a slug held on the service is a warning, not an error,
@@ -176,8 +186,12 @@ func warnOfPastExpiry(diags *diag.Diagnostics, plan linkResourceModel, now time.
 // first) and the leftover of an interrupted run is taken over. It reads
 // the shared listing that serves the refresh, so it costs a request only
 // when nothing in the state needed refreshing; a plan that could not ask
-// the service does not pass silently (addServiceNotAsked).
-func (r *linkResource) checkNewLink(ctx context.Context, diags *diag.Diagnostics, plan linkResourceModel) {
+// the service does not pass silently (addServiceNotAsked). Replanning to
+// apply, it does not list: the plan asked already, a listing is the whole
+// account (17 minutes for a million links paged by 100 at the spec's read
+// limit), and what it finds would only warn again as the create goes,
+// which handles a held slug itself.
+func (r *linkResource) checkNewLink(ctx context.Context, diags *diag.Diagnostics, plan linkResourceModel, applying bool) {
 	in, known := plannedCreate(plan)
 	ownSlug := false
 	if known {
@@ -187,6 +201,9 @@ func (r *linkResource) checkNewLink(ctx context.Context, diags *diag.Diagnostics
 			addDuplicateSlug(diags, in, earlier)
 			return
 		}
+	}
+	if applying {
+		return
 	}
 	listed, err := r.data.listing.Current(ctx)
 	if err != nil {
