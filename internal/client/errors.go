@@ -29,6 +29,12 @@ var (
 	// body): look for the link before creating it again. A failure before
 	// the request left (name resolution, connecting, TLS) is not ambiguous.
 	ErrAmbiguous = errors.New("outcome unknown: the service may have carried out the request")
+	// ErrUnanswered marks a change or delete (PATCH, DELETE) that was sent
+	// and never answered, or answered 5xx: the service may have carried it
+	// out (it carries out a write it received even when the client has
+	// gone). Unlike a create, nothing is to be searched for: the next
+	// refresh shows what the service did.
+	ErrUnanswered = errors.New("outcome unknown: the service may have carried out the change")
 	// ErrNotSent marks a request given up before it left the provider
 	// (the operation ended or the provider was stopping while it waited for
 	// the rate limit or a back-off): nothing was changed.

@@ -325,10 +325,14 @@ func (x *exchange) failure(ctx context.Context, err error) error {
 		err = verdict // the run-wide conclusion, which names this error
 	}
 	err = fmt.Errorf("%s %s: %w", cl.method, cl.path, err)
-	if cl.method == http.MethodPost && x.uncertain {
+	switch {
+	case !x.uncertain || cl.method == http.MethodGet:
+		return err
+	case cl.method == http.MethodPost:
 		return fmt.Errorf("%w; %w", err, ErrAmbiguous)
+	default:
+		return fmt.Errorf("%w; %w", err, ErrUnanswered)
 	}
-	return err
 }
 
 // statusError builds the APIError of a non-2xx response.

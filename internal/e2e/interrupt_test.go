@@ -281,3 +281,60 @@ func sorted(ids []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestInterrupt_changeOutlivingGrace: a Ctrl-C while changes of
+// destination are in the service's fraud filter, for longer than
+// stop_grace_period. The service carries them out although the provider
+// stopped waiting, so the error must not say nothing was changed: it says
+// the change may have been made, and the next plan, which reads the links,
+// finds every change made and has nothing to do.
+func TestInterrupt_changeOutlivingGrace(t *testing.T) {
+	s := newService(t)
+	config := func(path string) string {
+		c := campaign(s.fx.DomainID, 6, func(int) bool { return true })
+		c = strings.Replace(c, `provider "shortlink" {}`, `provider "shortlink" { stop_grace_period = "500ms" }`, 1)
+		return strings.ReplaceAll(c, "/promo/", path)
+	}
+	w := s.workdir(t, "change-outliving-grace", config("/promo/"))
+	ctx := context.Background()
+	if out, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+config("/autumn/")); err != nil {
+		t.Fatal(err)
+	}
+	run, err := w.Start("apply", "-auto-approve", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first change goes alone (its answer tells the rate limit), the
+	// next alone too (its answer counts the runs on the key), the other
+	// four together.
+	deadline := time.Now().Add(time.Minute)
+	for inFlight, _ := s.writes.Counts(); inFlight < 3; inFlight, _ = s.writes.Counts() {
+		if time.Now().After(deadline) {
+			out, _ := run.Wait(time.Second)
+			t.Fatalf("the apply never had three changes in flight to interrupt:\n%s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	signalled := time.Now()
+	if err := run.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run.Wait(runLimit)
+	if err == nil {
+		t.Fatalf("the interrupted apply succeeded; want it stopped:\n%s", out)
+	}
+	inFlight := len(s.writes.InFlightAt(signalled))
+	unwrapped := strings.Join(strings.Fields(out), " ") // Terraform wraps diagnostics to its width
+	if strings.Contains(unwrapped, "did not send this request") || strings.Count(unwrapped, "The service may have carried it out") != inFlight {
+		t.Fatalf("want each of the %d changes in flight reported as possibly carried out, none as not sent:\n%s", inFlight, out)
+	}
+	if err := s.writes.WaitIdle(2 * writeDelay); err != nil {
+		t.Fatal(err)
+	}
+	if plan, err := w.Terraform(ctx, runLimit, "plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
+		t.Fatalf("the plan after the interrupt is not empty, though the service made every change: %v\n%s", err, plan)
+	}
+}

@@ -72,6 +72,8 @@ func plainErrorDetail(err error) string {
 		return err.Error() + "\n\nTerraform was interrupted while the service was still creating the link, and the provider stopped waiting for its answer at the end of stop_grace_period. " + leftoverAdvice
 	case errors.Is(err, client.ErrAmbiguous):
 		return err.Error() + "\n\nThe service may or may not have created the link. " + leftoverAdvice
+	case errors.Is(err, client.ErrUnanswered) && errors.Is(err, context.Canceled):
+		return err.Error() + "\n\nTerraform was interrupted before the service confirmed this request, and the provider stopped waiting for its answer at the end of stop_grace_period. The service may have carried it out: the next plan reads the link and shows what is left to do."
 	case errors.Is(err, client.ErrNotSent), errors.Is(err, context.Canceled):
 		return err.Error() + "\n\nTerraform was interrupted, so the provider did not send this request: nothing was changed on the service by it. Run the command again to finish."
 	case errors.Is(err, links.ErrNoSuchLink):
