@@ -338,3 +338,47 @@ func TestInterrupt_changeOutlivingGrace(t *testing.T) {
 		t.Fatalf("the plan after the interrupt is not empty, though the service made every change: %v\n%s", err, plan)
 	}
 }
+
+// TestInterrupt_planWaitingToList: a Ctrl-C while a plan of new links waits
+// for the read limit to list the account. The plan stops, and says only
+// that it stopped: no warning that it "goes on without the check", which
+// it does not, and no claim about requests that were sent.
+func TestInterrupt_planWaitingToList(t *testing.T) {
+	s := newService(t, func(st *emulator.Settings) {
+		st.Variants.Paging, st.Variants.PageSize = "cursor", 1
+		st.Limits.Read, st.Limits.Window = 1, emulator.Duration(time.Hour) // the second page waits an hour
+	})
+	if _, err := s.srv.SeedLinks(s.fx.DomainID, "seeded", 2); err != nil {
+		t.Fatal(err)
+	}
+	w := s.workdir(t, "plan-waiting-to-list", campaign(s.fx.DomainID, 3, halfWithSlugs))
+	run, err := w.Start("plan", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for s.srv.Count(http.MethodGet, "/api/links") < 1 {
+		if time.Now().After(deadline) {
+			out, _ := run.Wait(time.Second)
+			t.Fatalf("the plan never listed:\n%s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // the first page answered; the second waits for the window
+	if err := run.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run.Wait(runLimit)
+	if err == nil {
+		t.Fatalf("the interrupted plan succeeded:\n%s", out)
+	}
+	unwrapped := strings.Join(strings.Fields(out), " ")
+	for _, wrong := range []string{"not checked against the service", "goes on without the check", "did not send"} {
+		if strings.Contains(unwrapped, wrong) {
+			t.Errorf("the interrupted plan says %q:\n%s", wrong, out)
+		}
+	}
+	if !strings.Contains(out, "Interrupt received") {
+		t.Errorf("the CLI did not stop gracefully:\n%s", out)
+	}
+}

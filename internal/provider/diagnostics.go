@@ -75,7 +75,9 @@ func plainErrorDetail(err error) string {
 	case errors.Is(err, client.ErrUnanswered) && errors.Is(err, context.Canceled):
 		return err.Error() + "\n\nTerraform was interrupted before the service confirmed this request, and the provider stopped waiting for its answer at the end of stop_grace_period. The service may have carried it out: the next plan reads the link and shows what is left to do."
 	case errors.Is(err, client.ErrNotSent), errors.Is(err, context.Canceled):
-		return err.Error() + "\n\nTerraform was interrupted, so the provider did not send this request: nothing was changed on the service by it. Run the command again to finish."
+		// A write cut off after it was sent is ErrAmbiguous or
+		// ErrUnanswered above: what is left is a write never sent, or a read.
+		return err.Error() + "\n\nTerraform was interrupted before this request completed; it changed nothing on the service. Run the command again to finish."
 	case errors.Is(err, links.ErrNoSuchLink):
 		return err.Error()
 	case errors.Is(err, client.ErrUnexpectedResponse):
@@ -270,6 +272,9 @@ func addSlugHeld(diags *diag.Diagnostics, in client.CreateLinkInput, holder *cli
 // plan in CI must not pass on it. Anything else (the service kept failing,
 // an answer that cannot be read) only skips the check, with a warning.
 func addServiceNotAsked(diags *diag.Diagnostics, c *client.Client, err error) {
+	if errors.Is(err, context.Canceled) {
+		return // Terraform was interrupted: the plan stops, and Terraform says so
+	}
 	if client.IsVerdict(err) {
 		if !verdictReportedElsewhere(c, err) {
 			addServiceError(diags, "check the new link against the service", err)
