@@ -77,7 +77,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	defaults := emulator.DefaultSettings()
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address (use port 0 for a free port)")
-	fs.StringVar(&o.data, "data", "", "keep the store in this JSON file (written atomically after every change, reloaded on start)")
+	fs.StringVar(&o.data, "data", "", "keep the store in this JSON file and a journal of changes beside it (FILE.journal), synced before each change is answered and folded into FILE at exit; reloaded on start")
 	fs.StringVar(&o.adminToken, "admin-token", "", "token for the admin API under /_emulator/ (default: random, printed at start)")
 	fs.StringVar(&o.host, "domain", "go.example.test", "host of the seeded short-link domain")
 	fs.StringVar(&o.infoFile, "info-file", "", "also write the start-up information as JSON to this file (for scripts)")
@@ -153,7 +153,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !o.quiet {
 		handler = logRequests(log.New(stderr, "", log.LstdFlags), srv)
 	}
-	return serve(ctx, ln, handler)
+	if err := serve(ctx, ln, handler); err != nil {
+		return err
+	}
+	if err := srv.Close(); err != nil { // the journal into the data file
+		return fmt.Errorf("writing %s: %w", o.data, err)
+	}
+	return nil
 }
 
 // firstFixture reuses the account of a reloaded data file, so keys and the

@@ -65,12 +65,13 @@ func (s *Server) recordClick(host, slug string, r *http.Request) (string, int) {
 		return "", http.StatusGone
 	}
 	dest := mergeUTM(l.Destination, l.UTM) // the visitor lands with the UTM tags
-	s.st.Clicks = append(s.st.Clicks, Click{
+	click := Click{
 		At: now, AccountID: l.AccountID, LinkID: l.ID, Slug: l.Slug,
 		ShortURL: shortURL(d.Host, l.Slug), Destination: dest,
 		Referrer: r.Referer(), UserAgent: r.UserAgent(),
-	})
-	if err := s.persistLocked(); err != nil {
+	}
+	s.st.Clicks = append(s.st.Clicks, click)
+	if err := s.recordLocked(change{Click: &click}); err != nil {
 		return "", http.StatusInternalServerError
 	}
 	return dest, http.StatusFound

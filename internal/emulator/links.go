@@ -141,7 +141,7 @@ func (s *Server) insertLink(acct string, in Link) (Link, int, string, string) {
 		a.CreatedByMonth = map[string]int{}
 	}
 	a.CreatedByMonth[month]++
-	if err := s.persistLocked(); err != nil {
+	if err := s.recordLocked(change{Put: &link, Month: month}); err != nil {
 		return Link{}, http.StatusInternalServerError, "internal_error", err.Error()
 	}
 	return link, 0, "", ""
@@ -242,7 +242,7 @@ func (s *Server) applyChange(acct, id, dest string, utm *UTM, clearUTM bool) (Li
 	}
 	l.UpdatedAt = s.now().UTC()
 	s.st.replaceLink(&l)
-	if err := s.persistLocked(); err != nil {
+	if err := s.recordLocked(change{Put: &l}); err != nil {
 		return Link{}, false
 	}
 	return l, true
@@ -283,7 +283,7 @@ func (s *Server) deleteLink(w http.ResponseWriter, acct, id string) {
 	var err error
 	if found {
 		s.st.removeLink(id)
-		err = s.persistLocked()
+		err = s.recordLocked(change{Deleted: id})
 	}
 	s.mu.Unlock()
 	switch {

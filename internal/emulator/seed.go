@@ -413,7 +413,7 @@ func (s *Server) AddClickAt(linkID string, at time.Time, referrer string) error 
 // mustPersistLocked writes the store for the seeding helpers, which return
 // no error of their own; PersistError reports a failure.
 func (s *Server) mustPersistLocked() {
-	if err := s.persistLocked(); err != nil {
+	if err := s.snapshotLocked(); err != nil {
 		s.persistErr = err
 	}
 }

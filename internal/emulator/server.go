@@ -3,6 +3,7 @@ package emulator
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -28,10 +29,14 @@ type Server struct {
 	dataFile   string
 	adminToken string
 
-	mu         sync.Mutex // guards st and settings
+	mu         sync.Mutex // guards st, settings and the journal
 	st         *store
 	settings   Settings
 	persistErr error
+	// journal is the data file's journal, open once a change was written
+	// to it; journalLines, how many lines it holds (journal.go).
+	journal      *os.File
+	journalLines int
 
 	limiter  *rateLimiter
 	faults   *faultInjector
@@ -53,23 +58,27 @@ func New(opts Options) (*Server, error) {
 	if now == nil {
 		now = time.Now
 	}
-	st := newStore()
+	st, journalLines := newStore(), 0
 	if opts.DataFile != "" {
 		loaded, err := loadStore(opts.DataFile)
 		if err != nil {
 			return nil, err
 		}
 		st = loaded
+		if journalLines, err = replayJournal(journalPath(opts.DataFile), st); err != nil {
+			return nil, err
+		}
 	}
 	s := &Server{
-		now:        now,
-		dataFile:   opts.DataFile,
-		adminToken: opts.AdminToken,
-		st:         st,
-		settings:   settings,
-		limiter:    newRateLimiter(),
-		faults:     newFaultInjector(),
-		counters:   newCounters(),
+		journalLines: journalLines,
+		now:          now,
+		dataFile:     opts.DataFile,
+		adminToken:   opts.AdminToken,
+		st:           st,
+		settings:     settings,
+		limiter:      newRateLimiter(),
+		faults:       newFaultInjector(),
+		counters:     newCounters(),
 	}
 	s.mux = s.routes()
 	return s, nil
@@ -102,15 +111,6 @@ func (s *Server) UpdateSettings(change func(*Settings)) error {
 	s.mu.Unlock()
 	change(&next)
 	return s.SetSettings(next)
-}
-
-// persistLocked writes the store when a data file is configured. Called with
-// s.mu held, after every change, so that stopping the emulator loses nothing.
-func (s *Server) persistLocked() error {
-	if s.dataFile == "" {
-		return nil
-	}
-	return saveStore(s.dataFile, s.st)
 }
 
 // ServeHTTP routes a request to the API, the admin API or a short link.

@@ -123,6 +123,9 @@ type store struct {
 	Links    map[string]*Link    `json:"links"`
 	Clicks   []Click             `json:"clicks"`
 	NextSeq  int64               `json:"nextSeq"`
+	// Changes numbers the last change of the journal the store holds
+	// (journal.go).
+	Changes int64 `json:"changes,omitempty"`
 
 	// Indexes, rebuilt on load.
 	bySlug    map[slugKey]string       // domain ID and slug → link ID

@@ -95,7 +95,10 @@ func TestPersistence(t *testing.T) {
 	if err := e2.srv.SetMonthlyQuota(e.fx.AccountID, 0); err != nil {
 		t.Fatal(err)
 	}
-	e2.create(t, "https://example.com/after")
+	e2.create(t, "https://example.com/after") // a line of the journal
+	if err := e2.srv.Close(); err != nil {    // folded into the data file
+		t.Fatal(err)
+	}
 	before, err := old.Stat()
 	if err != nil {
 		t.Fatal(err)

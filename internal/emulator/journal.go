@@ -1,0 +1,152 @@
+package emulator
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// A data file (-data) is a snapshot of the whole store, rewritten
+// atomically (saveStore), and a journal beside it, <file>.journal, of the
+// clients' changes since: one JSON line each, appended and synced before
+// the change is answered. A create, change, delete or click so costs a
+// line, not the store: a million links are a snapshot of 400 MB, which
+// took seconds to write for every change and held every other request
+// meanwhile. The snapshot is rewritten, and the journal emptied, once the
+// journal holds an eighth as many lines as the store holds links and
+// clicks (so a change costs about eight links' worth of writing however
+// large the account), at Close, and by the admin and seeding helpers,
+// whose changes no line describes.
+
+// change is one line of the journal.
+type change struct {
+	// N numbers the changes of the store: a snapshot keeps the number of
+	// the last it holds (store.Changes), so a line written before the
+	// snapshot replaced the journal is not applied twice.
+	N       int64  `json:"n"`
+	Put     *Link  `json:"put,omitempty"`     // a link created or changed
+	Month   string `json:"month,omitempty"`   // a create: the month (UTC) its quota counts it in
+	Deleted string `json:"deleted,omitempty"` // a deleted link's ID
+	Click   *Click `json:"click,omitempty"`
+}
+
+// apply makes the change in st, on replay as when it was made.
+func (st *store) apply(c change) {
+	switch {
+	case c.Put != nil && st.Links[c.Put.ID] != nil:
+		st.replaceLink(c.Put)
+	case c.Put != nil:
+		st.addLink(c.Put)
+		st.NextSeq = max(st.NextSeq, c.Put.Seq)
+		if a := st.Accounts[c.Put.AccountID]; a != nil && c.Month != "" {
+			if a.CreatedByMonth == nil {
+				a.CreatedByMonth = map[string]int{}
+			}
+			a.CreatedByMonth[c.Month]++
+		}
+	case c.Deleted != "":
+		st.removeLink(c.Deleted)
+	case c.Click != nil:
+		st.Clicks = append(st.Clicks, *c.Click)
+	}
+	st.Changes = c.N
+}
+
+// journalPath is where the journal of a data file is kept.
+func journalPath(dataFile string) string { return dataFile + ".journal" }
+
+// replayJournal applies to st the lines of the journal it does not hold
+// yet, and returns how many lines the journal has. A last line cut short
+// (a crash while it was written; its change was never answered) is left
+// out; any other line that cannot be read is an error.
+func replayJournal(path string, st *store) (lines int, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			return lines, nil // nothing, or a last line cut short
+		}
+		if err != nil {
+			return lines, err
+		}
+		lines++
+		var c change
+		if err := json.Unmarshal(bytes.TrimSpace(line), &c); err != nil || c.N == 0 {
+			return lines, fmt.Errorf("reading %s: line %d is not a change: %q", path, lines, bytes.TrimSpace(line))
+		}
+		if c.N > st.Changes {
+			st.apply(c)
+		}
+	}
+}
+
+// recordLocked makes a client's change, already made in the store,
+// durable: a line of the journal, or a new snapshot when the journal is
+// due to be folded into one. Called with s.mu held.
+func (s *Server) recordLocked(c change) error {
+	if s.dataFile == "" {
+		return nil
+	}
+	s.st.Changes++
+	c.N = s.st.Changes
+	if s.journalLines+1 >= max(1000, (len(s.st.Links)+len(s.st.Clicks))/8) {
+		return s.snapshotLocked()
+	}
+	line, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	if s.journal == nil {
+		if s.journal, err = os.OpenFile(journalPath(s.dataFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err != nil {
+			return err
+		}
+	}
+	if _, err := s.journal.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	s.journalLines++
+	return s.journal.Sync()
+}
+
+// snapshotLocked writes the whole store and empties the journal, whose
+// changes the snapshot now holds. Called with s.mu held.
+func (s *Server) snapshotLocked() error {
+	if s.dataFile == "" {
+		return nil
+	}
+	if err := saveStore(s.dataFile, s.st); err != nil {
+		return err
+	}
+	if s.journal != nil {
+		s.journal.Close()
+		s.journal = nil
+	}
+	s.journalLines = 0
+	if err := os.Remove(journalPath(s.dataFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// Close folds the journal into the data file, so that a stopped emulator
+// leaves one file. The server must not be used after it.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.journal == nil && s.journalLines == 0 {
+		return nil
+	}
+	return s.snapshotLocked()
+}

@@ -1,0 +1,148 @@
+package emulator
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// journaled starts an emulator on a data file in a fresh directory, with
+// the fixture and links seeded links (written as a snapshot).
+func journaled(t *testing.T, links int) (e *env, file string) {
+	t.Helper()
+	file = filepath.Join(t.TempDir(), "store.json")
+	e = newEnvWith(t, Options{Settings: testSettings(), DataFile: file})
+	if _, err := e.srv.FillLinks(e.fx.DomainID, "seeded", links); err != nil {
+		t.Fatal(err)
+	}
+	return e, file
+}
+
+// reload is a second emulator on the same data file, as after a crash of
+// the first: it reads the snapshot and replays the journal.
+func reload(t *testing.T, file string) *env {
+	t.Helper()
+	return newEnvWith(t, Options{Settings: testSettings(), DataFile: file})
+}
+
+func journalLines(t *testing.T, file string) int {
+	t.Helper()
+	b, err := os.ReadFile(journalPath(file))
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
+}
+
+// A client's change costs a line of the journal, not a rewrite of the
+// store, and a reload after a crash (no Close) has every change: creates
+// (with the quota they used), changes, deletes and clicks.
+func TestJournal_aChangeIsALine(t *testing.T) {
+	e, file := journaled(t, 5000)
+	if err := e.srv.SetMonthlyQuota(e.fx.AccountID, 3); err != nil { // an admin change: a snapshot
+		t.Fatal(err)
+	}
+	snapshot, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := e.create(t, "https://example.com/kept", "slug", "kept")
+	gone := e.create(t, "https://example.com/gone")
+	wantStatus(t, e.do(t, http.MethodPatch, "/api/links/"+str(kept["id"]), e.fx.APIKey, map[string]any{"destination": "https://example.com/changed"}), http.StatusOK)
+	wantStatus(t, e.do(t, http.MethodDelete, "/api/links/"+str(gone["id"]), e.fx.APIKey, nil), http.StatusNoContent)
+	wantStatus(t, e.visit(t, "go.example.test", "kept", ""), http.StatusFound)
+
+	if now, err := os.ReadFile(file); err != nil || !bytes.Equal(now, snapshot) {
+		t.Fatalf("the clients' writes rewrote the data file of 5,000 links (%v)", err)
+	}
+	if n := journalLines(t, file); n != 5 {
+		t.Fatalf("the journal holds %d lines, want 5 (two creates, a change, a delete, a click)", n)
+	}
+
+	again := reload(t, file)
+	if got := again.list(t); len(got) != 5001 || str(got[5000]["destination"]) != "https://example.com/changed" {
+		t.Fatalf("after the reload the account lists %d links, the last %v", len(got), got[len(got)-1])
+	}
+	if _, clicks := again.export(t, ""); len(clicks) != 1 {
+		t.Errorf("after the reload the export holds %d clicks, want 1", len(clicks))
+	}
+	wantStatus(t, again.do(t, http.MethodPost, "/api/links", again.fx.APIKey, again.createBody("https://example.com/third")), http.StatusCreated)
+	wantError(t, again.do(t, http.MethodPost, "/api/links", again.fx.APIKey, again.createBody("https://example.com/fourth")), http.StatusPaymentRequired, "link_quota", "")
+}
+
+// A crash between writing a snapshot and emptying the journal leaves lines
+// the snapshot holds already: they are not applied twice (a click counted
+// twice, a quota used twice). A last line cut short by a crash is left out;
+// a line that cannot be read elsewhere fails the start, naming the file.
+func TestJournal_replay(t *testing.T) {
+	e, file := journaled(t, 10)
+	if err := e.srv.SetMonthlyQuota(e.fx.AccountID, 2); err != nil {
+		t.Fatal(err)
+	}
+	e.create(t, "https://example.com/a", "slug", "a")
+	wantStatus(t, e.visit(t, "go.example.test", "a", ""), http.StatusFound)
+	lines, err := os.ReadFile(journalPath(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.Close(); err != nil { // the snapshot now holds both
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(journalPath(file)); !os.IsNotExist(err) {
+		t.Fatalf("Close left the journal (%v)", err)
+	}
+
+	restore := func(t *testing.T, content string) {
+		t.Helper()
+		if err := os.WriteFile(journalPath(file), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("lines the snapshot holds", func(t *testing.T) {
+		restore(t, string(lines))
+		again := reload(t, file)
+		if _, clicks := again.export(t, ""); len(clicks) != 1 {
+			t.Errorf("the export holds %d clicks, want 1", len(clicks))
+		}
+		wantStatus(t, again.do(t, http.MethodPost, "/api/links", again.fx.APIKey, again.createBody("https://example.com/b")), http.StatusCreated)
+	})
+	t.Run("a last line cut short", func(t *testing.T) {
+		restore(t, string(lines)+`{"n":99,"put":{"id":"x`)
+		if got := reload(t, file).list(t); len(got) != 11 {
+			t.Errorf("the account lists %d links, want the 11 of the whole lines", len(got))
+		}
+	})
+	t.Run("an unreadable line", func(t *testing.T) {
+		restore(t, "not a change\n"+string(lines))
+		if _, err := New(Options{DataFile: file}); err == nil || !strings.Contains(err.Error(), journalPath(file)) || !strings.Contains(err.Error(), "line 1") {
+			t.Errorf("New = %v, want an error naming %s, line 1", err, journalPath(file))
+		}
+	})
+}
+
+// The journal is folded into a new snapshot once it would hold an eighth
+// as many lines as the store holds links and clicks (1,000 at least), so
+// that it does not grow without end.
+func TestJournal_foldedWhenLong(t *testing.T) {
+	e, file := journaled(t, 0)
+	e.create(t, "https://example.com/clicked", "slug", "clicked")
+	for range 998 {
+		wantStatus(t, e.visit(t, "go.example.test", "clicked", ""), http.StatusFound)
+	}
+	if n := journalLines(t, file); n != 999 {
+		t.Fatalf("the journal holds %d lines, want 999", n)
+	}
+	wantStatus(t, e.visit(t, "go.example.test", "clicked", ""), http.StatusFound)
+	if n := journalLines(t, file); n != 0 {
+		t.Fatalf("the journal holds %d lines after its 1000th change, want it folded into the snapshot", n)
+	}
+	if _, clicks := reload(t, file).export(t, ""); len(clicks) != 999 {
+		t.Errorf("after the reload the export holds %d clicks, want 999", len(clicks))
+	}
+}
