@@ -161,13 +161,18 @@ func (s *LinkSet) Get(id string) (Link, bool) {
 
 // BySlug returns the first link that holds slug on the domain domainID.
 func (s *LinkSet) BySlug(domainID, slug string) (Link, bool) {
-	if slot, ok := s.bySlug[s.slugHash(domainID, slug)]; ok {
-		if l := s.at(slot); HoldsSlug(&l, domainID, slug) {
-			return l, true
-		}
+	slot, ok := s.bySlug[s.slugHash(domainID, slug)]
+	if !ok {
+		// Every link is indexed under its slug's hash: none holds it. This
+		// is the answer for every new link a plan checks, so it must not
+		// read the set (a million links: half a second a new link).
+		return Link{}, false
 	}
-	// Not indexed under its hash (another slug's hash, or a link that
-	// changed its slug in a later version): look at every link.
+	if l := s.at(slot); HoldsSlug(&l, domainID, slug) {
+		return l, true
+	}
+	// The hash's first holder holds another slug of the same hash, or a
+	// later version of it changed its slug: look at every link.
 	for l := range s.All() {
 		if HoldsSlug(&l, domainID, slug) {
 			return l, true

@@ -86,6 +86,23 @@ func TestLinkSetBySlug(t *testing.T) {
 	}
 }
 
+// A slug no link holds, the answer for every new link a plan checks, is
+// known from the index alone: the lookup reads no link, so it costs the
+// same on a million links as on ten (it read them all, half a second a
+// new link on a million).
+func TestLinkSetBySlugOfAFreeSlugReadsNoLink(t *testing.T) {
+	links := make([]Link, 10000)
+	for i := range links {
+		links[i] = setLink(i)
+	}
+	s := LinkSetOf(links...)
+	var found bool
+	allocs := testing.AllocsPerRun(10, func() { _, found = s.BySlug(links[0].DomainID, "a-new-slug") })
+	if found || allocs > 2 {
+		t.Errorf("BySlug of a free slug: found %t, %.0f allocations; want none found, without reading the %d links", found, allocs, len(links))
+	}
+}
+
 // A UUID is found in any case and comes back as the service spelled it;
 // an ID of another form only as it is.
 func TestLinkSetGetComparesUUIDsInAnyCase(t *testing.T) {
