@@ -10,9 +10,9 @@ import "strings"
 // it (links.ServiceLinkID). An ID that is not a UUID is the service's own
 // and is compared exactly.
 
-// comparableID is id in the form IDs are compared in: a UUID in lower case,
+// ComparableID is id in the form IDs are compared in: a UUID in lower case,
 // anything else as it is.
-func comparableID(id string) string {
+func ComparableID(id string) string {
 	for i := range len(id) {
 		if 'A' <= id[i] && id[i] <= 'Z' { // the rest only for capitals: every listed ID passes here
 			if IsUUID(id) {
@@ -25,7 +25,7 @@ func comparableID(id string) string {
 }
 
 // SameID reports whether a and b name the same link.
-func SameID(a, b string) bool { return comparableID(a) == comparableID(b) }
+func SameID(a, b string) bool { return ComparableID(a) == ComparableID(b) }
 
 // IsUUID reports whether s is a UUID such as
 // 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60 (the form of link and domain IDs), in

@@ -102,7 +102,7 @@ func (s *LinkSet) Len() int {
 // its place.
 func (s *LinkSet) Add(l *Link) {
 	ref := s.store(l)
-	key := comparableID(l.ID)
+	key := ComparableID(l.ID)
 	if slot, ok := s.slotOfKey(key); ok {
 		s.slots[slot] = ref
 		s.indexSlug(l, slot)
@@ -139,11 +139,11 @@ func (s *LinkSet) slugHash(domainID, slug string) uint64 {
 }
 
 // slotOf finds the slot of an ID (a UUID in any case).
-func (s *LinkSet) slotOf(id string) (int32, bool) { return s.slotOfKey(comparableID(id)) }
+func (s *LinkSet) slotOf(id string) (int32, bool) { return s.slotOfKey(ComparableID(id)) }
 
-// slotOfKey finds the slot of an ID in the form comparableID gives.
+// slotOfKey finds the slot of an ID in the form ComparableID gives.
 func (s *LinkSet) slotOfKey(key string) (int32, bool) {
-	if slot, ok := s.byID[maphash.String(s.seed, key)]; ok && comparableID(s.idAt(slot)) == key {
+	if slot, ok := s.byID[maphash.String(s.seed, key)]; ok && ComparableID(s.idAt(slot)) == key {
 		return slot, true
 	}
 	slot, ok := s.collided[key]

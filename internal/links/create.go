@@ -65,6 +65,8 @@ type Creator struct {
 	// until every create that could have made the same link has answered.
 	inflight map[string]int
 	settled  *sync.Cond
+	// leftovers indexes the latest listing for ProbableLeftovers.
+	leftovers *leftoverIndex
 }
 
 // NewCreator returns a Creator that sends a create again at most
@@ -205,7 +207,7 @@ func (lc *Creator) ProbableLeftovers(ctx context.Context, in client.CreateLinkIn
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	var found []client.Link
-	for l := range listed.All() {
+	for _, l := range lc.leftoverCandidatesLocked(listed, in, since) {
 		if l.ID != created && !lc.held[l.ID] && !l.CreatedAt.IsZero() && madeBy(&l, in, since) {
 			found = append(found, l)
 		}

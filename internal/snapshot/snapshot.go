@@ -318,6 +318,10 @@ type view struct {
 
 var _ client.Listing = (*view)(nil)
 
+// Under is the listing the view lays this provider's writes over
+// (links.Layered).
+func (v *view) Under() *client.LinkSet { return v.base }
+
 func (v *view) with(w write) *view {
 	next := &view{base: v.base, puts: maps.Clone(v.puts), added: slices.Clone(v.added), removed: maps.Clone(v.removed)}
 	id := w.link.ID
