@@ -203,8 +203,8 @@ func TestInterrupt_gracefulStop(t *testing.T) {
 // out, and no state records them. The next apply takes over every leftover
 // that has a slug (a warning names each), so links with slugs end up
 // exactly once; a leftover without a slug cannot be told apart from
-// another configuration's link, so a new link is created and a warning
-// names the leftover for the user to delete.
+// another configuration's link, so the plan names it in a warning (for the
+// user to import or delete) and the apply creates a new link.
 func TestInterrupt_killed(t *testing.T) {
 	for name, slugs := range map[string]func(int) bool{
 		"with slugs":    func(int) bool { return true },
@@ -225,6 +225,16 @@ func TestInterrupt_killed(t *testing.T) {
 			warning, want := ", left by an interrupted run", 20
 			if !slugs(0) {
 				warning, want = "Possible leftover of an interrupted run", 20+len(leftovers)
+				// The plan names them, before the apply makes their twins.
+				plan, err := w.Terraform(context.Background(), runLimit, "plan", "-input=false", "-no-color")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, id := range leftovers {
+					if !strings.Contains(plan, "Warning: Possible leftover of an interrupted run: "+id) {
+						t.Errorf("the plan's warnings do not name leftover %s:\n%s", id, plan)
+					}
+				}
 			}
 			out := finish(t, s, w, want)
 			if got := strings.Count(out, warning); got < 1 {

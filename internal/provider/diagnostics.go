@@ -295,15 +295,15 @@ func addLeftoverAdopted(diags *diag.Diagnostics, l *client.Link) {
 			l.Slug, l.ID, l.ShortURL, l.CreatedAt.Format(time.RFC3339)))
 }
 
-// addProbableLeftovers warns about links that may be leftovers of an
-// interrupted run, next to a new link without a slug.
+// addProbableLeftovers warns, as a new link without a slug is planned,
+// about links that may be leftovers of an interrupted run.
 func addProbableLeftovers(diags *diag.Diagnostics, found []client.Link, window time.Duration) {
 	names := make([]string, len(found))
 	for i, l := range found {
 		names[i] = fmt.Sprintf("%s (%s, created %s)", l.ID, l.ShortURL, l.CreatedAt.Format(time.RFC3339))
 	}
 	diags.AddAttributeWarning(path.Root("destination"), "Possible leftover of an interrupted run: "+strings.Join(ids(found), ", "),
-		fmt.Sprintf("The link was created. The account also holds %d other link(s) with the same domain, destination and expiry, created within the last %s and not read, created or taken over by any other resource in this run: %s. Without a slug nothing tells such a link from another configuration's, so it was not taken over. If a run of this configuration was interrupted or killed after sending its create, that link is its leftover and no state records it: delete it in the dashboard, or import it into a resource of its own. If another resource (of this configuration or another) manages it, ignore this warning: during an apply the provider sees only the resources it is changing.",
+		fmt.Sprintf("The account already holds %d link(s) with this new link's domain, destination and expiry, created within the last %s and read by no resource of this plan so far: %s. Without a slug nothing tells such a link from another configuration's, so the apply will create a new one. If a run of this configuration was interrupted or killed after sending its create, that link is its leftover and no state records it: to keep it instead, import it into this resource (an import block with its ID) before applying, or delete it in the dashboard afterwards. If another resource (of this configuration or another) manages it, ignore this warning: a plan may check a new link before it has read every resource.",
 			len(found), links.FormatDuration(window), strings.Join(names, "; ")))
 }
 

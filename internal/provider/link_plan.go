@@ -81,7 +81,12 @@ func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	}
 	if req.State.Raw.IsNull() {
 		warnOfPastExpiry(&resp.Diagnostics, plan, time.Now())
-		if r.data != nil {
+		var configuredSlug types.String
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("slug"), &configuredSlug)...)
+		if r.data != nil && !resp.Diagnostics.HasError() {
+			if configuredSlug.IsNull() {
+				plan.Slug = types.StringNull() // the service chooses one: a create without a slug
+			}
 			r.checkNewLink(ctx, &resp.Diagnostics, plan, replanningToApply(req))
 		}
 		return
@@ -183,7 +188,11 @@ func replanningToApply(req resource.ModifyPlanRequest) bool {
 // and against the service: a slug another resource of this run declares
 // too is an error; a slug held on the service is a warning, not an error,
 // because the same apply may free it (deleting or replacing that link
-// first) and the leftover of an interrupted run is taken over. It reads
+// first) and the leftover of an interrupted run is taken over. A link
+// without a slug gets a warning naming the links an interrupted run may
+// have left with what it declares, which the apply cannot tell from
+// another configuration's and so creates anew: told before the apply, the
+// user can import one instead. It reads
 // the shared listing that serves the refresh, so it costs a request only
 // when nothing in the state needed refreshing; a plan that could not ask
 // the service does not pass silently (addServiceNotAsked). Replanning to
@@ -210,11 +219,16 @@ func (r *linkResource) checkNewLink(ctx context.Context, diags *diag.Diagnostics
 		addServiceNotAsked(diags, r.data.client, err)
 		return
 	}
-	if !known || in.Slug == "" || ownSlug {
-		return
-	}
-	if holder, problem := r.data.creator.SlugHolder(listed, in); holder != nil {
-		addSlugHeld(diags, in, holder, problem)
+	switch {
+	case !known || ownSlug:
+	case in.Slug == "":
+		if found := r.data.creator.ProbableLeftovers(ctx, in, "", listed); len(found) > 0 {
+			addProbableLeftovers(diags, found, r.data.creator.AdoptionWindow())
+		}
+	default:
+		if holder, problem := r.data.creator.SlugHolder(listed, in); holder != nil {
+			addSlugHeld(diags, in, holder, problem)
+		}
 	}
 }
 

@@ -158,9 +158,6 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 	if !ok {
 		return
 	}
-	if in.Slug == "" && from == links.Made {
-		r.warnOfLeftovers(ctx, in, link.ID, &resp.Diagnostics)
-	}
 	if utm != nil {
 		r.applyCreatedUTM(ctx, created, plan.UTM, link, client.ChangeDestinationInput{Destination: in.Destination, UTM: utm}, resp)
 	}
@@ -276,20 +273,6 @@ func (r *linkResource) applyCreatedUTM(ctx context.Context, created linkResource
 	created.UTM = configuredUTM
 	created.applyLink(changed)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &created)...)
-}
-
-// warnOfLeftovers names the links that an interrupted run may have left
-// with what this new link (which has no slug) declares. The check is best
-// effort and reads the shared listing: a failure only skips the warning.
-func (r *linkResource) warnOfLeftovers(ctx context.Context, in client.CreateLinkInput, created string, diags *diag.Diagnostics) {
-	listed, err := r.data.listing.Current(ctx)
-	if err != nil {
-		tflog.Debug(ctx, "could not list the links to look for leftovers of interrupted runs", map[string]any{"error": err.Error()})
-		return
-	}
-	if found := r.data.creator.ProbableLeftovers(ctx, in, created, listed); len(found) > 0 {
-		addProbableLeftovers(diags, found, r.data.creator.AdoptionWindow())
-	}
 }
 
 // changeDestination sends the PATCH and returns the changed link, looked up
