@@ -190,16 +190,16 @@ func replanningToApply(req resource.ModifyPlanRequest) bool {
 // because the same apply may free it (deleting or replacing that link
 // first) and the leftover of an interrupted run is taken over. A link
 // without a slug gets a warning naming the links an interrupted run may
-// have left with what it declares, which the apply cannot tell from
-// another configuration's and so creates anew: told before the apply, the
-// user can import one instead. It reads
-// the shared listing that serves the refresh, so it costs a request only
-// when nothing in the state needed refreshing; a plan that could not ask
-// the service does not pass silently (addServiceNotAsked). Replanning to
-// apply, it does not list: the plan asked already, a listing is the whole
-// account (17 minutes for a million links paged by 100 at the spec's read
-// limit), and what it finds would only warn again as the create goes,
-// which handles a held slug itself.
+// have left with what it declares: the apply cannot tell them from another
+// configuration's and creates another, so the user is told in time to
+// import one instead. It reads the shared listing that serves the
+// refresh, so it costs a request only when nothing in the state needed
+// refreshing; a plan that could not ask the service does not pass
+// silently (addServiceNotAsked). Replanning to apply, it does not list:
+// the plan asked already, a listing is the whole account (17 minutes for a
+// million links paged by 100 at the spec's read limit), and what it finds
+// would only warn again as the create goes, which handles a held slug
+// itself.
 func (r *linkResource) checkNewLink(ctx context.Context, diags *diag.Diagnostics, plan linkResourceModel, applying bool) {
 	in, known := plannedCreate(plan)
 	ownSlug := false
