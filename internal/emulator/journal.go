@@ -62,9 +62,10 @@ func journalPath(dataFile string) string { return dataFile + ".journal" }
 // replayJournal applies to st the lines of the journal it does not hold
 // yet, and returns how many lines the journal has. A last line cut short
 // (a crash while it was written; its change was never answered) is left
-// out; any other line that cannot be read is an error.
+// out, and cut off the file, so that the next line is not appended to it;
+// any other line that cannot be read is an error.
 func replayJournal(path string, st *store) (lines int, err error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
 	}
@@ -73,14 +74,19 @@ func replayJournal(path string, st *store) (lines int, err error) {
 	}
 	defer f.Close()
 	r := bufio.NewReader(f)
+	var whole int64 // the bytes of the whole lines read
 	for {
 		line, err := r.ReadBytes('\n')
 		if errors.Is(err, io.EOF) {
-			return lines, nil // nothing, or a last line cut short
+			if len(line) > 0 { // a last line cut short
+				return lines, f.Truncate(whole)
+			}
+			return lines, nil
 		}
 		if err != nil {
 			return lines, err
 		}
+		whole += int64(len(line))
 		lines++
 		var c change
 		if err := json.Unmarshal(bytes.TrimSpace(line), &c); err != nil || c.N == 0 {

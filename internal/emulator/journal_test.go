@@ -114,8 +114,14 @@ func TestJournal_replay(t *testing.T) {
 	})
 	t.Run("a last line cut short", func(t *testing.T) {
 		restore(t, string(lines)+`{"n":99,"put":{"id":"x`)
-		if got := reload(t, file).list(t); len(got) != 11 {
+		again := reload(t, file)
+		if got := again.list(t); len(got) != 11 {
 			t.Errorf("the account lists %d links, want the 11 of the whole lines", len(got))
+		}
+		// The next change is a line of its own, not the rest of the cut one.
+		again.create(t, "https://example.com/after-the-cut")
+		if got := reload(t, file).list(t); len(got) != 12 {
+			t.Errorf("after a change and a second reload the account lists %d links, want 12", len(got))
 		}
 	})
 	t.Run("an unreadable line", func(t *testing.T) {
