@@ -195,20 +195,21 @@ func (lc *Creator) leftoverProblemLocked(l *client.Link, in client.CreateLinkInp
 }
 
 // ProbableLeftovers returns the links among listed that could be the
-// leftover of an interrupted run's create of in (no slug, so no 409 can
-// reveal them): same domain, destination and expiry, created within the
-// adoption window, held by no resource of this run and not the link just
-// created. They are to be named in a warning rather than adopted: without
-// a slug nothing tells them apart from another configuration's identical
-// link.
-func (lc *Creator) ProbableLeftovers(ctx context.Context, in client.CreateLinkInput, created string, listed client.Listing) []client.Link {
+// leftover of an interrupted run's create of in, whose UTM parameters are
+// utm (nil: none), when in has no slug, so no 409 can reveal them: same
+// domain, destination and expiry, created within the adoption window, UTM
+// parameters this create could have left (leftoverUTM) and held by no
+// resource of this run. They are to be named in a warning rather than
+// adopted: without a slug nothing tells them apart from another
+// configuration's identical link.
+func (lc *Creator) ProbableLeftovers(ctx context.Context, in client.CreateLinkInput, utm *client.UTM, listed client.Listing) []client.Link {
 	lc.waitSettled(ctx, identity(in))
 	since := lc.now().Add(-lc.window - clockSkewAllowance)
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	var found []client.Link
 	for _, l := range lc.leftoverCandidatesLocked(listed, in, since) {
-		if l.ID != created && !lc.held[l.ID] && !l.CreatedAt.IsZero() && madeBy(&l, in, since) {
+		if !lc.held[l.ID] && !l.CreatedAt.IsZero() && madeBy(&l, in, since) && leftoverUTM(l.UTM, utm) {
 			found = append(found, l)
 		}
 	}
@@ -310,6 +311,15 @@ func madeBy(l *client.Link, in client.CreateLinkInput, since time.Time) bool {
 		return false
 	}
 	return l.CreatedAt.IsZero() || !l.CreatedAt.Before(since)
+}
+
+// leftoverUTM is whether a link with the UTM parameters listed can be left
+// by a create whose resource sets utm: the create itself sets none (the
+// link has none yet), and the step after it sets the resource's. A link
+// with other parameters belongs to another resource, such as a second link
+// to the same landing page for another campaign.
+func leftoverUTM(listed, utm *client.UTM) bool {
+	return listed == nil || *listed == (client.UTM{}) || utm != nil && *listed == *utm
 }
 
 // sameExpiry compares the expiry asked for with the one a listed link

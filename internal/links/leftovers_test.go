@@ -47,11 +47,11 @@ var leftoverInputs = []string{
 }
 
 // scanned is what a pass over every link finds: the rule the index serves.
-func scanned(lc *Creator, listed client.Listing, in client.CreateLinkInput) []string {
+func scanned(lc *Creator, listed client.Listing, in client.CreateLinkInput, utm *client.UTM) []string {
 	since := lc.now().Add(-lc.window - clockSkewAllowance)
 	var ids []string
 	for l := range listed.All() {
-		if !lc.held[l.ID] && !l.CreatedAt.IsZero() && madeBy(&l, in, since) {
+		if !lc.held[l.ID] && !l.CreatedAt.IsZero() && madeBy(&l, in, since) && leftoverUTM(l.UTM, utm) {
 			ids = append(ids, l.ID)
 		}
 	}
@@ -92,17 +92,24 @@ func TestProbableLeftovers_indexFindsWhatAPassFinds(t *testing.T) {
 	for name, listed := range map[string]client.Listing{"a listing": set, "the snapshot's view": view} {
 		lc := NewCreator(nil, 0, 0, DefaultAdoptionWindow)
 		for _, dest := range leftoverInputs {
-			in := client.CreateLinkInput{Destination: dest, DomainID: leftoverDomain}
-			want := scanned(lc, listed, in)
-			if got := idsOf(lc.ProbableLeftovers(context.Background(), in, "", listed)); !slices.Equal(got, want) {
-				t.Errorf("%s, %s: found %v, a pass finds %v", name, dest, got, want)
+			for _, utm := range []*client.UTM{nil, {Source: "news", Campaign: "spring"}} {
+				in := client.CreateLinkInput{Destination: dest, DomainID: leftoverDomain}
+				want := scanned(lc, listed, in, utm)
+				if got := idsOf(lc.ProbableLeftovers(context.Background(), in, utm, listed)); !slices.Equal(got, want) {
+					t.Errorf("%s, %s, utm %v: found %v, a pass finds %v", name, dest, utm, got, want)
+				}
 			}
 		}
 	}
 	lc := NewCreator(nil, 0, 0, DefaultAdoptionWindow)
 	in := client.CreateLinkInput{Destination: "https://example.com/a", DomainID: leftoverDomain}
-	if got := idsOf(lc.ProbableLeftovers(context.Background(), in, "", set)); !slices.Equal(got, []string{"domain-case", "exact", "host-case", "merged-utm"}) {
-		t.Errorf("found %v: the spellings of one destination, recent, on its domain", got)
+	if got := idsOf(lc.ProbableLeftovers(context.Background(), in, &client.UTM{Source: "news", Campaign: "spring"}, set)); !slices.Equal(got, []string{"domain-case", "exact", "host-case", "merged-utm"}) {
+		t.Errorf("found %v: the spellings of one destination, recent, on its domain, with no UTM parameters or this link's", got)
+	}
+	// A link with other UTM parameters is another resource's: a second link
+	// to the same landing page for another campaign.
+	if got := idsOf(lc.ProbableLeftovers(context.Background(), in, &client.UTM{Source: "print"}, set)); !slices.Equal(got, []string{"domain-case", "exact", "host-case"}) {
+		t.Errorf("found %v: a link with other UTM parameters was named", got)
 	}
 }
 
@@ -119,7 +126,7 @@ func TestProbableLeftovers_readsTheAccountOncePerListing(t *testing.T) {
 	lc := NewCreator(nil, 0, 0, DefaultAdoptionWindow)
 	search := func(i int) []client.Link {
 		in := client.CreateLinkInput{Destination: fmt.Sprintf("https://example.com/%d", i), DomainID: leftoverDomain}
-		return lc.ProbableLeftovers(context.Background(), in, "", set)
+		return lc.ProbableLeftovers(context.Background(), in, nil, set)
 	}
 	if found := search(7); len(found) != 1 || found[0].ID != "l-7" {
 		t.Fatalf("found %v, want l-7", found)

@@ -222,7 +222,12 @@ func (r *linkResource) checkNewLink(ctx context.Context, diags *diag.Diagnostics
 	switch {
 	case !known || ownSlug:
 	case in.Slug == "":
-		if found := r.data.creator.ProbableLeftovers(ctx, in, "", listed); len(found) > 0 {
+		if !utmKnown(plan.UTM) {
+			return // which leftovers it could have left depends on its utm
+		}
+		utm, d := utmFromObject(ctx, plan.UTM)
+		diags.Append(d...)
+		if found := r.data.creator.ProbableLeftovers(ctx, in, utm, listed); len(found) > 0 && !d.HasError() {
 			addProbableLeftovers(diags, found, r.data.creator.AdoptionWindow())
 		}
 	default:
@@ -230,6 +235,19 @@ func (r *linkResource) checkNewLink(ctx context.Context, diags *diag.Diagnostics
 			addSlugHeld(diags, in, holder, problem)
 		}
 	}
+}
+
+// utmKnown is whether every UTM parameter of a plan is known.
+func utmKnown(o types.Object) bool {
+	if o.IsUnknown() {
+		return false
+	}
+	for _, v := range o.Attributes() {
+		if v.IsUnknown() {
+			return false
+		}
+	}
+	return true
 }
 
 // plannedCreate is the create a plan declares; known is false while a
