@@ -14,7 +14,6 @@ import (
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
-	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
 // The two recipes of docs/guides/adopting-links.md, run as a user would:
@@ -73,7 +72,7 @@ func seedDashboardLinks(t *testing.T, s *service) dashboardLinks {
 // adoptService is an emulator with instant writes; adoption must not
 // write, which expectNoWrites checks.
 func adoptService(t *testing.T) *service {
-	return newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+	return newService(t, instantFilter)
 }
 
 func writes(s *service) int {

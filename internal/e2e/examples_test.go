@@ -20,7 +20,7 @@ import (
 // and a slug on two rows fails the plan.
 func TestExamples_spreadsheet(t *testing.T) {
 	t.Parallel()
-	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+	s := newService(t, instantFilter)
 	w := exampleWorkdir(t, s, "spreadsheet")
 	ctx := context.Background()
 	run := func(args ...string) string {

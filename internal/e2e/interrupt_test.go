@@ -24,6 +24,9 @@ const writeDelay = 4 * time.Second
 // runLimit bounds one CLI run; it only turns a hang into a failure.
 const runLimit = 5 * time.Minute
 
+// instantFilter is the setting of a test whose writes need not be slow.
+func instantFilter(st *emulator.Settings) { st.Filter.Delay = 0 }
+
 // service is an emulator with slow writes, served on loopback, whose writes
 // are tracked.
 type service struct {

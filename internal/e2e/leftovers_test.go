@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
-	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
 // TestLeftovers_anotherCampaignIsNoLeftover: marketing makes several links
@@ -18,7 +17,7 @@ import (
 // the new resource's own, still is. The plans run with -refresh=false, so
 // that no resource has read the earlier link when the new one is checked.
 func TestLeftovers_anotherCampaignIsNoLeftover(t *testing.T) {
-	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+	s := newService(t, instantFilter)
 	link := func(name, source string) string {
 		utm := ""
 		if source != "" {

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
-	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
 // TestListings_applyDoesNotListAgain: a listing is the whole account (17
@@ -18,7 +17,7 @@ import (
 // without a slug too: their search for the leftovers of interrupted runs
 // is made in the plan (it was made as each was created).
 func TestListings_applyDoesNotListAgain(t *testing.T) {
-	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+	s := newService(t, instantFilter)
 	allSlugs := func(int) bool { return true }
 	w := s.workdir(t, "apply-lists-once", campaign(s.fx.DomainID, 6, allSlugs))
 	ctx := context.Background()

@@ -45,7 +45,7 @@ func TestMistakes_badBaseURL(t *testing.T) {
 			label := name + map[bool]string{true: ", links in the state", false: ", only new links"}[inState]
 			t.Run(label, func(t *testing.T) {
 				t.Parallel()
-				s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+				s := newService(t, instantFilter)
 				w := s.workdir(t, "bad-base-url-"+strings.NewReplacer(" ", "-", ",", "").Replace(label), campaign(s.fx.DomainID, 15, halfWithSlugs))
 				ctx := context.Background()
 				want := 0
@@ -82,7 +82,7 @@ func TestMistakes_badBaseURL(t *testing.T) {
 // on an apply, whose other creates fail unsent with a line pointing to it.
 func TestMistakes_keyRefused(t *testing.T) {
 	t.Parallel()
-	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+	s := newService(t, instantFilter)
 	ctx := context.Background()
 	run := func(w *clitest.Workdir, args ...string) string {
 		t.Helper()
@@ -125,7 +125,7 @@ func TestMistakes_keyRefused(t *testing.T) {
 // on the second, before anything is created.
 func TestMistakes_duplicateSlug(t *testing.T) {
 	t.Parallel()
-	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+	s := newService(t, instantFilter)
 	config := fmt.Sprintf(`
 provider "shortlink" {}
 
@@ -166,7 +166,7 @@ resource "shortlink_link" "row" {
 // base_url from the environment that is not a URL.
 func TestMistakes_badValues(t *testing.T) {
 	t.Parallel()
-	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+	s := newService(t, instantFilter)
 	link := func(extra string) string {
 		return fmt.Sprintf("provider \"shortlink\" {}\n\nresource \"shortlink_link\" \"l\" {\n  domain_id   = %q\n  destination = \"https://example.com/\"\n%s}\n", s.fx.DomainID, extra)
 	}
@@ -242,7 +242,7 @@ func TestMistakes_rateLimitWait(t *testing.T) {
 // loses the click history; and a list filtered by a domain with no link.
 func TestMistakes_planWarnings(t *testing.T) {
 	t.Parallel()
-	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+	s := newService(t, instantFilter)
 	if _, err := s.srv.SeedLinks(s.fx.DomainID, "taken", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestMistakes_planWarnings(t *testing.T) {
 // warns of a new short URL the service generates, never of the same one.
 func TestMistakes_replacementShortURLWarning(t *testing.T) {
 	t.Parallel()
-	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = 0 })
+	s := newService(t, instantFilter)
 	config := fmt.Sprintf(`
 provider "shortlink" {}
 
