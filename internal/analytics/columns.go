@@ -48,7 +48,7 @@ func normalizeColumn(name string) string {
 // missingColumn explains a header row without a column the reading needs.
 func missingColumn(columns []string, r Column, redact func(string) string) error {
 	return fmt.Errorf("%w: the header row names the columns %s, none of which holds %s (looked for %s)",
-		ErrMalformed, redact(wire.Snippet(quoteAll(columns), 300)), r.meaning, strings.Join(r.spellings, ", "))
+		ErrMalformed, wire.Snippet(redact(quoteAll(columns)), 300), r.meaning, strings.Join(r.spellings, ", "))
 }
 
 func quoteAll(values []string) string {

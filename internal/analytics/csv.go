@@ -112,7 +112,7 @@ func (r *exportReader) header() (Header, error) {
 	seen := make(map[string]bool, len(h.Columns))
 	for _, name := range h.Columns {
 		if seen[name] {
-			return Header{}, r.malformed("the header row names the column %q twice", wire.Snippet(name, 100))
+			return Header{}, r.malformed("the header row names the column %q twice", wire.Snippet(r.redact(name), 100))
 		}
 		seen[name] = true
 	}

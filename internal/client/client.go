@@ -145,6 +145,13 @@ func CheckBaseURL(raw string) error {
 	return err
 }
 
+// CheckAPIKey says what is wrong with a key New would refuse, without
+// quoting it, or returns nil.
+func CheckAPIKey(raw string) error {
+	_, err := checkAPIKey(raw)
+	return err
+}
+
 func isLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
@@ -153,25 +160,34 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// parseBaseURL checks a base URL. Its messages quote the URL without the
+// parts that can hold a secret (user information, query, fragment), since
+// they end up in Terraform's output.
 func parseBaseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
-		return nil, fmt.Errorf("base URL %q is not a valid URL: %w", raw, err)
+		var urlErr *url.Error
+		if errors.As(err, &urlErr) {
+			err = urlErr.Err // without url.Parse's quote of the whole URL
+		}
+		return nil, fmt.Errorf("base URL is not a valid URL: %w", err)
 	}
+	if u.User != nil {
+		// Credentials in the URL would be sent and logged; the key is the only credential.
+		return nil, errors.New("base URL must not contain user information (user:password@)")
+	}
+	shown := *u
+	shown.RawQuery, shown.Fragment, shown.ForceQuery = "", "", false
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("base URL %q must be an absolute URL such as https://api.example.com", raw)
+		return nil, fmt.Errorf("base URL %q must be an absolute URL such as https://api.example.com", shown.String())
 	}
 	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
 		// The API key travels in every request: over plain http only where
 		// nothing leaves the machine, as with the local emulator.
-		return nil, fmt.Errorf("base URL %q uses plain http: the API key would cross the network unencrypted. Use https, or a loopback address (127.0.0.1, ::1, localhost) for the local emulator", raw)
+		return nil, fmt.Errorf("base URL %q uses plain http: the API key would cross the network unencrypted. Use https, or a loopback address (127.0.0.1, ::1, localhost) for the local emulator", shown.String())
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("base URL %q must not have a query or fragment", raw)
-	}
-	if u.User != nil {
-		// Credentials in the URL would be sent and logged; the key is the only credential.
-		return nil, errors.New("base URL must not contain user information")
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return nil, fmt.Errorf("base URL %q must not have a query (?…) or fragment (#…)", shown.String())
 	}
 	return u, nil
 }

@@ -148,6 +148,11 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"plain http to localhost", "http://localhost:8080", "k", ""},
 		{"user info", "https://u:p@h", "k", "user information"},
 		{"unparsable", "http://h:port:x", "k", "not a valid URL"},
+		// A secret in the URL is never quoted back, whichever check fails.
+		{"key as password, plain http", "http://u:" + testKey + "@api.example.com", "k", "user information"},
+		{"key in the query", "https://h/?api_key=" + testKey, "k", "query"},
+		{"key in the query, plain http", "http://api.example.com/?api_key=" + testKey, "k", "plain http"},
+		{"key in an unparsable URL", "https://u:" + testKey + "@h:port:x", "k", "not a valid URL"},
 		{"empty key", "https://h", "  ", "empty"},
 		{"bearer prefix", "https://h", "Bearer " + testKey, "Bearer"},
 		{"control character", "https://h", "a\x00b", "control"},

@@ -159,9 +159,9 @@ func newAPIError(method, path string, r *response, redact func(string) string) *
 	code, msg, isJSON := parseErrorBody(r.body)
 	e.Code, e.Message = redact(code), redact(msg)
 	if !isJSON {
-		e.Body = redact(wire.Snippet(string(r.body), maxErrorSnippet))
+		e.Body = redactedSnippet(redact, string(r.body), maxErrorSnippet)
 		if looksLikeHTML(r.body, r.contentType) {
-			e.PageText = redact(wire.Snippet(htmlText(r.body), maxErrorSnippet))
+			e.PageText = redactedSnippet(redact, htmlText(r.body), maxErrorSnippet)
 		}
 	}
 	if e.Code == "" {

@@ -9,7 +9,6 @@ import (
 	"net/url"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
-	"github.com/shortlink/terraform-provider-shortlink/internal/wire"
 )
 
 const pathExport = "/api/analytics/export"
@@ -46,7 +45,7 @@ func (c *Client) ReadExport(ctx context.Context, q analytics.Query, needed []ana
 }
 
 func (c *Client) htmlInsteadOfCSV(resp *http.Response) error {
-	begin, _, _ := readBounded(resp.Body, 200)
+	begin, _, _ := readBounded(resp.Body, 200+int64(len(c.apiKey))) // a key across byte 200 is still found whole
 	return fmt.Errorf("%w: status %d, Content-Type %q, expected CSV: the body is an HTML page; it begins %q",
-		ErrUnexpectedResponse, resp.StatusCode, resp.Header.Get("Content-Type"), c.redact(wire.Snippet(string(begin), 200)))
+		ErrUnexpectedResponse, resp.StatusCode, resp.Header.Get("Content-Type"), redactedSnippet(c.redact, string(begin), 200))
 }

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
-	"github.com/shortlink/terraform-provider-shortlink/internal/wire"
 )
 
 const pathLinks = "/api/links"
@@ -201,6 +199,7 @@ func (c *Client) listPage(ctx context.Context, pageURL string) (*LinkSet, *page,
 	cl := call{method: http.MethodGet, path: pathLinks, url: pageURL, accept: "application/json", limit: math.MaxInt64}
 	cl.stream = func(resp *http.Response) error {
 		s := newListStream(resp.Body)
+		s.redact, s.headKept = c.redact, headBytes+len(c.apiKey)
 		var err error
 		links, p, err = s.decodeList()
 		if err == nil {
@@ -242,9 +241,10 @@ type listAnswerError struct {
 	redact      func(string) string
 }
 
+// Error quotes the answer, the cause's quotes included, without the API key.
 func (e *listAnswerError) Error() string {
-	return fmt.Sprintf("%v: status %d, Content-Type %q, expected a list of links: %v; the answer begins %q",
-		ErrUnexpectedResponse, e.status, e.contentType, e.cause, e.redact(wire.Snippet(string(e.head), headBytes)))
+	return e.redact(fmt.Sprintf("%v: status %d, Content-Type %q, expected a list of links: %v; the answer begins %q",
+		ErrUnexpectedResponse, e.status, e.contentType, e.cause, redactedSnippet(e.redact, string(e.head), headBytes)))
 }
 
 func (e *listAnswerError) Unwrap() []error { return []error{ErrUnexpectedResponse, e.cause} }
@@ -339,7 +339,7 @@ func marshal(v any) ([]byte, error) {
 // unexpected describes a success response that could not be read: what
 // came back, so that the user can tell a proxy's page from a service bug.
 func (c *Client) unexpected(cl call, resp *response, want string, cause error) error {
-	return fmt.Errorf("%s %s: %w: status %d, Content-Type %q, expected %s: %w; the body begins %q",
+	return c.redactError(fmt.Errorf("%s %s: %w: status %d, Content-Type %q, expected %s: %w; the body begins %q",
 		cl.method, cl.path, ErrUnexpectedResponse, resp.status, resp.contentType, want, cause,
-		c.redact(wire.Snippet(string(resp.body), 200)))
+		redactedSnippet(c.redact, string(resp.body), 200)))
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/wire"
 )
 
 // The API key must never reach a log. It travels only in the Authorization
@@ -24,6 +26,30 @@ func (c *Client) redact(s string) string {
 	}
 	return strings.ReplaceAll(s, c.apiKey, redacted)
 }
+
+// redactedSnippet is s without the API key, cut to n bytes. The key is
+// taken out before the cut: cut first, a key that straddles the cut would
+// show in part, where no search for the whole key finds it.
+func redactedSnippet(redact func(string) string, s string, n int) string {
+	return wire.Snippet(redact(s), n)
+}
+
+// redactError is err with a message without the API key; errors.Is and
+// errors.As still see what it wraps.
+func (c *Client) redactError(err error) error {
+	if err == nil || c.apiKey == "" || !strings.Contains(err.Error(), c.apiKey) {
+		return err
+	}
+	return &redactedError{msg: c.redact(err.Error()), err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
 
 // leveledLogger is the retryablehttp.LeveledLogger of one call, forwarding
 // to tflog with that call's context (tflog needs one; retryablehttp's

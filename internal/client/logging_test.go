@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
 )
 
 func TestAPIKeyNeverLogged(t *testing.T) {
@@ -138,5 +140,70 @@ func TestResponseLogCarriesRateLimitHeaders(t *testing.T) {
 				t.Errorf("%s logged for an answer without the header: %v", k, e)
 			}
 		}
+	}
+}
+
+// What the service sends back is quoted in errors, cut to a few hundred
+// bytes; a key it echoes across the cut is taken out before the cut, so
+// that not even its first bytes show. Each body puts the key's start just
+// before the cut of one quote.
+func TestQuotesOfAnswersHoldNoPartOfTheKey(t *testing.T) {
+	pad := func(n int) string { return strings.Repeat("x", n) }
+	for name, tc := range map[string]struct {
+		answer step
+		call   func(*Client) error
+		quoted func(error) string // the text that quotes the answer
+	}{
+		"error body": {
+			answer: step{status: 500, body: pad(maxErrorSnippet-10) + testKey, header: map[string]string{"Content-Type": "text/plain"}},
+			call:   func(c *Client) error { _, err := c.ListLinks(context.Background()); return err },
+			quoted: func(err error) string { var e *APIError; errors.As(err, &e); return e.Body },
+		},
+		"error page": {
+			answer: step{status: 502, body: "<html><p>" + pad(maxErrorSnippet-10) + testKey + "</p></html>", header: map[string]string{"Content-Type": "text/html"}},
+			call:   func(c *Client) error { _, err := c.ListLinks(context.Background()); return err },
+			quoted: func(err error) string { var e *APIError; errors.As(err, &e); return e.PageText },
+		},
+		"start of a list answer": {
+			answer: step{body: `[{"id":"a","x":"` + pad(headBytes-10-len(`[{"id":"a","x":"`)) + testKey + `"}}`},
+			call:   func(c *Client) error { _, err := c.ListLinks(context.Background()); return err },
+			quoted: error.Error,
+		},
+		"what follows a link": {
+			answer: step{body: `[{"id":"a"} ` + pad(headBytes-10) + testKey},
+			call:   func(c *Client) error { _, err := c.ListLinks(context.Background()); return err },
+			quoted: error.Error,
+		},
+		"a change's answer": {
+			answer: step{body: pad(200-10) + testKey, header: map[string]string{"Content-Type": "application/json"}},
+			call: func(c *Client) error {
+				_, err := c.ChangeDestination(context.Background(), "l-1", ChangeDestinationInput{Destination: "https://e/"})
+				return err
+			},
+			quoted: error.Error,
+		},
+		"a page instead of an export": {
+			answer: step{body: "<html>" + pad(200-10-len("<html>")) + testKey, header: map[string]string{"Content-Type": "text/html"}},
+			call: func(c *Client) error {
+				return c.ReadExport(context.Background(), analytics.Query{}, nil, &reading{})
+			},
+			quoted: error.Error,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, srv := serve(t, tc.answer)
+			c := newTestClient(t, srv, func(cfg *Config) { cfg.MaxRetries = new(0) })
+			err := tc.call(c)
+			if err == nil {
+				t.Fatal("the call succeeded; want an error quoting the answer")
+			}
+			quote := tc.quoted(err)
+			if !strings.Contains(quote, pad(40)) {
+				t.Fatalf("the error does not quote the answer where the key begins, so it proves nothing: %.300q", quote)
+			}
+			if strings.Contains(quote, testKey[:8]) || strings.Contains(err.Error(), testKey[:8]) {
+				t.Fatalf("the quote holds the key's first bytes: %q", quote)
+			}
+		})
 	}
 }

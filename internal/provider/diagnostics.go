@@ -151,15 +151,16 @@ func verdictDetail(err error) string {
 	return err.Error() + "\n\nThe provider stopped trying, for every operation of this run. Check base_url (or " + EnvBaseURL + "): its scheme, host and port; and that the service (or the emulator) is running and reachable from this machine."
 }
 
-// addInvalidBaseURL reports a base_url that is not a URL the provider can
-// use, naming the environment variable when that is where it came from.
-func addInvalidBaseURL(diags *diag.Diagnostics, err error, fromEnv bool) {
+// addInvalidSetting reports a setting (base_url, api_key) the provider
+// cannot use, naming the environment variable when that is where it came
+// from.
+func addInvalidSetting(diags *diag.Diagnostics, name, env string, err error, fromEnv bool) {
 	if fromEnv {
-		diags.AddAttributeError(path.Root("base_url"), "Invalid "+EnvBaseURL,
-			err.Error()+". The value comes from the environment variable "+EnvBaseURL+" (base_url is not set in the provider block): correct or unset it.")
+		diags.AddAttributeError(path.Root(name), "Invalid "+env,
+			err.Error()+". The value comes from the environment variable "+env+" ("+name+" is not set in the provider block): correct or unset it.")
 		return
 	}
-	diags.AddAttributeError(path.Root("base_url"), "Invalid base_url", err.Error()+".")
+	diags.AddAttributeError(path.Root(name), "Invalid "+name, err.Error()+".")
 }
 
 // addInvalidInstant reports a time that is not RFC 3339, saying what is

@@ -43,6 +43,8 @@ type shortlinkProvider struct {
 	version string
 	// stop is begun by the server when Terraform stops the provider.
 	stop *client.Stop
+	// guard is told the key, which the server then keeps out of every answer.
+	guard *keyGuard
 }
 
 type providerModel struct {
@@ -65,11 +67,11 @@ const (
 // NewServer is what Terraform runs: it also tells the provider when
 // Terraform stops it.
 func New(version string) func() provider.Provider {
-	return func() provider.Provider { return newProvider(version, client.NewStop()) }
+	return func() provider.Provider { return newProvider(version, client.NewStop(), &keyGuard{}) }
 }
 
-func newProvider(version string, stop *client.Stop) *shortlinkProvider {
-	return &shortlinkProvider{version: version, stop: stop}
+func newProvider(version string, stop *client.Stop, guard *keyGuard) *shortlinkProvider {
+	return &shortlinkProvider{version: version, stop: stop, guard: guard}
 }
 
 func (p *shortlinkProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -131,6 +133,7 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 		// be planned as unknown and configured on apply.
 		return
 	}
+	p.guard.set(apiKey)
 	if baseURL == "" {
 		addMissingSetting(&resp.Diagnostics, "base_url", EnvBaseURL, "the service's base URL")
 	}
@@ -139,7 +142,12 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 	}
 	if baseURL != "" {
 		if err := client.CheckBaseURL(baseURL); err != nil {
-			addInvalidBaseURL(&resp.Diagnostics, err, cfg.BaseURL.IsNull() || cfg.BaseURL.ValueString() == "")
+			addInvalidSetting(&resp.Diagnostics, "base_url", EnvBaseURL, err, isUnset(cfg.BaseURL))
+		}
+	}
+	if apiKey != "" {
+		if err := client.CheckAPIKey(apiKey); err != nil {
+			addInvalidSetting(&resp.Diagnostics, "api_key", EnvAPIKey, err, isUnset(cfg.APIKey))
 		}
 	}
 	if resp.Diagnostics.HasError() {
@@ -160,7 +168,8 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 		MaxRateShare: float64(cfg.MaxRatePercent.ValueInt64()) / 100,
 	})
 	if err != nil {
-		addInvalidBaseURL(&resp.Diagnostics, err, cfg.BaseURL.IsNull() || cfg.BaseURL.ValueString() == "")
+		// Both settings were checked above: what is left is a defect.
+		resp.Diagnostics.AddError("Could not configure the provider", err.Error()+". Please report this issue to the provider developers.")
 		return
 	}
 	lifetime := snapshot.DefaultLifetime
@@ -195,6 +204,9 @@ func durationSetting(v types.String, fallback time.Duration) time.Duration {
 	}
 	return d
 }
+
+// isUnset reports whether a setting is left to its environment variable.
+func isUnset(v types.String) bool { return v.IsNull() || v.ValueString() == "" }
 
 func settingOrEnv(v types.String, env string) string {
 	if !v.IsNull() && !v.IsUnknown() && v.ValueString() != "" {

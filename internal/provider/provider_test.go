@@ -15,8 +15,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
@@ -231,17 +233,64 @@ func replaceOnce(s, old, replacement string) string {
 // The provider's settings: where they come from, and those refused before
 // any request.
 
+// Each missing setting is reported on itself, the other being set.
 func TestAccProvider_missingSettings(t *testing.T) {
 	t.Setenv(EnvBaseURL, "")
 	t.Setenv(EnvAPIKey, "")
+	body := linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Providers,
 		Steps: []resource.TestStep{{
-			Config:      `provider "shortlink" {}` + linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a"),
+			Config:      "provider \"shortlink\" {\n api_key = \"k\"\n}\n" + body,
 			ExpectError: expectErr("Missing base_url", "SHORTLINK_BASE_URL"),
 		}, {
-			Config:      `provider "shortlink" {}` + linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a"),
+			Config:      "provider \"shortlink\" {\n base_url = \"https://api.example.com\"\n}\n" + body,
 			ExpectError: expectErr("Missing api_key", "SHORTLINK_API_KEY"),
+		}},
+	})
+}
+
+// A key that cannot be sent is reported on api_key (or its variable), not
+// on base_url (the messages never quote a key: TestNewValidatesConfig).
+func TestAccProvider_invalidAPIKey(t *testing.T) {
+	t.Setenv(EnvBaseURL, "https://api.example.com")
+	body := linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a")
+	for name, tc := range map[string]struct {
+		env, block string
+		want       *regexp.Regexp
+	}{
+		"Bearer prefix in the environment": {env: "Bearer sk_SECRET_1", want: expectErr("Invalid SHORTLINK_API_KEY", `without a "Bearer" prefix`, "environment variable SHORTLINK_API_KEY (api_key is not set")},
+		"only spaces in the environment":   {env: "   ", want: expectErr("Invalid SHORTLINK_API_KEY", "API key is empty")},
+		"a space in the block":             {block: "sk_SECRET 2", want: expectErr("Invalid api_key", "contains spaces or control characters")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(EnvAPIKey, tc.env)
+			config := `provider "shortlink" {}` + body
+			if tc.block != "" {
+				config = fmt.Sprintf("provider \"shortlink\" {\n api_key = %q\n}\n", tc.block) + body
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: protoV6Providers,
+				Steps:                    []resource.TestStep{{Config: config, ExpectError: tc.want}},
+			})
+		})
+	}
+}
+
+// A setting written in the provider block wins over its environment
+// variable: here both variables are wrong, and the apply works.
+func TestAccProvider_blockWinsOverEnvironment(t *testing.T) {
+	e := newTestEnv(t)
+	t.Setenv(EnvBaseURL, "http://"+testsupport.ClosedAddr(t))
+	t.Setenv(EnvAPIKey, "sk_unknown_to_the_service")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf("provider \"shortlink\" {\n base_url = %q\n api_key = %q\n}\n", e.url, e.fx.APIKey) + linkBody(e.fx.DomainID, "https://example.com/block"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("shortlink_link.test", tfjsonpath.New("destination"), knownvalue.StringExact("https://example.com/block")),
+			},
 		}},
 	})
 }

@@ -19,17 +19,27 @@ import (
 // acceptance tests run it, so both exercise the same server.
 func NewServer(version string) func() tfprotov6.ProviderServer {
 	return func() tfprotov6.ProviderServer {
-		stop := client.NewStop()
-		return releasingServer{ProviderServer: providerserver.NewProtocol6(newProvider(version, stop))(), stop: stop}
+		stop, guard := client.NewStop(), &keyGuard{}
+		return releasingServer{ProviderServer: providerserver.NewProtocol6(newProvider(version, stop, guard))(), stop: stop, guard: guard}
 	}
 }
 
 // releasingServer passes provider-level RPCs (schema, configure, stop:
 // a handful per process) straight through and detaches the contexts of the
-// RPCs Terraform sends once or more per resource instance.
+// RPCs Terraform sends once or more per resource instance. Its guard keeps
+// the API key out of every answer's diagnostics and every RPC's logs.
 type releasingServer struct {
 	tfprotov6.ProviderServer
-	stop *client.Stop
+	stop  *client.Stop
+	guard *keyGuard
+}
+
+// ConfigureProvider is where the guard learns the key; a message about a
+// setting may quote it.
+func (s releasingServer) ConfigureProvider(ctx context.Context, req *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {
+	resp, err := s.ProviderServer.ConfigureProvider(s.guard.logging(ctx), req)
+	s.guard.scrub(diagnosticsOf(resp))
+	return resp, err
 }
 
 // StopProvider is Terraform's word that it is interrupted (first Ctrl-C,
@@ -44,55 +54,58 @@ func (s releasingServer) StopProvider(ctx context.Context, req *tfprotov6.StopPr
 
 var _ tfprotov6.ProviderServer = releasingServer{}
 
-// detached runs one RPC with a context released when it returns.
-func detached[Req, Resp any](ctx context.Context, req Req, rpc func(context.Context, Req) (Resp, error)) (Resp, error) {
+// detached runs one RPC with a context released when it returns, its
+// logs and its answer's diagnostics without the API key.
+func detached[Req, Resp any](ctx context.Context, g *keyGuard, req Req, rpc func(context.Context, Req) (Resp, error)) (Resp, error) {
 	ctx, release := rpcctx.Detach(ctx)
 	defer release()
-	return rpc(ctx, req)
+	resp, err := rpc(g.logging(ctx), req)
+	g.scrub(diagnosticsOf(resp))
+	return resp, err
 }
 
 func (s releasingServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
-	return detached(ctx, req, s.ProviderServer.ValidateResourceConfig)
+	return detached(ctx, s.guard, req, s.ProviderServer.ValidateResourceConfig)
 }
 
 func (s releasingServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
-	return detached(ctx, req, s.ProviderServer.UpgradeResourceState)
+	return detached(ctx, s.guard, req, s.ProviderServer.UpgradeResourceState)
 }
 
 func (s releasingServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	return detached(ctx, req, s.ProviderServer.ReadResource)
+	return detached(ctx, s.guard, req, s.ProviderServer.ReadResource)
 }
 
 func (s releasingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	return detached(ctx, req, s.ProviderServer.PlanResourceChange)
+	return detached(ctx, s.guard, req, s.ProviderServer.PlanResourceChange)
 }
 
 func (s releasingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	return detached(ctx, req, s.ProviderServer.ApplyResourceChange)
+	return detached(ctx, s.guard, req, s.ProviderServer.ApplyResourceChange)
 }
 
 func (s releasingServer) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
-	return detached(ctx, req, s.ProviderServer.ImportResourceState)
+	return detached(ctx, s.guard, req, s.ProviderServer.ImportResourceState)
 }
 
 func (s releasingServer) MoveResourceState(ctx context.Context, req *tfprotov6.MoveResourceStateRequest) (*tfprotov6.MoveResourceStateResponse, error) {
-	return detached(ctx, req, s.ProviderServer.MoveResourceState)
+	return detached(ctx, s.guard, req, s.ProviderServer.MoveResourceState)
 }
 
 func (s releasingServer) UpgradeResourceIdentity(ctx context.Context, req *tfprotov6.UpgradeResourceIdentityRequest) (*tfprotov6.UpgradeResourceIdentityResponse, error) {
-	return detached(ctx, req, s.ProviderServer.UpgradeResourceIdentity)
+	return detached(ctx, s.guard, req, s.ProviderServer.UpgradeResourceIdentity)
 }
 
 func (s releasingServer) GenerateResourceConfig(ctx context.Context, req *tfprotov6.GenerateResourceConfigRequest) (*tfprotov6.GenerateResourceConfigResponse, error) {
-	return detached(ctx, req, s.ProviderServer.GenerateResourceConfig)
+	return detached(ctx, s.guard, req, s.ProviderServer.GenerateResourceConfig)
 }
 
 func (s releasingServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
-	return detached(ctx, req, s.ProviderServer.ValidateDataResourceConfig)
+	return detached(ctx, s.guard, req, s.ProviderServer.ValidateDataResourceConfig)
 }
 
 func (s releasingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
-	return detached(ctx, req, s.ProviderServer.ReadDataSource)
+	return detached(ctx, s.guard, req, s.ProviderServer.ReadDataSource)
 }
 
 // The list RPCs are not yet part of tfprotov6.ProviderServer, so
@@ -111,7 +124,19 @@ func (s releasingServer) ListResource(ctx context.Context, req *tfprotov6.ListRe
 	if err != nil {
 		return nil, err
 	}
-	return ls.ListResource(ctx, req)
+	stream, err := ls.ListResource(s.guard.logging(ctx), req)
+	if stream != nil && stream.Results != nil {
+		results := stream.Results
+		stream.Results = func(push func(tfprotov6.ListResourceResult) bool) {
+			for r := range results {
+				s.guard.scrub(r.Diagnostics)
+				if !push(r) {
+					return
+				}
+			}
+		}
+	}
+	return stream, err
 }
 
 func (s releasingServer) ValidateListResourceConfig(ctx context.Context, req *tfprotov6.ValidateListResourceConfigRequest) (*tfprotov6.ValidateListResourceConfigResponse, error) {
@@ -119,7 +144,7 @@ func (s releasingServer) ValidateListResourceConfig(ctx context.Context, req *tf
 	if err != nil {
 		return nil, err
 	}
-	return detached(ctx, req, ls.ValidateListResourceConfig)
+	return detached(ctx, s.guard, req, ls.ValidateListResourceConfig)
 }
 
 // listServer is the framework's server as a list server, which every
