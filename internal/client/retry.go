@@ -51,9 +51,11 @@ func shouldRetry(method string, resp *http.Response, err error) (retry bool, rea
 
 // permanent reports transport errors that retrying cannot cure: a body
 // over the limit or one that cannot be read (both ErrUnexpectedResponse:
-// the service would send the same again), a refused certificate.
+// the service would send the same again), a refused certificate, a wait
+// for the rate limit that the latest Retry-After holds past the deadline.
 func permanent(err error) bool {
-	return errors.Is(err, ErrUnexpectedResponse) || certificateError(err)
+	var past *WaitPastDeadlineError
+	return errors.Is(err, ErrUnexpectedResponse) || certificateError(err) || errors.As(err, &past)
 }
 
 func certificateError(err error) bool {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -252,6 +253,9 @@ func TestWaitPastDeadlineFailsAtOnce(t *testing.T) {
 			}
 			if !errors.As(held, &past) || past.Wait < 55*time.Second || !errors.Is(held, ErrNotSent) || errors.Is(held, ErrAmbiguous) {
 				t.Fatalf("held: error = %v, want a wait past the deadline, not sent", held)
+			}
+			if strings.Contains(held.Error(), "attempts") {
+				t.Fatalf("held: error = %v; the wait holds past the deadline whatever the back-off, so it is not tried again", held)
 			}
 			if s.count() != 1 {
 				t.Fatalf("%d requests, want 1", s.count())
