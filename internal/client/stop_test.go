@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,17 +90,21 @@ func TestStop_writeOutlivingGraceMayBeCarriedOut(t *testing.T) {
 	}
 }
 
+// A create waiting in the pacer's queue when Terraform stops is not sent,
+// and says so (not ambiguous: no link is to be looked for).
 func TestStop_requestWaitingForBudgetIsNotSent(t *testing.T) {
 	spent := map[string]string{"X-RateLimit-Limit": "1", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "600"}
 	s, c, ctx, stop := stopping(t, []step{{status: 201, body: linkJSON, header: spent}}, 10*time.Second)
 	if _, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d"}); err != nil {
 		t.Fatal(err)
 	}
+	writes := c.http.Transport.(*paced).write
 	done := createAsync(ctx, c) // waits ten minutes for the window
+	await(t, "the create to wait in the pacer's queue", func() bool { return writes.placesGiven() == 2 })
 	stop()
 	got := testsupport.Receive(t, done, "the create waiting for its budget")
-	if !errors.Is(got.err, ErrNotSent) || errors.Is(got.err, ErrAmbiguous) {
-		t.Fatalf("error = %v, want ErrNotSent and not ErrAmbiguous", got.err)
+	if !errors.Is(got.err, ErrNotSent) || errors.Is(got.err, ErrAmbiguous) || !strings.Contains(got.err.Error(), "waiting for the rate limit") {
+		t.Fatalf("error = %v, want one given up waiting for the rate limit, ErrNotSent and not ErrAmbiguous", got.err)
 	}
 	if n := s.count(); n != 1 {
 		t.Fatalf("%d requests, want 1: the waiting create must not be sent", n)

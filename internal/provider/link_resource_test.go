@@ -1,11 +1,16 @@
 package provider
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +27,7 @@ import (
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
 const linkAddr = "shortlink_link.test"
@@ -290,19 +296,45 @@ func TestAccLink_expiresAtComparedByInstant(t *testing.T) {
 	e.expectRequests(t, "POST", "/api/links", 1, "a new spelling must not recreate")
 }
 
+// expires_at goes to the service as the contract says, in UTC with
+// milliseconds and a Z, whatever RFC 3339 spelling the configuration uses:
+// the test reads the create's body as it arrived.
 func TestAccLink_expiresAtSentAsUTCMillis(t *testing.T) {
-	e := newTestEnv(t)
+	var mu sync.Mutex
+	var sent []string // expiresAt of each create, as sent
+	svc := testsupport.Start(t, testsupport.Options{Wrap: func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && r.URL.Path == "/api/links" {
+				body, _ := io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				var create struct {
+					ExpiresAt *string `json:"expiresAt"`
+				}
+				if json.Unmarshal(body, &create) == nil && create.ExpiresAt != nil {
+					mu.Lock()
+					sent = append(sent, *create.ExpiresAt)
+					mu.Unlock()
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}})
+	e := &testEnv{srv: svc.Server, url: svc.URL, fx: svc.Fixture}
+	sentAs := func(want ...string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if !slices.Equal(sent, want) {
+				return fmt.Errorf("creates sent expiresAt %q, want %q", sent, want)
+			}
+			return nil
+		}
+	}
 	e.testLink(t, []resource.TestStep{{
 		Config: e.linkConfig(`
   destination = "https://example.com/exp"
   expires_at  = "2027-04-01T01:59:59+02:00"`),
-		Check: func(*terraform.State) error {
-			got := e.onlyLink(t).ExpiresAt.Format("2006-01-02T15:04:05.000Z07:00")
-			if got != "2027-03-31T23:59:59.000Z" {
-				return fmt.Errorf("service expiry %s", got)
-			}
-			return nil
-		},
+		Check: sentAs("2027-03-31T23:59:59.000Z"),
 	}, {
 		Config: e.linkConfig(`
   destination = "https://example.com/exp"
@@ -310,6 +342,7 @@ func TestAccLink_expiresAtSentAsUTCMillis(t *testing.T) {
 		ConfigPlanChecks: resource.ConfigPlanChecks{
 			PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionDestroyBeforeCreate)},
 		},
+		Check: sentAs("2027-03-31T23:59:59.000Z", "2027-05-01T00:00:00.000Z"),
 	}})
 }
 
