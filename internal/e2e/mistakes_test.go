@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -361,5 +362,48 @@ resource "shortlink_link" "generated" {
 				t.Errorf("%q appears %d times, want %d:\n%s", what, got, want, out)
 			}
 		}
+	}
+}
+
+// TestMistakes_utmStepRefused: the service refuses the second write of a
+// new link with UTM parameters (here 402: the month's quota ran out between
+// the two writes). The link is kept in the state as tainted and the error
+// says how to keep it; after `terraform untaint` the next apply sets the
+// parameters in place: the same link, no create, and then no change.
+func TestMistakes_utmStepRefused(t *testing.T) {
+	t.Parallel()
+	s := newService(t, instantFilter)
+	w := s.workdir(t, "utm-step-refused", campaign(s.fx.DomainID, 1, func(int) bool { return true }))
+	s.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusPaymentRequired, Method: http.MethodPatch})
+	ctx := context.Background()
+	out, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color")
+	if err == nil {
+		t.Fatalf("the apply succeeded; want the UTM step's 402:\n%s", out)
+	}
+	for _, want := range []string{"Could not set the UTM parameters of the new link", "402 link_quota", "recorded in the state as tainted", "terraform untaint"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the apply's output lacks %q:\n%s", want, out)
+		}
+	}
+	created := s.linkIDs()
+	if len(created) != 1 {
+		t.Fatalf("the service holds links %v, want the one created", created)
+	}
+	if out, err := w.Terraform(ctx, runLimit, "untaint", "shortlink_link.l00"); err != nil {
+		t.Fatalf("untaint: %v\n%s", err, out)
+	}
+	creates := s.srv.Count(http.MethodPost, "/api/links")
+	if out, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+		t.Fatalf("the apply after untaint: %v\n%s", err, out)
+	}
+	if n := s.srv.Count(http.MethodPost, "/api/links"); n != creates {
+		t.Errorf("the apply after untaint sent %d creates, want none", n-creates)
+	}
+	links := s.srv.Links(s.fx.AccountID)
+	if len(links) != 1 || links[0].ID != created[0] || links[0].UTM == nil || links[0].UTM.Source != "newsletter" {
+		t.Fatalf("the service holds %+v; want link %s with its UTM parameters", links, created[0])
+	}
+	if out, err := w.Terraform(ctx, runLimit, "plan", "-detailed-exitcode", "-input=false", "-no-color"); clitest.ExitCode(err) != 0 {
+		t.Fatalf("the plan after it is not empty: %v\n%s", err, out)
 	}
 }

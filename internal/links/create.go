@@ -126,7 +126,7 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput) (link 
 			tflog.Info(ctx, "adopted the link an ambiguous create made", map[string]any{"id": found.ID})
 			return found, Retaken, nil
 		case attempt > lc.maxRetries:
-			return nil, Made, fmt.Errorf("%w (no link was created; gave up after %d attempts)", err, attempt)
+			return nil, Made, fmt.Errorf("%w (no link was found on the account after it; gave up after %d attempts)", err, attempt)
 		}
 		if err := sleep(ctx, lc.retryWait<<min(attempt-1, 5)); err != nil {
 			return nil, Made, err

@@ -151,7 +151,7 @@ func TestCreate_givesUpWithAClearErrorWhenEveryAttemptFails(t *testing.T) {
 		e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: 500, Method: http.MethodPost})
 	}
 	_, _, err := e.creator.Create(context.Background(), e.input("https://example.com/a", ""))
-	if err == nil || !strings.Contains(err.Error(), "no link was created; gave up after 4 attempts") {
+	if err == nil || !strings.Contains(err.Error(), "no link was found on the account after it; gave up after 4 attempts") {
 		t.Fatalf("err = %v", err)
 	}
 	if n := len(e.srv.Links(e.fx.AccountID)); n != 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/links"
@@ -53,7 +54,7 @@ func addServiceError(diags *diag.Diagnostics, action string, err error) {
 		diags.AddError(summary, plainErrorDetail(err))
 		return
 	}
-	detail := serviceErrorDetail(apiErr)
+	detail := serviceErrorDetail(apiErr) + mayHaveCreated(err)
 	if attr := attributeOf(apiErr); attr != "" {
 		diags.AddAttributeError(path.Root(attr), summary, detail)
 		return
@@ -102,10 +103,19 @@ func verdictReportedElsewhere(c *client.Client, err error) bool {
 // it, so a run of 30 links reads one explanation, not 30.
 func addOperationError(diags *diag.Diagnostics, c *client.Client, action string, err error) {
 	if verdictReportedElsewhere(c, err) {
-		diags.AddError("Could not "+action, verdictSummary(err)+": the same as the error reported in full once for this run, which says why and what to do.")
+		diags.AddError("Could not "+action, verdictSummary(err)+": the same as the error reported in full once for this run, which says why and what to do."+mayHaveCreated(err))
 		return
 	}
 	addServiceError(diags, action, err)
+}
+
+// mayHaveCreated is what a failed create whose outcome is unknown adds to
+// its message, after whatever else failed: the link may exist.
+func mayHaveCreated(err error) string {
+	if !errors.Is(err, client.ErrAmbiguous) {
+		return ""
+	}
+	return "\n\nBefore that, the create's own answer left its outcome unknown (" + err.Error() + "): the service may have created the link. " + leftoverAdvice
 }
 
 // addRefreshError reports a refresh that failed. A conclusion the client
@@ -141,14 +151,34 @@ func verdictSummary(err error) string {
 }
 
 func verdictDetail(err error) string {
-	var apiErr *client.APIError
-	switch {
-	case errors.Is(err, client.ErrWrongBaseURL):
-		return err.Error() + "\n\nEvery other operation of this run fails the same way, so the provider stopped sending requests."
-	case errors.As(err, &apiErr):
-		return serviceErrorDetail(apiErr) + "\n\nThe key would be refused the same way by every other request of this run that needs it, so the provider stopped sending them."
+	detail := err.Error() + "\n\nThe provider stopped trying, for every operation of this run. Check base_url (or " + EnvBaseURL + "): its scheme, host and port; and that the service (or the emulator) is running and reachable from this machine."
+	if errors.Is(err, client.ErrWrongBaseURL) {
+		detail = err.Error() + "\n\nEvery other operation of this run fails the same way, so the provider stopped sending requests."
+	} else if refusal := keyRefusal(err); refusal != nil {
+		detail = serviceErrorDetail(refusal) + "\n\nThe key would be refused the same way by every other request of this run that needs it, so the provider stopped sending them."
 	}
-	return err.Error() + "\n\nThe provider stopped trying, for every operation of this run. Check base_url (or " + EnvBaseURL + "): its scheme, host and port; and that the service (or the emulator) is running and reachable from this machine."
+	return detail + mayHaveCreated(err)
+}
+
+// keyRefusal is the 401 or 403 answer in err's tree, if any: the tree of a
+// failed create also holds the answer to the create itself (a 5xx), and
+// the refusal came to the listing that looked for its link.
+func keyRefusal(err error) *client.APIError {
+	//nolint:errorlint // walks the tree itself: errors.As stops at the first APIError
+	if a, ok := err.(*client.APIError); ok && (errors.Is(a, client.ErrUnauthorized) || errors.Is(a, client.ErrForbidden)) {
+		return a
+	}
+	switch u := err.(type) { //nolint:errorlint // as above
+	case interface{ Unwrap() error }:
+		return keyRefusal(u.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if a := keyRefusal(e); a != nil {
+				return a
+			}
+		}
+	}
+	return nil
 }
 
 // addInvalidSetting reports a setting (base_url, api_key) the provider
@@ -196,13 +226,16 @@ var (
 // summary is the same for every resource, so Terraform folds the warnings
 // of a large apply into one.
 func addRateLimitWait(diags *diag.Diagnostics, waited time.Duration, refused int) {
-	told := ""
+	told, outcome := "", " Nothing failed."
 	if refused > 0 {
 		told = fmt.Sprintf(", %d time(s) told to by a 429 answer", refused)
 	}
+	if diags.HasError() {
+		outcome = " The waits are not what failed: the error says what did."
+	}
 	diags.AddWarning("Waited for the rate limit",
-		fmt.Sprintf("This operation waited %s in all for the service's rate limit%s. The limit is per API key: every request of this run, and of any other run using the same key, counts against it, so the provider holds requests back until the service's window allows them rather than have them refused. Nothing failed. An apply of many links takes about as many windows as its writes need; lowering -parallelism does not make it faster, but each link then waits behind fewer others of this run, and less of its timeout (see Timeouts in the provider's documentation).",
-			waited.Round(time.Second), told))
+		fmt.Sprintf("This operation waited %s in all for the service's rate limit%s. The limit is per API key: every request of this run, and of any other run using the same key, counts against it, so the provider holds requests back until the service's window allows them rather than have them refused.%s An apply of many links takes about as many windows as its writes need; lowering -parallelism does not make it faster, but each link then waits behind fewer others of this run, and less of its timeout (see Timeouts in the provider's documentation).",
+			waited.Round(time.Second), told, outcome))
 }
 
 // leftoverAdvice says what the next run does about a create whose outcome
@@ -317,22 +350,31 @@ func ids(found []client.Link) []string {
 }
 
 // addUTMStepError reports that a new link did not get its UTM parameters.
-// Create has already saved the link, so Terraform keeps it as tainted.
+// Create has already saved the link, so Terraform keeps it as tainted; the
+// detail says how to keep the link instead of having it replaced.
 func addUTMStepError(diags *diag.Diagnostics, l *client.Link, err error) {
-	if errors.Is(err, client.ErrNotSent) {
-		diags.AddError("Link created without its UTM parameters",
-			fmt.Sprintf("Terraform was interrupted after the service created link %s (%s) and before its UTM parameters were set. The link is recorded in the state and marked tainted, so the next apply replaces it with one that has them.", l.ID, l.ShortURL))
+	keep := fmt.Sprintf("Link %s (%s) was created and is recorded in the state as tainted, so the next apply replaces it: deletes it and creates another, which a quota or the rate limit may refuse. To keep it, run `terraform untaint` on this resource first: the next apply then sets the UTM parameters in place.", l.ID, l.ShortURL)
+	if errors.Is(err, client.ErrNotSent) && errors.Is(err, context.Canceled) {
+		diags.AddError("Link created without its UTM parameters", "Terraform was interrupted after the service created the link and before its UTM parameters were set. "+keep)
 		return
 	}
-	addServiceError(diags, "set the UTM parameters of the new link "+l.ID+"; it is recorded in the state as tainted and the next apply replaces it", err)
+	var step diag.Diagnostics
+	addServiceError(&step, "set the UTM parameters of the new link "+l.ID, err)
+	for _, d := range step {
+		if withPath, ok := d.(diag.DiagnosticWithPath); ok {
+			diags.AddAttributeError(withPath.Path(), d.Summary(), d.Detail()+"\n\n"+keep)
+			continue
+		}
+		diags.AddError(d.Summary(), d.Detail()+"\n\n"+keep)
+	}
 }
 
 // attributeOf names the attribute an error is about, if any.
 func attributeOf(e *client.APIError) string {
 	switch {
-	case errors.Is(e, client.ErrBlocked):
+	case isFilterRejection(e):
 		return "destination"
-	case errors.Is(e, client.ErrConflict):
+	case errors.Is(e, client.ErrConflict) && e.Code == "slug_taken":
 		return "slug"
 	case errors.Is(e, client.ErrInvalidRequest):
 		field, _, found := strings.Cut(e.Message, ":")
@@ -351,24 +393,38 @@ func serviceErrorDetail(e *client.APIError) string {
 		return "The service rejected the API key (401 invalid_api_key)" + said + ". Check that api_key (or " + EnvAPIKey + ") holds a current key from the dashboard's API-key section, that the key was not revoked, and that the account's plan still includes the API."
 	case errors.Is(e, client.ErrForbidden):
 		return fmt.Sprintf("The API key lacks the scope this operation needs (403 insufficient_scope): %s needs %s%s. Terraform needs a key with both links:read (every refresh and import lists the links) and links:write (create, change, delete).", e.Method+" "+e.Path, scopeFor(e.Method), said)
-	case errors.Is(e, client.ErrBlocked):
+	case isFilterRejection(e):
 		return "The service's fraud filter rejected the destination (422 blocked_by_filter)" + said + ". Choose another destination; if it is legitimate, ask the service's support to review it."
+	case errors.Is(e, client.ErrBlocked):
+		return "The service refused the request (422 " + e.Code + ")" + said + "."
 	case errors.Is(e, client.ErrQuota):
-		return "The plan's monthly link quota is exhausted (402 link_quota)" + said + ". The quota counts the links created in a month, so deleting links does not give any back: wait for the next month or upgrade the plan. Nothing was changed."
+		return "The plan's monthly link quota is exhausted (402 link_quota)" + said + ". The quota counts the links created in a month, so deleting links does not give any back: wait for the next month or upgrade the plan. This request changed nothing."
 	case errors.Is(e, client.ErrConflict):
 		return "The service refused the request as a conflict (409 " + codeOr(e, "slug_taken") + ")" + said + ". If the slug is taken, choose another one, or import the link that holds it with the ID <domain_id>/<slug> of that link."
 	case errors.Is(e, client.ErrInvalidRequest):
 		return "The service refused the request (400 " + codeOr(e, "invalid_request") + ")" + said + "."
-	case errors.Is(e, client.ErrNotFound):
+	case errors.Is(e, client.ErrNotFound) && strings.HasPrefix(e.Path, pathOfALink):
 		return "The link no longer exists on the service (404 not_found)" + said + ". It was probably deleted outside Terraform; run `terraform apply` again to recreate it."
+	case errors.Is(e, client.ErrNotFound):
+		return "The service answered 404 not_found to " + e.Method + " " + e.Path + said + ": it found nothing there. Check base_url, and for a create that domain_id is one of the account's domains (the dashboard's Domains section)."
 	}
 	return fmt.Sprintf("The service answered %d%s. This may be temporary: run the command again.", e.StatusCode, said)
+}
+
+// pathOfALink is how the paths of one link's requests begin (PATCH and
+// DELETE /api/links/{id}).
+const pathOfALink = "/api/links/"
+
+// isFilterRejection reports a 422 of the fraud filter, whose code the
+// service sent or the status implies, as opposed to another 422.
+func isFilterRejection(e *client.APIError) bool {
+	return errors.Is(e, client.ErrBlocked) && e.Code == "blocked_by_filter"
 }
 
 // waitPastDeadlineDetail explains a request the rate limit would hold past
 // its operation's timeout.
 func waitPastDeadlineDetail(past *client.WaitPastDeadlineError, err error) string {
-	return fmt.Sprintf("%v\n\nThe service's rate limit asked to wait %v before the next request, longer than this operation's timeout has left, so the provider stopped at once rather than wait for nothing; the request was not carried out. %s", err, past.Wait.Round(time.Second), raiseTimeout(past.Method))
+	return fmt.Sprintf("%v\n\nThe service's rate limit asked to wait %v before the next request, longer than this operation's timeout has left, so the provider stopped at once rather than wait for nothing; that request was not carried out. %s", err, past.Wait.Round(time.Second), raiseTimeout(past.Method)) + mayHaveCreated(err)
 }
 
 // raiseTimeout says which timeout bounds a request of method, and what to do.
@@ -376,7 +432,7 @@ func raiseTimeout(method string) string {
 	if op, ok := map[string]string{http.MethodPost: "create", http.MethodPatch: "update", http.MethodDelete: "delete"}[method]; ok {
 		return "Raise the resource's " + op + " timeout (timeouts." + op + "), or run again once the wait has passed."
 	}
-	return fmt.Sprintf("A read has no timeout of its own and waits at most %s; run again once the wait has passed.", defaults.ReadTimeout)
+	return fmt.Sprintf("A read of a refresh, plan or data source has no timeout of its own and waits at most %s; one made by a create, change or delete is bounded by that resource's timeout (timeouts.create, timeouts.update, timeouts.delete), which you may raise. Or run again once the wait has passed.", defaults.ReadTimeout)
 }
 
 func serviceSaid(e *client.APIError) string {
@@ -429,7 +485,7 @@ func addExportError(diags *diag.Diagnostics, linkID string, err error) {
 	case linkID != "" && client.IsNotFound(err):
 		diags.AddAttributeError(path.Root("link_id"), summary,
 			fmt.Sprintf("No link with ID %s exists on this account (404 not_found): %v. Check link_id; the account's links are listed by data.shortlink_links, and a link managed here is referenced as shortlink_link.<name>.id.", linkID, err))
-	case errors.Is(err, client.ErrUnexpectedResponse):
+	case errors.Is(err, analytics.ErrMalformed):
 		diags.AddError(summary, err.Error()+"\n\nThe service's answer to GET /api/analytics/export cannot be read as CSV with a header row and one record per click. "+
 			"Please report this to the provider's developers, with the beginning of the export and the line named.")
 	default:

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
@@ -197,6 +199,16 @@ func TestAddRateLimitWait(t *testing.T) {
 		if !strings.Contains(detail, "does not make it faster, but each link then waits behind fewer others") {
 			t.Errorf("the detail does not say what a lower -parallelism does: %s", detail)
 		}
+		if !strings.Contains(detail, "Nothing failed.") {
+			t.Errorf("the detail of a wait beside no error does not say that nothing failed: %s", detail)
+		}
+	}
+	// Beside an error the wait is not what failed, and "nothing failed" would be false.
+	var diags diag.Diagnostics
+	diags.AddError("Could not create the link", "timeout")
+	addRateLimitWait(&diags, time.Minute, 0)
+	if detail := diags[1].Detail(); strings.Contains(detail, "Nothing failed") || !strings.Contains(detail, "the error says what did") {
+		t.Errorf("beside an error: %s", detail)
 	}
 }
 
@@ -233,7 +245,7 @@ func TestAccLinkErrors_readWaitPastItsDeadline(t *testing.T) {
 	e := newTestEnv(t)
 	wait := 2 * defaults.ReadTimeout
 	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusTooManyRequests, RetryAfter: int(wait / time.Second), Method: http.MethodGet})
-	expectFailure(t, e.config(`data "shortlink_links" "all" {}`), "asked to wait "+wait.String(), "not carried out", "A read has no timeout of its own and waits at most "+defaults.ReadTimeout.String())
+	expectFailure(t, e.config(`data "shortlink_links" "all" {}`), "asked to wait "+wait.String(), "not carried out", "A read of a refresh, plan or data source has no timeout of its own and waits at most "+defaults.ReadTimeout.String())
 	if n := e.srv.CountStatus(http.StatusTooManyRequests); n != 1 {
 		t.Errorf("the service answered 429 %d times, want the one refusal", n)
 	}
@@ -337,6 +349,167 @@ func TestAccLinkErrors_unreadableListing(t *testing.T) {
 					ExpectError: expectErr(c.want, "the configuration is not the cause", "report it"),
 				}},
 			})
+		})
+	}
+}
+
+// What each failure says, built as the client and the creator build the
+// errors: a message must not claim what did not happen, and must keep
+// what the user needs (a create that may have made a link).
+func TestAddServiceError_whatEachFailureSays(t *testing.T) {
+	answer := func(status int, method, path, code string) *client.APIError {
+		return &client.APIError{StatusCode: status, Method: method, Path: path, Code: code}
+	}
+	ambiguous := fmt.Errorf("%w; %w", answer(504, "POST", "/api/links", ""), client.ErrAmbiguous)
+	thenListing := func(listErr error) error {
+		return fmt.Errorf("%w; then listing the links to check whether it was created failed: %w", ambiguous, listErr)
+	}
+	held := fmt.Errorf("GET /api/links: stopped waiting for the rate limit: %w; %w",
+		&client.WaitPastDeadlineError{Method: "GET", Wait: time.Hour}, client.ErrNotSent)
+	for name, tc := range map[string]struct {
+		err        error
+		want       []string
+		absent     []string
+		attributed string // the attribute the error is on, if any
+	}{
+		"a create answered 504": {
+			err:  ambiguous,
+			want: []string{"504", "may have created the link", "If it did, the link is on the account"},
+		},
+		"a create answered 504, then the search found no link": {
+			err:  fmt.Errorf("%w (no link was found on the account after it; gave up after 9 attempts)", ambiguous),
+			want: []string{"may have created the link", "gave up after 9 attempts"},
+		},
+		"a create answered 504, then the service could not be reached": {
+			err:    thenListing(fmt.Errorf("%w (tried for 20s): dial tcp: connection refused", client.ErrUnreachable)),
+			want:   []string{"Cannot reach the short-link service", "Check base_url", "may have created the link"},
+			absent: []string{"key would be refused", "rejected the API key"},
+		},
+		"a create answered 504, then the key was refused": {
+			err:  thenListing(answer(401, "GET", "/api/links", "invalid_api_key")),
+			want: []string{"The service rejected the API key", "401 invalid_api_key", "may have created the link"},
+		},
+		"a create answered 504, then the search was held past the timeout": {
+			err:  thenListing(held),
+			want: []string{"that request was not carried out", "timeouts.create", "may have created the link"},
+		},
+		"a create answered 404": {
+			err:    answer(404, "POST", "/api/links", "not_found"),
+			want:   []string{"404 not_found to POST /api/links", "domain_id"},
+			absent: []string{"no longer exists", "recreate"},
+		},
+		"a change answered 404": {
+			err:  answer(404, "PATCH", "/api/links/l-1", "not_found"),
+			want: []string{"no longer exists", "deleted outside Terraform"},
+		},
+		"a 422 of the fraud filter": {
+			err:        answer(422, "POST", "/api/links", "blocked_by_filter"),
+			want:       []string{"fraud filter rejected the destination"},
+			attributed: "destination",
+		},
+		"another 422": {
+			err:    answer(422, "POST", "/api/links", "unprocessable_entity"),
+			want:   []string{"422 unprocessable_entity"},
+			absent: []string{"fraud filter"},
+		},
+		"a 409 slug_taken": {
+			err:        answer(409, "POST", "/api/links", "slug_taken"),
+			want:       []string{"409 slug_taken"},
+			attributed: "slug",
+		},
+		"a change answered another 409": {
+			err:  answer(409, "PATCH", "/api/links/l-1", "conflict"),
+			want: []string{"409 conflict"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var diags diag.Diagnostics
+			addServiceError(&diags, "create the link", tc.err)
+			expectDiagnostic(t, diags, tc.want, tc.absent, tc.attributed)
+		})
+	}
+}
+
+// expectDiagnostic checks that diags is one error that says every phrase
+// of want, none of absent, on the attribute named (or none).
+func expectDiagnostic(t *testing.T, diags diag.Diagnostics, want, absent []string, attribute string) {
+	t.Helper()
+	if len(diags) != 1 || !diags.HasError() {
+		t.Fatalf("got %v, want one error", diags)
+	}
+	text := diags[0].Summary() + "\n" + diags[0].Detail()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("lacks %q:\n%s", w, text)
+		}
+	}
+	for _, a := range absent {
+		if strings.Contains(text, a) {
+			t.Errorf("says %q:\n%s", a, text)
+		}
+	}
+	on := ""
+	if withPath, ok := diags[0].(diag.DiagnosticWithPath); ok {
+		on = withPath.Path().String()
+	}
+	if on != attribute {
+		t.Errorf("on attribute %q, want %q", on, attribute)
+	}
+}
+
+// A new link whose UTM step failed says how to keep it (untaint) rather
+// than have the next apply replace it, and does not call a rate-limit
+// wait an interrupt.
+func TestAddUTMStepError(t *testing.T) {
+	link := &client.Link{ID: "l-1", ShortURL: "https://sho.rt/spring"}
+	for name, tc := range map[string]struct {
+		err          error
+		want, absent []string
+	}{
+		"quota exhausted": {
+			err:    &client.APIError{StatusCode: 402, Method: "PATCH", Path: "/api/links/l-1", Code: "link_quota"},
+			want:   []string{"402 link_quota", "This request changed nothing", "Link l-1 (https://sho.rt/spring) was created", "terraform untaint"},
+			absent: []string{"Nothing was changed"},
+		},
+		"interrupted": {
+			err:  fmt.Errorf("PATCH /api/links/l-1: %w: %w", client.ErrNotSent, context.Canceled),
+			want: []string{"Terraform was interrupted after the service created the link", "terraform untaint"},
+		},
+		"held by the rate limit past the timeout": {
+			err:    fmt.Errorf("PATCH /api/links/l-1: stopped waiting for the rate limit: %w; %w", &client.WaitPastDeadlineError{Method: "PATCH", Wait: time.Hour}, client.ErrNotSent),
+			want:   []string{"timeouts.update", "terraform untaint"},
+			absent: []string{"interrupted"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var diags diag.Diagnostics
+			addUTMStepError(&diags, link, tc.err)
+			expectDiagnostic(t, diags, tc.want, tc.absent, "")
+		})
+	}
+}
+
+// An export that is not CSV at all (a proxy's page, a body over the
+// client's bound) is not blamed on the CSV's format.
+func TestAddExportError_notCSVIsNotACSVFault(t *testing.T) {
+	for name, tc := range map[string]struct {
+		err          error
+		want, absent []string
+	}{
+		"a page instead of the export": {
+			err:    fmt.Errorf("GET /api/analytics/export: %w: status 200, Content-Type \"text/html\", expected CSV: the body is an HTML page", client.ErrUnexpectedResponse),
+			want:   []string{"the body is an HTML page", "not as the provider can read"},
+			absent: []string{"CSV with a header row"},
+		},
+		"a malformed record": {
+			err:  fmt.Errorf("%w: line 3: wrong number of fields", analytics.ErrMalformed),
+			want: []string{"CSV with a header row", "line 3"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var diags diag.Diagnostics
+			addExportError(&diags, "", tc.err)
+			expectDiagnostic(t, diags, tc.want, tc.absent, "")
 		})
 	}
 }
