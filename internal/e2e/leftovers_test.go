@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
 )
 
@@ -49,5 +50,55 @@ func TestLeftovers_anotherCampaignIsNoLeftover(t *testing.T) {
 		if warned := strings.Contains(out, "Possible leftover of an interrupted run"); warned != tc.warned {
 			t.Errorf("a new link with utm.source %q beside one with %q: warned %t, want %t\n%s", tc.source, "newsletter", warned, tc.warned, out)
 		}
+	}
+}
+
+// TestLeftovers_slugHeldIsTakenOver: a link that an interrupted run left,
+// exactly what a resource declares (slug, destination), is named by the
+// plan and taken over by the apply, not created twice. With
+// adoption_window = "0s" it is left alone: the plan warns that the slug is
+// taken and the apply fails on it, saying why.
+func TestLeftovers_slugHeldIsTakenOver(t *testing.T) {
+	s := newService(t, instantFilter)
+	c, err := client.New(client.Config{BaseURL: s.url, APIKey: s.fx.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	left, err := c.CreateLink(ctx, client.CreateLinkInput{DomainID: s.fx.DomainID, Slug: "spring-sale", Destination: "https://shop.example.com/spring"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := func(provider string) string {
+		return "provider \"shortlink\" {\n" + provider + "}\n" + fmt.Sprintf("resource \"shortlink_link\" \"sale\" {\n  domain_id   = %q\n  slug        = \"spring-sale\"\n  destination = \"https://shop.example.com/spring\"\n}\n", s.fx.DomainID)
+	}
+	w := s.workdir(t, "slug-held", config("  adoption_window = \"0s\"\n"))
+	run := func(args ...string) (string, error) {
+		return w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
+	}
+	out, err := run("plan")
+	if err != nil || !strings.Contains(out, "Slug already taken") || strings.Contains(out, "would take over") {
+		t.Fatalf("plan with adoption_window = \"0s\": %v; want the slug named as taken, not to be taken over\n%s", err, out)
+	}
+	if out, err := run("apply", "-auto-approve"); err == nil || !strings.Contains(out, "409 slug_taken") || !strings.Contains(out, left.ID) {
+		t.Fatalf("apply with adoption_window = \"0s\": %v; want it to fail on the slug, naming link %s\n%s", err, left.ID, out)
+	}
+
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+config("")); err != nil {
+		t.Fatal(err)
+	}
+	out, err = run("plan")
+	if err != nil || !strings.Contains(out, "Slug held by a link this resource would take over") || !strings.Contains(out, left.ID) {
+		t.Fatalf("plan: %v; want it to name link %s, which the apply takes over\n%s", err, left.ID, out)
+	}
+	out, err = run("apply", "-auto-approve")
+	if err != nil || !strings.Contains(out, "Took over link "+left.ID) {
+		t.Fatalf("apply: %v; want link %s taken over\n%s", err, left.ID, out)
+	}
+	if ids := stateIDs(t, w); len(ids) != 1 || ids[0] != left.ID {
+		t.Errorf("the state holds %v, want the link left behind, %s", ids, left.ID)
+	}
+	if ids := s.linkIDs(); len(ids) != 1 {
+		t.Errorf("the service holds %v, want the one link", ids)
 	}
 }

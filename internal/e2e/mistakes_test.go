@@ -3,7 +3,9 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -108,7 +110,9 @@ func TestMistakes_keyRefused(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	managed.Setenv("SHORTLINK_API_KEY=sk_unknown_key")
-	expect(run(managed, "plan"), map[string]int{"Error: ": 1, "Error: The service rejected the API key": 1, "401 invalid_api_key": 1})
+	// The other refreshes keep their state, with one warning that Terraform folds.
+	expect(run(managed, "plan"), map[string]int{"Error: ": 1, "Error: The service rejected the API key": 1, "401 invalid_api_key": 1,
+		"Warning: Not refreshed": 1, "The error is reported once for the whole run": 1, "(and 10 more similar warnings elsewhere)": 1})
 
 	fresh := s.workdir(t, "key-refused-new", campaign(s.fx.DomainID, 12, halfWithSlugs))
 	fresh.Setenv("SHORTLINK_API_KEY=sk_unknown_key")
@@ -405,5 +409,34 @@ func TestMistakes_utmStepRefused(t *testing.T) {
 	}
 	if out, err := w.Terraform(ctx, runLimit, "plan", "-detailed-exitcode", "-input=false", "-no-color"); clitest.ExitCode(err) != 0 {
 		t.Fatalf("the plan after it is not empty: %v\n%s", err, out)
+	}
+}
+
+// TestMistakes_listingUnreadableAtPlan: a plan of new links whose check
+// cannot list the account (the answer is cut short, every time) goes on
+// without the check, and says so, rather than fail a plan the apply may
+// carry out.
+func TestMistakes_listingUnreadableAtPlan(t *testing.T) {
+	t.Parallel()
+	s := newService(t, instantFilter)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || r.URL.Path != "/api/links" {
+			s.srv.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `[{"id":"x","slug":"x"`) // cut short
+	}))
+	t.Cleanup(proxy.Close)
+	w := s.workdir(t, "listing-unreadable", campaign(s.fx.DomainID, 2, halfWithSlugs))
+	w.Setenv("SHORTLINK_BASE_URL=" + proxy.URL)
+	out, err := w.Terraform(context.Background(), runLimit, "plan", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatalf("the plan failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{"Warning: New link not checked against the service", "it was cut short", "The plan goes on without the check", "2 to add"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+			t.Errorf("the plan's output lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -825,3 +825,68 @@ resource "shortlink_link" "test" {
 		},
 	})
 }
+
+// Removing slug from the configuration keeps the link and the slug it has
+// (the docs say so): the slug is the service's now, as a generated one is.
+func TestAccLink_slugRemovedKeepsTheLink(t *testing.T) {
+	e := newTestEnv(t)
+	e.testLink(t, []resource.TestStep{{
+		Config: e.linkConfig(`
+  destination = "https://example.com/keep"
+  slug        = "keep-me"`),
+	}, {
+		Config: e.linkConfig(`
+  destination = "https://example.com/keep"`),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("slug"), knownvalue.StringExact("keep-me")),
+		},
+	}})
+	e.expectRequests(t, "POST", "/api/links", 1, "removing the slug must not recreate the link")
+}
+
+// A create that outlasts timeouts.create fails at its timeout, saying that
+// the service may still create the link, and the service does (it carries
+// out a write it received); the next apply, with a longer timeout, takes
+// that link over by its slug instead of making a second. Changing timeouts
+// afterwards sends nothing.
+func TestAccLink_createTimeoutEnds(t *testing.T) {
+	e := newTestEnv(t, func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(3 * time.Second) })
+	link := func(create string) string {
+		return e.linkConfig(fmt.Sprintf(`
+  destination = "https://example.com/slow"
+  slug        = "slow"
+  timeouts    = { create = %q }`, create))
+	}
+	var leftover string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
+		Steps: []resource.TestStep{{
+			Config:      link("1s"),
+			ExpectError: expectErr("Could not create the link", "ran out of time while the service was still creating the link", "If it did"),
+		}, {
+			PreConfig: func() {
+				// The service finishes the create it received.
+				deadline := time.Now().Add(10 * time.Second)
+				for e.onlyLinkOrNone() == nil && time.Now().Before(deadline) {
+					time.Sleep(50 * time.Millisecond)
+				}
+				if l := e.onlyLinkOrNone(); l != nil {
+					leftover = l.(emulator.Link).ID
+				}
+			},
+			Config: link("30s"),
+			Check: func(s *terraform.State) error {
+				if got := s.RootModule().Resources[linkAddr].Primary.ID; leftover == "" || got != leftover {
+					return fmt.Errorf("the state holds link %s, want the one the timed-out create made (%q)", got, leftover)
+				}
+				return nil
+			},
+		}, {
+			Config: link("45s"),
+		}},
+	})
+	e.expectRequests(t, "POST", "/api/links", 2, "the timed-out create, then the one answered 409 whose link is taken over")
+	e.expectRequests(t, "PATCH", "/api/links/{id}", 0, "a new timeout changes only the state")
+}

@@ -50,8 +50,8 @@ func HTTPURL() validator.String {
 }
 
 func checkHTTPURL(v string) string {
-	if len(v) > MaxDestinationLength {
-		return fmt.Sprintf("is %d characters long; at most %d are allowed", len(v), MaxDestinationLength)
+	if n := utf8.RuneCountInString(v); n > MaxDestinationLength {
+		return fmt.Sprintf("is %d characters long; at most %d are allowed", n, MaxDestinationLength)
 	}
 	// White space passes url.Parse in a path or a query, and a link to it
 	// leads nowhere.

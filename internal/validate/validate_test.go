@@ -42,6 +42,9 @@ func TestStringValidators(t *testing.T) {
 		{"url no host", HTTPURL(), "https:///path", "has no host", ""},
 		{"url javascript", HTTPURL(), "javascript:alert(1)", "must start with http", ""},
 		{"url too long", HTTPURL(), "https://example.com/" + strings.Repeat("a", MaxDestinationLength), "at most 2048", ""},
+		// The bound counts characters, as its message says, not bytes.
+		{"url of 2048 characters in more bytes", HTTPURL(), "https://bücher.example/" + strings.Repeat("é", MaxDestinationLength-len("https://bücher.example/")+1), "", ""},
+		{"url of 2049 characters", HTTPURL(), "https://bücher.example/" + strings.Repeat("é", MaxDestinationLength-len("https://bücher.example/")+2), "is 2049 characters long", ""},
 		{"url malformed", HTTPURL(), "https://example.com/%zz", "is not a URL", ""},
 		{"url trailing space", HTTPURL(), "https://example.com/sale ", "ends with white space; remove it (from a CSV cell, with trimspace())", ""},
 		{"url leading space", HTTPURL(), " https://example.com/sale", "starts or ends with white space", ""},
