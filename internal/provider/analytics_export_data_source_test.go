@@ -141,6 +141,29 @@ data "shortlink_analytics_export" "count_only" {
 	})
 }
 
+// Without max_clicks, the bound is defaultMaxClicks: a range of one click
+// more fails, saying so; include_csv and include_rows false still count it.
+func TestAccAnalyticsExport_defaultMaxClicks(t *testing.T) {
+	e := newTestEnv(t)
+	links := e.seedLinks(t, e.fx.DomainID, "busier", 1)
+	e.addClicks(t, links[0].ID, defaultMaxClicks+1, "https://social.example.com/")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config:      e.config(`data "shortlink_analytics_export" "all" {}`),
+			ExpectError: expectErr("Too many clicks", "100001 clicks are in the range, more than max_clicks (100000)"),
+		}, {
+			Config: e.config(`data "shortlink_analytics_export" "all" {
+  include_csv  = false
+  include_rows = false
+}`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.shortlink_analytics_export.all", tfjsonpath.New("row_count"), knownvalue.Int64Exact(defaultMaxClicks+1)),
+			},
+		}},
+	})
+}
+
 // A data source cannot be read while the provider's settings are unknown:
 // a clear error, not a crash.
 func TestAccAnalyticsExport_unconfiguredProvider(t *testing.T) {

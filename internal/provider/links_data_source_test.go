@@ -1,9 +1,11 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -11,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
@@ -22,6 +25,16 @@ func TestAccLinksDataSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.seedLinks(t, other, "elsewhere", 1)
+	// An expired link is listed too (the list resource leaves it out by default).
+	c, err := client.New(client.Config{BaseURL: e.url, APIKey: e.fx.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expired, err := c.CreateLink(context.Background(), client.CreateLinkInput{DomainID: e.fx.DomainID, Slug: "spring-2020",
+		Destination: "https://example.com/old", ExpiresAt: new(time.Date(2020, 3, 31, 23, 59, 59, 0, time.UTC))})
+	if err != nil {
+		t.Fatal(err)
+	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Providers,
 		Steps: []resource.TestStep{{
@@ -33,7 +46,7 @@ data "shortlink_links" "one_domain" {
 }
 `, e.fx.DomainID)),
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("data.shortlink_links.all", tfjsonpath.New("links"), knownvalue.ListSizeExact(3)),
+				statecheck.ExpectKnownValue("data.shortlink_links.all", tfjsonpath.New("links"), knownvalue.ListSizeExact(4)),
 				statecheck.ExpectKnownValue("data.shortlink_links.one_domain", tfjsonpath.New("links"), knownvalue.ListExact([]knownvalue.Check{
 					knownvalue.ObjectExact(map[string]knownvalue.Check{
 						"id":          knownvalue.StringExact(seeded[0].ID),
@@ -47,6 +60,7 @@ data "shortlink_links" "one_domain" {
 						"created_at":  knownvalue.NotNull(),
 					}),
 					knownvalue.ObjectPartial(map[string]knownvalue.Check{"id": knownvalue.StringExact(seeded[1].ID)}),
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{"id": knownvalue.StringExact(expired.ID), "expires_at": knownvalue.StringExact("2020-03-31T23:59:59Z")}),
 				})),
 			},
 		}},

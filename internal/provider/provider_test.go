@@ -345,7 +345,7 @@ provider "shortlink" {
   base_url = %q
   api_key  = %q
 }
-`, tlsServer.URL, e.fx.APIKey)+linkBody(e.fx.DomainID, "https://example.com/a"), "certificate")
+`, tlsServer.URL, e.fx.APIKey)+linkBody(e.fx.DomainID, "https://example.com/a"), "Cannot reach the short-link service", "x509: certificate signed by unknown authority")
 	if n := len(e.srv.Links(e.fx.AccountID)); n != 0 {
 		t.Fatalf("%d links were created over an unverified connection", n)
 	}

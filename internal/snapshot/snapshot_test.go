@@ -857,8 +857,9 @@ func TestSnapshotLifetimeZeroConfirmsMisses(t *testing.T) {
 	checkCalls(t, svc, 6)
 }
 
-// A miss whose confirming listing was started by a caller whose context
-// then ended lists again with the waiter's own context.
+// BySlug finds a link that one listing skipped (a page shifted under it)
+// by confirming the miss with another, and a slug that is free costs one
+// more listing to confirm.
 func TestSnapshotBySlugConfirmsAMiss(t *testing.T) {
 	svc := newService("a", "x", "b")
 	svc.omit = map[int][]string{1: {"x"}}

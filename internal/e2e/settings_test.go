@@ -1,0 +1,80 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+)
+
+// TestSettings_providerBlock: settings of the provider block reach what
+// they govern, as the real CLI passes them. bulk_refresh = false lists the
+// account once per refreshed link rather than once per plan;
+// max_rate_limit_percent = 50 leaves half of every window of writes to
+// others: no write is answered with less than half the limit remaining.
+func TestSettings_providerBlock(t *testing.T) {
+	t.Parallel()
+	const limit = 10
+	s := newService(t, instantFilter, func(st *emulator.Settings) {
+		st.Limits.Write, st.Limits.Window = limit, emulator.Duration(2*time.Second)
+	})
+	var mu sync.Mutex
+	leastRemaining := limit
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		s.srv.ServeHTTP(rec, r)
+		if r.Method != http.MethodGet {
+			if n, err := strconv.Atoi(rec.Header().Get("X-RateLimit-Remaining")); err == nil && rec.Code < 300 {
+				mu.Lock()
+				leastRemaining = min(leastRemaining, n)
+				mu.Unlock()
+			}
+		}
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+	}))
+	t.Cleanup(proxy.Close)
+	config := func(settings string) string {
+		return strings.Replace(campaign(s.fx.DomainID, 12, halfWithSlugs), "provider \"shortlink\" {}", "provider \"shortlink\" {\n"+settings+"}", 1)
+	}
+	w := s.workdir(t, "provider-settings", config("  max_rate_limit_percent = 50\n"))
+	w.Setenv("SHORTLINK_BASE_URL=" + proxy.URL)
+	ctx := context.Background()
+	if out, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if leastRemaining < limit/2 {
+		t.Errorf("a write was answered with %d of %d remaining: max_rate_limit_percent = 50 took more than half a window", leastRemaining, limit)
+	}
+	if n := s.srv.CountStatus(http.StatusTooManyRequests); n != 0 {
+		t.Errorf("%d writes were answered 429", n)
+	}
+
+	lists := func(settings string) int {
+		t.Helper()
+		if err := w.WriteFile("main.tf", clitest.RequiredProviders+config(settings)); err != nil {
+			t.Fatal(err)
+		}
+		before := s.srv.Count(http.MethodGet, "/api/links")
+		if out, err := w.Terraform(ctx, runLimit, "plan", "-input=false", "-no-color"); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return s.srv.Count(http.MethodGet, "/api/links") - before
+	}
+	if n := lists(""); n != 1 {
+		t.Errorf("a plan refreshing 12 links listed %d times, want once", n)
+	}
+	if n := lists("  bulk_refresh = false\n"); n != 12 {
+		t.Errorf("with bulk_refresh = false a plan refreshing 12 links listed %d times, want once per link", n)
+	}
+}
