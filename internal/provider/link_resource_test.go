@@ -851,7 +851,9 @@ func TestAccLink_slugRemovedKeepsTheLink(t *testing.T) {
 // that link over by its slug instead of making a second. Changing timeouts
 // afterwards sends nothing.
 func TestAccLink_createTimeoutEnds(t *testing.T) {
-	e := newTestEnv(t, func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(3 * time.Second) })
+	// The timeout leaves time to send the create on a loaded machine; the
+	// filter outlasts it.
+	e := newTestEnv(t, func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(6 * time.Second) })
 	link := func(create string) string {
 		return e.linkConfig(fmt.Sprintf(`
   destination = "https://example.com/slow"
@@ -863,12 +865,12 @@ func TestAccLink_createTimeoutEnds(t *testing.T) {
 		ProtoV6ProviderFactories: protoV6Providers,
 		CheckDestroy:             e.checkNoLinks,
 		Steps: []resource.TestStep{{
-			Config:      link("1s"),
+			Config:      link("3s"),
 			ExpectError: expectErr("Could not create the link", "ran out of time while the service was still creating the link", "If it did"),
 		}, {
 			PreConfig: func() {
 				// The service finishes the create it received.
-				deadline := time.Now().Add(10 * time.Second)
+				deadline := time.Now().Add(20 * time.Second)
 				for e.onlyLinkOrNone() == nil && time.Now().Before(deadline) {
 					time.Sleep(50 * time.Millisecond)
 				}
