@@ -58,6 +58,9 @@ type classPace struct {
 	// refusedUntil is when the latest Retry-After ends, as the service
 	// said it: no request of the class goes before.
 	refusedUntil time.Time
+	// slowestSuccess is the longest a request of the class took from
+	// sending to a 2xx answer.
+	slowestSuccess time.Duration
 }
 
 // queuePlace is a call's place in its class's queue, taken when its first
@@ -126,9 +129,30 @@ func (p *paced) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	sent := p.clock.Now()
 	resp, err := p.next.RoundTrip(req)
-	c.answered(tk, p.clock.Now(), resp)
+	now := p.clock.Now()
+	c.answered(tk, now, resp)
+	if err == nil && resp.StatusCode < 300 {
+		c.mu.Lock()
+		c.slowestSuccess = max(c.slowestSuccess, now.Sub(sent))
+		c.mu.Unlock()
+	}
 	return resp, err
+}
+
+// SlowestWriteAnswer is the longest a write of this client took from
+// sending to its successful answer (0 before the first): how long the
+// service may work on a write, its fraud filter included, before it
+// answers.
+func (c *Client) SlowestWriteAnswer() time.Duration {
+	p, ok := c.http.Transport.(*paced)
+	if !ok {
+		return 0
+	}
+	p.write.mu.Lock()
+	defer p.write.mu.Unlock()
+	return p.write.slowestSuccess
 }
 
 // paceWaitError is a request given up while it waited for the rate limit:

@@ -1,10 +1,14 @@
 package emulator
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
+	"io"
 	"math/rand"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +28,11 @@ const (
 	FaultCloseAfterCommit FaultKind = "close-after-commit"
 	// FaultClose closes the connection without doing the request.
 	FaultClose FaultKind = "close"
+	// FaultAnswerBeforeCommit answers Status (504 unless set) at once, as a
+	// gateway in front of a slow service does when it gives up waiting, and
+	// then does the request all the same: the change is made after the
+	// client was told the request failed.
+	FaultAnswerBeforeCommit FaultKind = "answer-before-commit"
 )
 
 // Fault is one injected failure. Method and Path (a path pattern such as
@@ -163,10 +172,50 @@ func (s *Server) withFaults(w http.ResponseWriter, r *http.Request, rt route, ha
 		panic(http.ErrAbortHandler) // the server closes the connection without an answer
 	case FaultClose:
 		panic(http.ErrAbortHandler)
+	case FaultAnswerBeforeCommit:
+		// Once the answer is written the request's body can no longer be
+		// read: read it first, for the request that is done afterwards.
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			panic(http.ErrAbortHandler)
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		s.answerNow(w, Fault{Kind: FaultStatus, Status: cmp.Or(f.Status, http.StatusGatewayTimeout)})
+		handle(discardWriter{header: http.Header{}})
 	default:
 		handle(w)
 	}
 }
+
+// answerNow sends the fault's whole answer, with its length, before the
+// handler goes on: the client has it while the request is still being done.
+func (s *Server) answerNow(w http.ResponseWriter, f Fault) {
+	var answer bufferedAnswer
+	answer.header = http.Header{}
+	s.writeFaultStatus(&answer, f)
+	for k, v := range answer.header {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(answer.body.Len()))
+	// The connection stays busy with the request: the client must not send
+	// its next one on it, as it could on a gateway's.
+	w.Header().Set("Connection", "close")
+	w.WriteHeader(answer.status)
+	_, _ = w.Write(answer.body.Bytes())
+	_ = http.NewResponseController(w).Flush() // a writer that cannot flush sends it when the handler is done
+
+}
+
+// bufferedAnswer is an answer written to memory.
+type bufferedAnswer struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedAnswer) Header() http.Header         { return b.header }
+func (b *bufferedAnswer) Write(p []byte) (int, error) { return b.body.Write(p) }
+func (b *bufferedAnswer) WriteHeader(status int)      { b.status = status }
 
 func (s *Server) writeFaultStatus(w http.ResponseWriter, f Fault) {
 	switch f.Status {

@@ -140,6 +140,26 @@ func TestCloseFaults(t *testing.T) {
 	})
 }
 
+// answer-before-commit answers 504 at once, before the fraud filter is
+// done, and the link is made afterwards: what a client sees when a gateway
+// in front of a slow service gives up waiting.
+func TestAnswerBeforeCommitFault(t *testing.T) {
+	e := newEnv(t, func(s *Settings) { s.Filter.Delay = Duration(time.Second) })
+	e.srv.InjectFaults(Fault{Kind: FaultAnswerBeforeCommit, Method: http.MethodPost})
+	r := e.do(t, http.MethodPost, "/api/links", e.fx.APIKey, e.createBody("https://example.com/later", "slug", "later"))
+	wantStatus(t, r, http.StatusGatewayTimeout)
+	if n := len(e.srv.Links(e.fx.AccountID)); n != 0 {
+		t.Fatalf("%d links stored when the 504 came, want none yet: the answer waited for the filter", n)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(e.srv.Links(e.fx.AccountID)) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if links := e.srv.Links(e.fx.AccountID); len(links) != 1 || links[0].Slug != "later" {
+		t.Fatalf("links = %+v, want the one the 504 did not tell of", links)
+	}
+}
+
 func TestFaultRestrictions(t *testing.T) {
 	e := newEnv(t)
 	id := str(e.create(t, "https://example.com/")["id"])

@@ -267,6 +267,12 @@ func (lc *Creator) end(key string, created *client.Link) {
 // adopt lists the links (bypassing the shared snapshot: the link may be
 // brand new) and claims the one the failed attempt made, if any.
 func (lc *Creator) adopt(ctx context.Context, key string, in client.CreateLinkInput, started time.Time) (*client.Link, error) {
+	// The service may still be making the link when a gateway in front of
+	// it gives up and answers 5xx: from that answer, give it as long as a
+	// create has taken to be answered, and the wait before a retry besides.
+	if err := sleep(ctx, lc.client.SlowestWriteAnswer()+lc.retryWait); err != nil {
+		return nil, err
+	}
 	lc.waitSettled(ctx, key)
 	listed, err := lc.client.ListLinks(ctx)
 	if err != nil {

@@ -84,6 +84,30 @@ func TestCreate_createsAgainWhenTheFailedAttemptMadeNothing(t *testing.T) {
 	}
 }
 
+// A gateway in front of a slow service may answer 504 while the service
+// goes on to make the link. The search for it waits, after that answer, as
+// long as the slowest create answered so far took, so it finds the link
+// rather than make a second one beside it.
+func TestCreate_waitsForALinkTheServiceMakesAfterItsAnswer(t *testing.T) {
+	e := newCreatorEnv(t)
+	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(300 * time.Millisecond) }); err != nil {
+		t.Fatal(err)
+	}
+	e.creator = NewCreator(e.creator.client, 3, 300*time.Millisecond, DefaultAdoptionWindow)
+	if _, _, err := e.creator.Create(context.Background(), e.input("https://example.com/first", "")); err != nil {
+		t.Fatal(err) // answered after the filter: how long the service works on a create
+	}
+	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
+	link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/later", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.srv.Links(e.fx.AccountID)); from != Retaken || n != 2 || e.srv.Count(http.MethodPost, "/api/links") != 2 {
+		t.Fatalf("origin=%v, %d links, %d POSTs; want link %s, which the 504's create made, found, and no second POST",
+			from, n, e.srv.Count(http.MethodPost, "/api/links"), link.ID)
+	}
+}
+
 func TestCreate_neverAdoptsALinkAnotherResourceHolds(t *testing.T) {
 	e := newCreatorEnv(t)
 	existing, _, err := e.creator.Create(context.Background(), e.input("https://example.com/same", ""))
