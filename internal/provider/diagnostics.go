@@ -44,6 +44,10 @@ func addServiceError(diags *diag.Diagnostics, action string, err error) {
 		diags.AddAttributeError(path.Root("slug"), summary, slugTakenDetail(taken))
 		return
 	}
+	if errors.Is(err, errChangeNotReadBack) {
+		diags.AddError(summary, err.Error()+"\n\nThe service made the change; only reading the link back failed. The next plan reads the link and shows what is left to do, if anything: run the command again.")
+		return
+	}
 	var past *client.WaitPastDeadlineError
 	if errors.As(err, &past) {
 		diags.AddError(summary, waitPastDeadlineDetail(past, err))

@@ -275,12 +275,19 @@ func (r *linkResource) applyCreatedUTM(ctx context.Context, created linkResource
 	resp.Diagnostics.Append(resp.State.Set(ctx, &created)...)
 }
 
+// errChangeNotReadBack is a change the service made (it answered 204)
+// whose link a fresh listing then failed to return.
+var errChangeNotReadBack = errors.New("the service accepted the change but answered without the link, and reading the link back failed")
+
 // changeDestination sends the PATCH and returns the changed link, looked up
 // in a fresh listing when the service answers without a body.
 func (r *linkResource) changeDestination(ctx context.Context, id string, in client.ChangeDestinationInput) (*client.Link, error) {
 	link, err := r.data.client.ChangeDestination(ctx, id, in)
 	if err == nil && link == nil {
 		link, err = links.ByIDInFreshListing(ctx, r.data.client.ListLinks, id)
+		if err != nil && !errors.Is(err, links.ErrNotListed) {
+			err = fmt.Errorf("%w: %w", errChangeNotReadBack, err)
+		}
 	}
 	if err == nil {
 		r.data.listing.Put(*link)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -891,4 +892,45 @@ func TestAccLink_createTimeoutEnds(t *testing.T) {
 	})
 	e.expectRequests(t, "POST", "/api/links", 2, "the timed-out create, then the one answered 409 whose link is taken over")
 	e.expectRequests(t, "PATCH", "/api/links/{id}", 0, "a new timeout changes only the state")
+}
+
+// A change the service accepts with 204 and no link is read back from a
+// fresh listing; when that listing fails, the error says the change was
+// made, and the next plan, which reads the link, has nothing left to do.
+func TestAccLink_changeAcceptedButNotReadBack(t *testing.T) {
+	var failLists atomic.Bool
+	svc := testsupport.Start(t, testsupport.Options{
+		Settings: func(s *emulator.Settings) { s.Variants.ChangeStatus = http.StatusNoContent },
+		Wrap: func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodGet && r.URL.Path == "/api/links" && failLists.Load() {
+					http.Error(w, "upstream unavailable", http.StatusServiceUnavailable)
+					return
+				}
+				next.ServeHTTP(w, r)
+				if r.Method == http.MethodPatch {
+					failLists.Store(true) // from the change on, until the next step
+				}
+			})
+		},
+	})
+	e := &testEnv{srv: svc.Server, url: svc.URL, fx: svc.Fixture}
+	link := func(dest string) string { return e.linkConfig(fmt.Sprintf("  destination = %q", dest)) }
+	e.testLink(t, []resource.TestStep{
+		{Config: link("https://example.com/before")},
+		{
+			Config:      link("https://example.com/after"),
+			ExpectError: expectErr("Could not change the link's destination", "the service accepted the change but answered without the link, and reading the link back failed", "503"),
+		},
+		{
+			PreConfig: func() {
+				failLists.Store(false)
+				if got := e.onlyLink(t).Destination; got != "https://example.com/after" {
+					t.Fatalf("the service holds destination %q, want the change made", got)
+				}
+			},
+			Config:           link("https://example.com/after"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+	})
 }
