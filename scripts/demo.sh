@@ -64,10 +64,28 @@ if [ "$cli" = tofu ] && ! command -v tofu >/dev/null && [ -n "${TOFU:-}" ] && [ 
 fi
 command -v "$cli" >/dev/null || { echo "$cli is not on PATH${TOFU:+ (for OpenTofu, run make tofu first)}" >&2; exit 1; }
 echo "CLI: $("$cli" version | head -n 1)"
+# without_override_notice drops the CLI's notice that development overrides
+# are in effect (the demo's own build is meant): in full on stderr, and as a
+# line of the "Warnings:" summary that -compact-warnings prints on stdout,
+# the summary too when that was its only warning.
+without_override_notice() {
+  awk '
+    /^Warnings:$/ { held = $0 "\n"; items = 0; next }
+    held != "" {
+      if ($0 ~ /^- Provider development overrides are in effect/) next
+      if ($0 ~ /^- /) items++
+      held = held $0 "\n"
+      if ($0 ~ /^To see the full warning notes/) { if (items) printf "%s", held; held = "" }
+      fflush(); next
+    }
+    { print; fflush() }
+    END { if (held != "" && items) printf "%s", held }'
+}
 tf() {
   local command=$1
   shift
-  "$cli" -chdir="$demo/work" "$command" "${no_color[@]}" "$@" 2> >(grep -v -e 'Provider development overrides are in effect' >&2)
+  "$cli" -chdir="$demo/work" "$command" "${no_color[@]}" "$@" \
+    2> >(grep -v -e 'Provider development overrides are in effect' >&2) | without_override_notice
 }
 
 step "terraform apply: the spring campaign"
