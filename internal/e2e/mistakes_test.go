@@ -440,3 +440,37 @@ func TestMistakes_listingUnreadableAtPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestMistakes_clicksOfADeletedLink: shortlink_clicks names a link by ID
+// that another configuration then deleted. Every plan reads the data
+// source, a destroy's too, and fails naming link_id; the message's way out,
+// terraform destroy -refresh=false, destroys without reading it.
+func TestMistakes_clicksOfADeletedLink(t *testing.T) {
+	t.Parallel()
+	s := newService(t, instantFilter)
+	seeded, err := s.srv.SeedLinks(s.fx.DomainID, "elsewhere", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := fmt.Sprintf("provider \"shortlink\" {}\n\nresource \"shortlink_link\" \"own\" {\n  domain_id   = %q\n  destination = \"https://example.com/own\"\n}\n\ndata \"shortlink_clicks\" \"other\" {\n  link_id = %q\n}\n", s.fx.DomainID, seeded[0].ID)
+	w := s.workdir(t, "clicks-of-a-deleted-link", config)
+	ctx := context.Background()
+	run := func(args ...string) (string, error) {
+		return w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
+	}
+	if out, err := run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if err := s.srv.DeleteLinkOutOfBand(seeded[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run("destroy", "-auto-approve"); err == nil || !strings.Contains(strings.Join(strings.Fields(out), " "), "terraform destroy -refresh=false destroys without reading it") {
+		t.Fatalf("destroy: %v; want it to fail on link_id, naming the way out\n%s", err, out)
+	}
+	if out, err := run("destroy", "-auto-approve", "-refresh=false"); err != nil {
+		t.Fatalf("destroy -refresh=false: %v\n%s", err, out)
+	}
+	if ids := s.linkIDs(); len(ids) != 0 {
+		t.Errorf("the service holds %v after the destroy, want nothing", ids)
+	}
+}

@@ -488,7 +488,7 @@ func addExportError(diags *diag.Diagnostics, linkID string, err error) {
 			fmt.Sprintf("%s. Every click shortlink_analytics_export keeps in csv or rows is held in the plan and the state, which a busy account outgrows. Narrow the range with since and until, or to one link with link_id, or raise max_clicks. For counts (per link, per day, per referrer) use shortlink_clicks, whose state does not grow with the clicks; for row_count alone set include_csv and include_rows to false.", tooMany))
 	case linkID != "" && client.IsNotFound(err):
 		diags.AddAttributeError(path.Root("link_id"), summary,
-			fmt.Sprintf("No link with ID %s exists on this account (404 not_found): %v. Check link_id; the account's links are listed by data.shortlink_links, and a link managed here is referenced as shortlink_link.<name>.id.", linkID, err))
+			fmt.Sprintf("No link with ID %s exists on this account (404 not_found): %v. Check link_id; the account's links are listed by data.shortlink_links, and a link managed here is referenced as shortlink_link.<name>.id. If the link was deleted, change or remove link_id: every plan reads this data source, a destroy's plan too, and terraform destroy -refresh=false destroys without reading it.", linkID, err))
 	case errors.Is(err, analytics.ErrMalformed):
 		diags.AddError(summary, err.Error()+"\n\nThe service's answer to GET /api/analytics/export cannot be read as CSV with a header row and one record per click. "+
 			"Please report this to the provider's developers, with the beginning of the export and the line named.")

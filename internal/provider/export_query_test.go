@@ -23,7 +23,7 @@ func TestAccExportFilter_badInput(t *testing.T) {
 				ProtoV6ProviderFactories: protoV6Providers,
 				Steps: []resource.TestStep{
 					step(`link_id = "0b3d2c1a-0000-4000-8000-000000000000"`,
-						"link_id", "No link with ID 0b3d2c1a-0000-4000-8000-000000000000", "404 not_found", "data.shortlink_links"),
+						"link_id", "No link with ID 0b3d2c1a-0000-4000-8000-000000000000", "404 not_found", "data.shortlink_links", "change or remove link_id", "terraform destroy -refresh=false"),
 					step(`link_id = "not-a-link-id"`,
 						"link_id", `"not-a-link-id" is not a UUID`),
 					step(`since = "2027-03-02T00:00:00Z"`+"\n"+`until = "2027-03-01T00:00:00Z"`,
