@@ -1,9 +1,14 @@
 package emulator
 
 import (
+	"bytes"
 	"crypto/subtle"
 	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
 	"net/http"
+	"slices"
 )
 
 // AdminTokenHeader carries the admin token on requests to /_emulator/.
@@ -50,7 +55,7 @@ type adminHandler func(*http.Request) (any, error)
 func (s *Server) adminRoutes() map[string]adminHandler {
 	return map[string]adminHandler{
 		"GET /_emulator/settings":        s.adminGetSettings,
-		"PUT /_emulator/settings":        adminBody(s.adminPutSettings),
+		"PUT /_emulator/settings":        s.adminPutSettings,
 		"GET /_emulator/faults":          s.adminGetFaults,
 		"PUT /_emulator/faults":          adminBody(s.adminPutFaults),
 		"GET /_emulator/counters":        s.adminGetCounters,
@@ -78,11 +83,58 @@ func adminBody[In any](handle func(In) (any, error)) adminHandler {
 
 func (s *Server) adminGetSettings(*http.Request) (any, error) { return s.Settings(), nil }
 
-func (s *Server) adminPutSettings(in Settings) (any, error) { return in, s.SetSettings(in) }
+// adminPutSettings replaces the settings whole: a body that leaves one out
+// is refused, naming it, rather than setting it to its zero value (no fraud
+// filter delay, no blocked hosts) unnoticed.
+func (s *Server) adminPutSettings(r *http.Request) (any, error) {
+	raw, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	var in Settings
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return nil, err
+	}
+	var want, got map[string]any
+	shape, _ := json.Marshal(DefaultSettings())
+	if err := json.Unmarshal(shape, &want); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(raw, &got); err != nil {
+		return nil, err
+	}
+	if name := firstMissing(want, got, ""); name != "" {
+		return nil, fmt.Errorf("setting %s is missing: a PUT replaces the settings whole (GET them, change what you want, PUT them back)", name)
+	}
+	return in, s.SetSettings(in)
+}
+
+// firstMissing names the first key of want (a setting the defaults spell
+// out, nested ones too) that got lacks, in key order; "" when none.
+func firstMissing(want, got map[string]any, prefix string) string {
+	for _, key := range slices.Sorted(maps.Keys(want)) {
+		value, ok := got[key]
+		if !ok {
+			return prefix + key
+		}
+		if inner, isObject := want[key].(map[string]any); isObject {
+			gotInner, _ := value.(map[string]any)
+			if name := firstMissing(inner, gotInner, prefix+key+"."); name != "" {
+				return name
+			}
+		}
+	}
+	return ""
+}
 
 func (s *Server) adminGetFaults(*http.Request) (any, error) { return s.Faults(), nil }
 
 func (s *Server) adminPutFaults(in FaultPlan) (any, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
 	s.SetFaults(in)
 	return s.Faults(), nil
 }

@@ -109,6 +109,24 @@ func TestAdminAPI(t *testing.T) {
 		wantStatus(t, e.admin(t, http.MethodPut, "settings", adminToken, `{"variants":{"colour":"red"}}`, nil), http.StatusBadRequest)
 		wantStatus(t, e.admin(t, http.MethodPut, "settings", adminToken, `{"limits":{"write":5,"read":5,"window":"1s"}}`, nil), http.StatusBadRequest)
 		wantStatus(t, e.admin(t, http.MethodPut, "settings", adminToken, `{`, nil), http.StatusBadRequest)
+		// A body that leaves a setting out is refused, naming it, rather
+		// than taken as its zero value (no fraud filter delay).
+		for drop, named := range map[string]string{"filter": "filter", "variants.pageSize": "variants.pageSize"} {
+			var whole map[string]any
+			raw, _ := json.Marshal(next)
+			if err := json.Unmarshal(raw, &whole); err != nil {
+				t.Fatal(err)
+			}
+			if section, key, nested := strings.Cut(drop, "."); nested {
+				delete(whole[section].(map[string]any), key)
+			} else {
+				delete(whole, drop)
+			}
+			r := e.admin(t, http.MethodPut, "settings", adminToken, whole, nil)
+			if wantStatus(t, r, http.StatusBadRequest); !strings.Contains(string(r.Body), "setting "+named+" is missing") {
+				t.Errorf("settings without %s: %s, want the setting named", drop, r.Body)
+			}
+		}
 		if !sameJSON(e.srv.Settings(), next) {
 			t.Errorf("a refused PUT changed the settings: %+v", e.srv.Settings())
 		}
@@ -129,6 +147,19 @@ func TestAdminAPI(t *testing.T) {
 		wantStatus(t, e.admin(t, http.MethodPut, "faults", adminToken, plan, &got), http.StatusOK)
 		if len(got.Script) != 2 || got.Script[0].Status != 503 || time.Duration(got.Script[1].Delay) != 10*time.Millisecond {
 			t.Errorf("PUT faults = %+v", got)
+		}
+		// A fault the emulator could not do as asked is refused, naming what.
+		for _, bad := range []struct{ plan, says string }{
+			{`{"script":[{"kind":"status"}]}`, "status 0 is not an error status"},
+			{`{"script":[{"kind":"status","status":200}]}`, "status 200 is not an error status"},
+			{`{"script":[{"kind":"bogus"}]}`, "is not one of status, delay, close"},
+			{`{"script":[{"kind":"status","status":429,"retryAfter":-3}]}`, "a negative wait"},
+			{`{"rate":1.5,"random":[{"kind":"close"}]}`, "rate 1.5 is not between 0 and 1"},
+		} {
+			r := e.admin(t, http.MethodPut, "faults", adminToken, bad.plan, nil)
+			if wantStatus(t, r, http.StatusBadRequest); !strings.Contains(string(r.Body), bad.says) {
+				t.Errorf("PUT faults %s: %s, want it to say %q", bad.plan, r.Body, bad.says)
+			}
 		}
 		wantStatus(t, e.do(t, http.MethodGet, "/api/links", e.fx.APIKey, nil), http.StatusServiceUnavailable)
 		wantStatus(t, e.admin(t, http.MethodGet, "faults", adminToken, nil, &got), http.StatusOK)

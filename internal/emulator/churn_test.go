@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -43,6 +44,26 @@ func TestOffsetPaging_coversEverythingWhenNothingChanges(t *testing.T) {
 	}
 	r := e.do(t, http.MethodGet, "/api/links?cursor=ten", e.fx.APIKey, nil)
 	wantStatus(t, r, http.StatusBadRequest)
+}
+
+// The largest page size a setting allows is one page, from any cursor:
+// offset plus size does not overflow into a slice out of range (a panic
+// that held the server's lock for good).
+func TestPaging_hugePageSize(t *testing.T) {
+	for _, mode := range []string{"offset", "cursor"} {
+		t.Run(mode, func(t *testing.T) {
+			e := newEnv(t, func(s *Settings) { s.Variants.Paging, s.Variants.PageSize = mode, math.MaxInt })
+			e.seedLinks(t, e.fx.DomainID, "p", 3)
+			if got := e.pageThrough(t); len(got) != 3 {
+				t.Fatalf("pages held %v, want the 3 links", got)
+			}
+			if mode == "offset" {
+				r := e.do(t, http.MethodGet, "/api/links?cursor=1", e.fx.APIKey, nil)
+				wantStatus(t, r, http.StatusOK)
+			}
+			wantStatus(t, e.do(t, http.MethodGet, "/api/links", e.fx.APIKey, nil), http.StatusOK) // the server still answers
+		})
+	}
 }
 
 func TestOffsetPaging_aDeleteBeforeTheCursorSkipsALink(t *testing.T) {

@@ -52,6 +52,9 @@ func shortLinkAddress(r *http.Request) (host, slug string, ok bool) {
 func (s *Server) recordClick(host, slug string, r *http.Request) (string, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// A HEAD (a link checker, a preview) is answered as a GET and not counted:
+	// no visitor followed the link.
+	record := r.Method == http.MethodGet
 	d := s.st.domainByHost(host)
 	if d == nil {
 		return "", http.StatusNotFound
@@ -69,6 +72,9 @@ func (s *Server) recordClick(host, slug string, r *http.Request) (string, int) {
 		At: now, AccountID: l.AccountID, LinkID: l.ID, Slug: l.Slug,
 		ShortURL: shortURL(d.Host, l.Slug), Destination: dest,
 		Referrer: r.Referer(), UserAgent: r.UserAgent(),
+	}
+	if !record {
+		return dest, http.StatusFound
 	}
 	s.st.Clicks = append(s.st.Clicks, click)
 	if err := s.recordLocked(change{Click: &click}); err != nil {

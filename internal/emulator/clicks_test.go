@@ -295,3 +295,31 @@ func TestAddClickAt(t *testing.T) {
 	_, rows := e.export(t, "")
 	wantRows(t, rows, [][]string{{"2027-03-01T11:30:00.250Z", link, "at", "https://go.example.test/at", "https://example.com/a", "https://ref.example/a,\"b\"", ""}})
 }
+
+// HEAD is a read: on the API it needs links:read and counts against the
+// read limit, and on a short link it is answered as a GET without counting
+// a click (a link checker or a preview, not a visitor).
+func TestHeadIsARead(t *testing.T) {
+	e := newEnv(t)
+	e.seedLinks(t, e.fx.DomainID, "checked", 1)
+	for key, want := range map[string]int{e.fx.ReadKey: http.StatusOK, e.fx.WriteKey: http.StatusForbidden} {
+		if r := e.do(t, http.MethodHead, "/api/links", key, nil); r.Status != want {
+			t.Errorf("HEAD /api/links with a key of scope %s: %d, want %d", map[bool]string{true: "links:read", false: "links:write"}[key == e.fx.ReadKey], r.Status, want)
+		}
+	}
+	req, err := http.NewRequest(http.MethodHead, e.ts.URL+"/r/"+e.fx.DomainHost+"/checked-0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.send(req)
+	if err != nil || r.Status != http.StatusFound {
+		t.Fatalf("HEAD of the short link: %v, %v; want 302", r, err)
+	}
+	if n := len(e.srv.Clicks(e.fx.AccountID)); n != 0 {
+		t.Errorf("a HEAD recorded %d clicks, want none", n)
+	}
+	wantStatus(t, e.visit(t, e.fx.DomainHost, "checked-0", ""), http.StatusFound)
+	if n := len(e.srv.Clicks(e.fx.AccountID)); n != 1 {
+		t.Errorf("a GET recorded %d clicks, want 1", n)
+	}
+}

@@ -359,6 +359,7 @@ func TestInvalidRequest(t *testing.T) {
 		{"create destination wrong type", "POST", "/api/links", map[string]any{"destination": 42, "domainId": dom}, "destination"},
 		{"create destination null", "POST", "/api/links", map[string]any{"destination": nil, "domainId": dom}, "destination"},
 		{"create unknown field", "POST", "/api/links", create("title", "Spring"), "title"},
+		{"create field name in other case", "POST", "/api/links", map[string]any{"destination": "https://example.com/", "DomainID": dom}, "DomainID"},
 		{"create utm", "POST", "/api/links", create("utm", map[string]any{"source": "news"}), "utm"},
 		{"create missing domainId", "POST", "/api/links", map[string]any{"destination": "https://example.com/"}, "domainId"},
 		{"create domainId not a UUID", "POST", "/api/links", create("domainId", "go.example.test"), "domainId"},

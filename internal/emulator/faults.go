@@ -60,6 +60,27 @@ type FaultPlan struct {
 	Seed   int64   `json:"seed,omitempty"` // makes the random draws repeatable
 }
 
+// Validate says what in the plan the emulator could not do as asked: a
+// kind it does not know, a status that is no error, a negative wait, a
+// rate outside 0 to 1.
+func (p FaultPlan) Validate() error {
+	if p.Rate < 0 || p.Rate > 1 {
+		return fmt.Errorf("rate %v is not between 0 and 1", p.Rate)
+	}
+	for i, f := range slices.Concat(p.Script, p.Random) {
+		statusOK := f.Status >= 400 && f.Status <= 599
+		switch {
+		case !slices.Contains([]FaultKind{FaultStatus, FaultDelay, FaultCloseAfterCommit, FaultClose, FaultAnswerBeforeCommit}, f.Kind):
+			return fmt.Errorf("fault %d: kind %q is not one of status, delay, close, close-after-commit, answer-before-commit", i, f.Kind)
+		case f.Kind == FaultStatus && !statusOK, f.Kind == FaultAnswerBeforeCommit && f.Status != 0 && !statusOK:
+			return fmt.Errorf("fault %d: status %d is not an error status (400-599)", i, f.Status)
+		case f.RetryAfter < 0 || f.Delay < 0:
+			return fmt.Errorf("fault %d: a negative wait", i)
+		}
+	}
+	return nil
+}
+
 // clone copies the plan's lists, so the injector and its callers never
 // share one: a caller that edits its plan after SetFaults changes nothing.
 func (p FaultPlan) clone() FaultPlan {

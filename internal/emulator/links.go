@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -160,22 +162,26 @@ func (s *Server) freeSlugLocked(domainID string) string {
 // account's index under the lock (pointers only, a few milliseconds for a
 // million), then rendered and written one at a time without it, so that
 // other requests, which may change the account meanwhile, go on.
+// listedPage takes the page the cursor asks for, and what renders it,
+// under the lock.
+func (s *Server) listedPage(acct, cursor string) (lw linkWriter, page []*Link, next string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lw = s.linkWriterLocked()
+	page = s.st.linksOf(acct)
+	if lw.v.Paging != "none" {
+		page, next, err = pageOf(page, lw.v.Paging, cursor, lw.v.PageSize)
+	}
+	return lw, slices.Clone(page), next, err // the index changes in place once we unlock
+}
+
 func (s *Server) listLinks(w http.ResponseWriter, r *http.Request, acct string) {
 	query := r.URL.Query()
 	cursor := query.Get("cursor")
 	if query.Has("cursor") {
 		s.churn(acct, cursor)
 	}
-	s.mu.Lock()
-	lw := s.linkWriterLocked()
-	v := lw.v
-	page, next := s.st.linksOf(acct), ""
-	var err error
-	if v.Paging != "none" {
-		page, next, err = pageOf(page, v.Paging, cursor, v.PageSize)
-	}
-	page = slices.Clone(page) // the index changes in place once we unlock
-	s.mu.Unlock()
+	lw, page, next, err := s.listedPage(acct, cursor)
 	if err != nil {
 		s.writeError(w, http.StatusBadRequest, "invalid_request", "cursor: "+err.Error())
 		return
@@ -395,9 +401,15 @@ func decodeBody(r *http.Request, dst any, rejected map[string]string) error {
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return requestError{"body", "must be a JSON object: " + err.Error()}
 	}
+	known := jsonNames(dst)
 	for name := range fields {
 		if msg, ok := rejected[name]; ok {
 			return requestError{name, msg}
+		}
+		if !known[name] {
+			// encoding/json matches names in any case: the service's are
+			// exact ("domainId", not "DomainID" or "domainid").
+			return requestError{name, "unknown field"}
 		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -413,6 +425,17 @@ func decodeBody(r *http.Request, dst any, rejected map[string]string) error {
 		return requestError{"body", err.Error()}
 	}
 	return nil
+}
+
+// jsonNames are the JSON names of the fields of the struct dst points to.
+func jsonNames(dst any) map[string]bool {
+	t := reflect.TypeOf(dst).Elem()
+	names := make(map[string]bool, t.NumField())
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		names[cmp.Or(name, t.Field(i).Name)] = true
+	}
+	return names
 }
 
 func (s *Server) writeRequestError(w http.ResponseWriter, err error) {

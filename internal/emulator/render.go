@@ -265,7 +265,7 @@ func pageOf(links []*Link, mode, cursor string, size int) ([]*Link, string, erro
 		offset = n
 	}
 	start := min(offset, len(links))
-	end := min(start+size, len(links))
+	end := start + min(size, len(links)-start) // start+size may overflow
 	if end == len(links) {
 		return links[start:end], "", nil
 	}
@@ -274,7 +274,7 @@ func pageOf(links []*Link, mode, cursor string, size int) ([]*Link, string, erro
 
 func pageAfter(links []*Link, after int64, size int) ([]*Link, string) {
 	start := sort.Search(len(links), func(i int) bool { return links[i].Seq > after })
-	end := min(start+size, len(links))
+	end := start + min(size, len(links)-start) // start+size may overflow
 	page := links[start:end]
 	if end == len(links) || len(page) == 0 {
 		return page, ""

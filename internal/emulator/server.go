@@ -164,15 +164,19 @@ func routeOf(r *http.Request) route {
 	return route{method: r.Method, pattern: pattern}
 }
 
+// isRead is whether the route reads: GET, and HEAD, which is a GET
+// without its body.
+func (rt route) isRead() bool { return rt.method == http.MethodGet || rt.method == http.MethodHead }
+
 func (rt route) class() string {
-	if rt.method == http.MethodGet {
+	if rt.isRead() {
 		return classRead
 	}
 	return classWrite
 }
 
 func (rt route) scope() string {
-	if rt.method == http.MethodGet {
+	if rt.isRead() {
 		return ScopeRead
 	}
 	return ScopeWrite
