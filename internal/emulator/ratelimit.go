@@ -174,6 +174,9 @@ func (rl *rateLimiter) decide(key, class string, l Limits, now time.Time, consum
 	if l.Reset == ResetNext {
 		d.reset = d.next
 	}
+	if d.remaining >= limit {
+		d.reset = 0 // whole already (a look at a key that has sent nothing)
+	}
 	if consume {
 		a.counted = now
 	}

@@ -210,7 +210,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, handle apiHand
 	settings := s.Settings()
 	limit := settings.Limits.limitFor(rt.class())
 	if status != 0 {
-		setRateHeaders(rec, settings.Limits, limit, limit, time.Duration(settings.Limits.Window))
+		setRateHeaders(rec, settings.Limits, limit, limit, 0) // no key: nothing counted, the allowance is whole
 		s.writeError(rec, http.StatusUnauthorized, "invalid_api_key", "the API key is unknown or revoked, or the account's plan no longer includes the API")
 		return
 	}

@@ -184,3 +184,17 @@ func TestSettingsShareNoList(t *testing.T) {
 	}
 	e.create(t, "https://example.com/still-allowed")
 }
+
+// An answer that counted nothing, to a key that has sent nothing, says the
+// allowance is whole: X-RateLimit-Reset 0, as EMULATOR.md says.
+func TestNothingCountedSaysWhole(t *testing.T) {
+	e := newEnv(t)
+	for name, r := range map[string]*response{
+		"401 to an unknown key":   e.do(t, http.MethodGet, "/api/links", "sk_unknown", nil),
+		"403 to a key never used": e.do(t, http.MethodPost, "/api/links", e.fx.ReadKey, e.createBody("https://example.com/")),
+	} {
+		if got, limit := r.Header.Get("X-RateLimit-Reset"), r.Header.Get("X-RateLimit-Limit"); got != "0" || r.Header.Get("X-RateLimit-Remaining") != limit {
+			t.Errorf("%s: Reset %q, Remaining %q of %q; want 0 and the whole limit", name, got, r.Header.Get("X-RateLimit-Remaining"), limit)
+		}
+	}
+}
