@@ -96,27 +96,28 @@ func (s *Server) exportClicks(w http.ResponseWriter, r *http.Request, acct strin
 			return
 		}
 	}
-	rows := s.clickRows(acct, linkID)
+	clicks := s.clicksSoFar()
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="clicks.csv"`)
 	w.WriteHeader(http.StatusOK)
 	cw := csv.NewWriter(w) // quotes fields holding commas, quotes or newlines, as RFC 4180 requires
 	cw.UseCRLF = true
 	_ = cw.Write(ExportColumns)
-	_ = cw.WriteAll(rows)
-}
-
-func (s *Server) clickRows(acct, linkID string) [][]string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var rows [][]string
-	for _, c := range s.st.Clicks {
+	for _, c := range clicks {
 		if c.AccountID != acct || (linkID != "" && c.LinkID != linkID) {
 			continue
 		}
-		rows = append(rows, []string{
-			c.At.Format("2006-01-02T15:04:05.000Z"), c.LinkID, c.Slug, c.ShortURL, c.Destination, c.Referrer, c.UserAgent,
-		})
+		_ = cw.Write([]string{c.At.Format("2006-01-02T15:04:05.000Z"), c.LinkID, c.Slug, c.ShortURL, c.Destination, c.Referrer, c.UserAgent})
 	}
-	return rows
+	cw.Flush()
+}
+
+// clicksSoFar is every click recorded until now. Clicks are only ever
+// appended, so the export reads them, and streams its rows, without the
+// lock, while visits and other requests go on; clicks after this moment
+// are not in it.
+func (s *Server) clicksSoFar() []Click {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.Clicks[:len(s.st.Clicks):len(s.st.Clicks)]
 }
