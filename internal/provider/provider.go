@@ -107,7 +107,7 @@ func (p *shortlinkProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Validators:          []validator.String{validate.Duration(0, maxStopGracePeriod)},
 			},
 			"max_rate_limit_percent": schema.Int64Attribute{
-				MarkdownDescription: "The service's rate limits are counted per API key. When the key is shared with integrations that must keep part of every window (a dashboard sync, another team's pipeline), this caps the part of each window, for reads and for writes alike, that one run of this provider uses: with `50` and an allowance of 60 writes a minute, a run sends at most 30 writes in any window, whatever the service says remains, and waits for the next window for the rest. A whole number from 1 to 100; defaults to 100 (no cap).",
+				MarkdownDescription: "The service's rate limits are counted per API key. When the key is shared with integrations that must keep part of every window (a dashboard sync, another team's pipeline), this caps the part of each window, for reads and for writes alike, that one run of this provider uses: with `50` and an allowance of 60 writes a minute, a run sends at most 30 writes in each window as it places the windows from the service's answers (whole seconds: on a heavily loaded machine a write of the next part can arrive in the last moment of the window before), whatever the service says remains, and waits for the next window for the rest. A whole number from 1 to 100; defaults to 100 (no cap).",
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.Between(1, 100)},
 			},
