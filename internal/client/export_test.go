@@ -94,7 +94,7 @@ func TestReadExport(t *testing.T) {
 func TestReadExportErrorsAreRedacted(t *testing.T) {
 	_, srv := serve(t, step{body: "clicked_at,link_id\r\n" + testKey + ",l-1\r\n", header: map[string]string{"Content-Type": "text/csv"}})
 	err := newTestClient(t, srv).ReadExport(context.Background(), analytics.Query{Since: time.Unix(0, 0)}, nil, &reading{})
-	if err == nil || strings.Contains(err.Error(), testKey) || !strings.Contains(err.Error(), redacted) {
+	if err == nil || strings.Contains(err.Error(), testKey) || !strings.Contains(err.Error(), Redacted) {
 		t.Fatalf("error = %v, want one with the key redacted", err)
 	}
 }

@@ -17,14 +17,16 @@ import (
 // header, which is never logged; as a second line of defence every string
 // logged here passes through redact, and do() also asks tflog to mask it.
 
-const redacted = "[REDACTED]"
+// Redacted stands where the API key was, in every text the provider
+// writes.
+const Redacted = "[REDACTED]"
 
 // redact removes the API key from s.
 func (c *Client) redact(s string) string {
 	if c.apiKey == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, c.apiKey, redacted)
+	return strings.ReplaceAll(s, c.apiKey, Redacted)
 }
 
 // redactedSnippet is s without the API key, cut to n bytes. The key is

@@ -85,7 +85,7 @@ func TestLoggerAdapterRedacts(t *testing.T) {
 	l.Warn("w")
 	l.Info("i", "n", 3)
 	out := buf.String()
-	if strings.Contains(out, testKey) || !strings.Contains(out, redacted) {
+	if strings.Contains(out, testKey) || !strings.Contains(out, Redacted) {
 		t.Fatalf("log not redacted:\n%s", out)
 	}
 	for _, want := range []string{`"@level":"error"`, `"@level":"warn"`, `"@level":"info"`, `"extra":"odd"`, `"n":"3"`} {

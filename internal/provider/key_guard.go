@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 )
 
 // keyGuard keeps the API key out of what the provider sends back to
@@ -16,9 +18,6 @@ import (
 // another way: a service that echoes it into a link's field, or an error
 // of a library. Configure tells it the key.
 type keyGuard struct{ key atomic.Pointer[string] }
-
-// redacted stands where the key was.
-const redacted = "[REDACTED]"
 
 // set takes the key as the client sends it, without surrounding whitespace.
 func (g *keyGuard) set(key string) {
@@ -51,7 +50,7 @@ func (g *keyGuard) scrub(diags []*tfprotov6.Diagnostic) {
 	}
 	for _, d := range diags {
 		if d != nil {
-			d.Summary, d.Detail = strings.ReplaceAll(d.Summary, k, redacted), strings.ReplaceAll(d.Detail, k, redacted)
+			d.Summary, d.Detail = strings.ReplaceAll(d.Summary, k, client.Redacted), strings.ReplaceAll(d.Detail, k, client.Redacted)
 		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 )
 
 const guardedKey = "sk_live_GUARDED_0123456789abcdef"
@@ -112,7 +114,7 @@ func TestKeyGuard_answersAndLogsOfEveryRPC(t *testing.T) {
 				t.Fatal("no diagnostic came back: the test proves nothing")
 			}
 			for _, d := range diags {
-				if text := d.Summary + " " + d.Detail; strings.Contains(text, guardedKey) || !strings.Contains(text, redacted) {
+				if text := d.Summary + " " + d.Detail; strings.Contains(text, guardedKey) || !strings.Contains(text, client.Redacted) {
 					t.Errorf("diagnostic %q", text)
 				}
 			}
