@@ -131,13 +131,7 @@ func (p *paced) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	sent := p.clock.Now()
 	resp, err := p.next.RoundTrip(req)
-	now := p.clock.Now()
-	c.answered(tk, now, resp)
-	if err == nil && resp.StatusCode < 300 {
-		c.mu.Lock()
-		c.slowestSuccess = max(c.slowestSuccess, now.Sub(sent))
-		c.mu.Unlock()
-	}
+	c.answered(tk, sent, p.clock.Now(), resp)
 	return resp, err
 }
 
@@ -218,9 +212,9 @@ func (c *classPace) acquire(ctx context.Context, clock Clock, method string) (pa
 	}
 }
 
-// answered tells the pacer what the answer to tk said (resp is nil after a
-// transport error) and wakes the requests waiting.
-func (c *classPace) answered(tk pacing.Ticket, now time.Time, resp *http.Response) {
+// answered tells the pacer what the answer to tk, sent at sent, said (resp
+// is nil after a transport error) and wakes the requests waiting.
+func (c *classPace) answered(tk pacing.Ticket, sent, now time.Time, resp *http.Response) {
 	c.mu.Lock()
 	defer func() {
 		c.wake()
@@ -229,6 +223,9 @@ func (c *classPace) answered(tk pacing.Ticket, now time.Time, resp *http.Respons
 	if resp == nil {
 		c.pacer.Lost(tk)
 		return
+	}
+	if resp.StatusCode < 300 {
+		c.slowestSuccess = max(c.slowestSuccess, now.Sub(sent))
 	}
 	rl, metered := parseRateLimit(resp.Header, now)
 	refused := resp.StatusCode == http.StatusTooManyRequests
