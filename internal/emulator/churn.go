@@ -34,13 +34,17 @@ func (s *Server) churn(acct, cursor string) {
 			doomed = append(doomed, l.ID)
 		}
 	}
+	// Another client's changes are journaled as a client's are: a page of
+	// a large account's listing does not rewrite the whole data file.
 	for _, id := range doomed {
 		s.st.removeLink(id)
+		s.mustRecordLocked(change{Deleted: id})
 	}
 	for range c.Create {
-		s.addOtherClientLinkLocked(acct)
+		if l, month := s.addOtherClientLinkLocked(acct); l != nil {
+			s.mustRecordLocked(change{Put: l, Month: month})
+		}
 	}
-	s.mustPersistLocked()
 }
 
 // linksBefore is how many of links (oldest first) come before the page a
@@ -89,10 +93,10 @@ func (s *Server) AddOtherClientLinks(accountID string, n int) error {
 
 // addOtherClientLinkLocked stores one link of the other client, counted
 // against the account's quota like any create.
-func (s *Server) addOtherClientLinkLocked(acct string) {
+func (s *Server) addOtherClientLinkLocked(acct string) (made *Link, month string) {
 	domainID := s.firstDomainLocked(acct)
 	if domainID == "" {
-		return
+		return nil, ""
 	}
 	now := s.now().UTC()
 	s.st.NextSeq++
@@ -102,12 +106,14 @@ func (s *Server) addOtherClientLinkLocked(acct string) {
 		CreatedAt:   now, UpdatedAt: now, Seq: s.st.NextSeq,
 	}
 	s.st.addLink(l)
+	month = now.Format("2006-01")
 	if a := s.st.Accounts[acct]; a != nil {
 		if a.CreatedByMonth == nil {
 			a.CreatedByMonth = map[string]int{}
 		}
-		a.CreatedByMonth[now.Format("2006-01")]++
+		a.CreatedByMonth[month]++
 	}
+	return l, month
 }
 
 // firstDomainLocked returns the ID of one of the account's domains, the

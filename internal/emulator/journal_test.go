@@ -152,3 +152,34 @@ func TestJournal_foldedWhenLong(t *testing.T) {
 		t.Errorf("after the reload the export holds %d clicks, want 999", len(clicks))
 	}
 }
+
+// Another client's changes (the churn switch) are journaled as a client's
+// are, a line each, so that listing a large account page by page does not
+// rewrite the data file per page; a reload has them.
+func TestJournal_churnIsALine(t *testing.T) {
+	e, file := journaled(t, 5000)
+	if err := e.srv.AddOtherClientLinks(e.fx.AccountID, 5); err != nil { // seeding: a snapshot
+		t.Fatal(err)
+	}
+	if err := e.srv.UpdateSettings(func(s *Settings) {
+		s.Variants.Paging, s.Variants.PageSize = "offset", 1000
+		s.Churn = Churn{Delete: 1, Create: 1}
+	}); err != nil { // an admin change: a snapshot
+		t.Fatal(err)
+	}
+	snapshot, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, e.do(t, http.MethodGet, "/api/links?cursor=5002", e.fx.APIKey, nil), http.StatusOK)
+	if now, err := os.ReadFile(file); err != nil || !bytes.Equal(now, snapshot) {
+		t.Fatalf("another client's changes rewrote the data file of 5,000 links (%v)", err)
+	}
+	if n := journalLines(t, file); n != 2 {
+		t.Fatalf("the journal holds %d lines, want 2 (a delete and a create)", n)
+	}
+	want := len(e.srv.Links(e.fx.AccountID))
+	if got := len(reload(t, file).srv.Links(e.fx.AccountID)); got != want {
+		t.Errorf("after the reload the account holds %d links, want %d", got, want)
+	}
+}

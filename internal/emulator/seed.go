@@ -418,6 +418,14 @@ func (s *Server) mustPersistLocked() {
 	}
 }
 
+// mustRecordLocked journals a change that no client waits on (another
+// client's, made by the churn switch), keeping a failure for PersistError.
+func (s *Server) mustRecordLocked(c change) {
+	if err := s.recordLocked(c); err != nil {
+		s.persistErr = err
+	}
+}
+
 // PersistError reports the last failure to write the data file by a
 // seeding helper.
 func (s *Server) PersistError() error {
