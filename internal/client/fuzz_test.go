@@ -159,11 +159,13 @@ func itemsOneByOne(body []byte) ([]Link, bool) {
 		if err != nil {
 			return nil, false
 		}
-		if i, seen := place[l.ID]; seen {
+		// One link per ID as LinkSet compares IDs: a UUID in capitals is the
+		// same link (ComparableID).
+		if i, seen := place[ComparableID(l.ID)]; seen {
 			out[i] = *l
 			continue
 		}
-		place[l.ID] = len(out)
+		place[ComparableID(l.ID)] = len(out)
 		out = append(out, *l)
 	}
 	return out, true
