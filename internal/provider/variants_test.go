@@ -19,6 +19,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -55,8 +57,12 @@ type variant struct {
 	// the same.
 	importIgnore []string
 	importCheck  func(imported map[string]string) error
-	// after checks, once the lifecycle is done, that the variant was in
-	// force (e.g. that the service answered the status it was switched to).
+	// signs and after prove, once the lifecycle is done, that the variant
+	// was in force: signs in what the service answered, after in the
+	// service's counts (e.g. that it answered the status it was switched
+	// to). Every variant has one or the other, or the test could pass on a
+	// switch that changed nothing.
+	signs []sign
 	after func(t *testing.T, e *testEnv)
 	// wrap, if set, puts a handler in front of the emulator that changes
 	// its answers in ways no switch does.
@@ -80,20 +86,81 @@ func expectStatus(method, pattern string, status int) func(*testing.T, *testEnv)
 	}
 }
 
+// sign is a mark of a variant in the service's answers: some answer to a
+// request whose method is method ("" for any) and whose URI starts with
+// uri has a body or Link header that text matches (. matching newlines
+// too); with absent, none has.
+type sign struct {
+	method, uri string
+	text        string // a regular expression
+	absent      bool
+}
+
+// answered is a sign that an answer to a request on /api/links matches text.
+func answered(method, text string) sign { return sign{method: method, uri: "/api/links", text: text} }
+
+// answer is one answer as the provider received it.
+type answer struct{ method, uri, body, link string }
+
+// answerLog records every answer of a handler.
+type answerLog struct {
+	mu      sync.Mutex
+	answers []answer
+}
+
+func (a *answerLog) record(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		a.mu.Lock()
+		a.answers = append(a.answers, answer{r.Method, r.URL.RequestURI(), rec.Body.String(), rec.Header().Get("Link")})
+		a.mu.Unlock()
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+	})
+}
+
+// check reports each sign the answers do not bear out.
+func (a *answerLog) check(t *testing.T, signs []sign) {
+	t.Helper()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, sg := range signs {
+		re, found := regexp.MustCompile("(?s)"+sg.text), false
+		for _, an := range a.answers {
+			if (sg.method == "" || an.method == sg.method) && strings.HasPrefix(an.uri, sg.uri) && (re.MatchString(an.body) || re.MatchString(an.link)) {
+				found = true
+				break
+			}
+		}
+		switch {
+		case found && sg.absent:
+			t.Errorf("an answer to %s %s matches %s, which this variant never sends", sg.method, sg.uri, sg.text)
+		case !found && !sg.absent:
+			t.Errorf("no answer to %s %s* matches %s: the variant was not in force", sg.method, sg.uri, sg.text)
+		}
+	}
+}
+
 // variants is the table of shapes, one entry a shape, each run by
 // TestAccVariants. It is long because the emulator has that many switches
 // (EMULATOR.md lists them); most entries are one switch, and an entry that
 // needs more says why in its comment.
 func variants() []variant {
+	// cursorFollowed: the provider asked for a page after the first.
+	cursorFollowed := sign{method: "GET", uri: "/api/links?cursor=", text: `^[\[{]`}
 	vs := []variant{
-		{name: "canonical"},
-		{name: "objectEnvelope=data", change: func(s *emulator.Settings) { s.Variants.ObjectEnvelope = "data" }},
-		{name: "objectEnvelope=link", change: func(s *emulator.Settings) { s.Variants.ObjectEnvelope = "link" }},
-		{name: "listEnvelope=data", change: func(s *emulator.Settings) { s.Variants.ListEnvelope = "data" }},
-		{name: "listEnvelope=links", change: func(s *emulator.Settings) { s.Variants.ListEnvelope = "links" }},
-		{name: "listEnvelope=items", change: func(s *emulator.Settings) { s.Variants.ListEnvelope = "items" }},
-		{name: "fieldStyle=snake", change: func(s *emulator.Settings) { s.Variants.FieldStyle = "snake" }},
-		{name: "fieldStyle=alias", change: func(s *emulator.Settings) { s.Variants.FieldStyle = "alias" }},
+		{name: "canonical", signs: []sign{answered("POST", `^\{"id":.*"shortUrl":`), answered("GET", `^\[`), answered("PATCH", `"utm":\{"source"`)}},
+		{name: "objectEnvelope=data", change: func(s *emulator.Settings) { s.Variants.ObjectEnvelope = "data" }, signs: []sign{answered("POST", `^\{"data":\{`)}},
+		{name: "objectEnvelope=link", change: func(s *emulator.Settings) { s.Variants.ObjectEnvelope = "link" }, signs: []sign{answered("POST", `^\{"link":\{`)}},
+		{name: "listEnvelope=data", change: func(s *emulator.Settings) { s.Variants.ListEnvelope = "data" }, signs: []sign{answered("GET", `^\{"data":\[`)}},
+		{name: "listEnvelope=links", change: func(s *emulator.Settings) { s.Variants.ListEnvelope = "links" }, signs: []sign{answered("GET", `^\{"links":\[`)}},
+		{name: "listEnvelope=items", change: func(s *emulator.Settings) { s.Variants.ListEnvelope = "items" }, signs: []sign{answered("GET", `^\{"items":\[`)}},
+		{name: "fieldStyle=snake", change: func(s *emulator.Settings) { s.Variants.FieldStyle = "snake" }, signs: []sign{answered("", `"short_url":`), {uri: "/api/links", text: `"shortUrl":`, absent: true}}},
+		{name: "fieldStyle=alias", change: func(s *emulator.Settings) { s.Variants.FieldStyle = "alias" }, signs: []sign{answered("", `"shortLink":.*"qrCode":`), {uri: "/api/links", text: `"shortUrl":`, absent: true}}},
 		{
 			name: "createStatus=200", change: func(s *emulator.Settings) { s.Variants.CreateStatus = http.StatusOK },
 			after: expectStatus("POST", "/api/links", http.StatusOK),
@@ -106,10 +173,10 @@ func variants() []variant {
 			name: "deleteStatus=200", change: func(s *emulator.Settings) { s.Variants.DeleteStatus = http.StatusOK },
 			after: expectStatus("DELETE", "/api/links/{id}", http.StatusOK),
 		},
-		{name: "paging=cursor", change: withPaging("cursor")},
-		{name: "paging=next", change: withPaging("next")},
-		{name: "paging=link", change: withPaging("link")},
-		{name: "utmStyle=prefixed", change: func(s *emulator.Settings) { s.Variants.UTMStyle = "prefixed" }},
+		{name: "paging=cursor", change: withPaging("cursor"), signs: []sign{answered("GET", `"nextCursor":"`), cursorFollowed}},
+		{name: "paging=next", change: withPaging("next"), signs: []sign{answered("GET", `"next":"http`), cursorFollowed}},
+		{name: "paging=link", change: withPaging("link"), signs: []sign{answered("GET", `rel="next"`), cursorFollowed}},
+		{name: "utmStyle=prefixed", change: func(s *emulator.Settings) { s.Variants.UTMStyle = "prefixed" }, signs: []sign{answered("PATCH", `"utm_source":"newsletter"`)}},
 		{
 			// The service never says which UTM parameters a link has, so an
 			// import cannot know them: utm is null after import.
@@ -118,6 +185,7 @@ func variants() []variant {
 			importCheck: func(imported map[string]string) error {
 				return expectAttrs(imported, map[string]string{"destination": "https://example.com/sale"}, "utm.")
 			},
+			signs: []sign{answered("PATCH", `^\{"id"`), {uri: "/api/links", text: `"utm`, absent: true}},
 		},
 		{
 			// The service answers the UTM parameters inside the destination's
@@ -129,9 +197,10 @@ func variants() []variant {
 					"destination": "https://example.com/sale?utm_campaign=spring&utm_medium=email&utm_source=newsletter",
 				}, "utm.")
 			},
+			signs: []sign{answered("PATCH", `"destination":"https://example.com/sale\?utm_`)},
 		},
-		{name: "timeFormat=seconds", change: func(s *emulator.Settings) { s.Variants.TimeFormat = "seconds" }},
-		{name: "timeFormat=offset", change: func(s *emulator.Settings) { s.Variants.TimeFormat = "offset" }},
+		{name: "timeFormat=seconds", change: func(s *emulator.Settings) { s.Variants.TimeFormat = "seconds" }, signs: []sign{answered("POST", `"createdAt":"[0-9-]+T[0-9:]+Z"`)}},
+		{name: "timeFormat=offset", change: func(s *emulator.Settings) { s.Variants.TimeFormat = "offset" }, signs: []sign{answered("POST", `"createdAt":"[^"]+\+00:00"`)}},
 		{
 			// The service lower-cases scheme and host, writes a Unicode
 			// host in ASCII and the path percent-encoded, and adds the empty
@@ -144,16 +213,20 @@ func variants() []variant {
 			importCheck: func(imported map[string]string) error {
 				return expectAttrs(imported, map[string]string{"destination": "https://example.com/"})
 			},
+			signs: []sign{answered("PATCH", `"destination":"https://xn--bcher-kva.example/Fr%C3%BChling"`)},
 		},
 		{
 			name: "writeGrantsRead", change: func(s *emulator.Settings) { s.Variants.WriteGrantsRead = true },
 			writeKey: true,
+			after:    expectStatus("GET", "/api/links", http.StatusOK),
 		},
-		{name: "htmlErrors", change: func(s *emulator.Settings) { s.Variants.HTMLErrors = true }},
+		// htmlErrors changes only error answers, which this lifecycle has
+		// none of: testVariantHTMLError runs it.
 		{
 			// Create answers only the ID and short URL, change answers an
 			// acknowledgement: what the answers lack comes from the list.
 			name: "partialAnswers", wrap: partialAnswers,
+			signs: []sign{answered("POST", `^\{"id":"[^"]+","shortUrl":"[^"]+"\}$`), answered("PATCH", `^\{"updated":true\}$`)},
 		},
 		{
 			// Many switches at once, as one real service might answer.
@@ -164,6 +237,15 @@ func variants() []variant {
 				v.CreateStatus, v.ChangeStatus, v.DeleteStatus = http.StatusOK, http.StatusNoContent, http.StatusOK
 				v.Paging, v.PageSize = "cursor", variantPageSize
 				v.UTMStyle, v.TimeFormat = "prefixed", "offset"
+			},
+			signs: []sign{
+				answered("POST", `^\{"link":\{.*"short_url":.*"created_at":"[^"]+\+00:00"`), answered("GET", `^\{"items":\[.*"next_cursor":"`), answered("GET", `"utm_source":"newsletter"`), cursorFollowed,
+			},
+			after: func(t *testing.T, e *testEnv) {
+				t.Helper()
+				expectStatus("POST", "/api/links", http.StatusOK)(t, e)
+				expectStatus("PATCH", "/api/links/{id}", http.StatusNoContent)(t, e)
+				expectStatus("DELETE", "/api/links/{id}", http.StatusOK)(t, e)
 			},
 		},
 	}
@@ -249,6 +331,10 @@ func testVariantLifecycle(t *testing.T, v variant) {
 		},
 	})
 	lc.e.expectRequests(t, "POST", "/api/links", 1, "nothing may recreate the link")
+	if len(v.signs) == 0 && v.after == nil {
+		t.Fatalf("variant %s has nothing to prove it was in force", v.name)
+	}
+	lc.answers.check(t, v.signs)
 	if v.after != nil {
 		v.after(t, lc.e)
 	}
@@ -267,6 +353,8 @@ type variantLifecycle struct {
 	// linkID is the managed link's ID, recorded by the first check of the
 	// service.
 	linkID string
+	// answers holds every answer the provider received.
+	answers *answerLog
 }
 
 // valueComparison is what statecheck.CompareValue returns, whose type is
@@ -283,18 +371,21 @@ func newVariantLifecycle(t *testing.T, v variant) *variantLifecycle {
 		changes = append(changes, v.change)
 	}
 	e := newTestEnv(t, changes...)
+	var h http.Handler = e.srv
 	if v.wrap != nil {
-		ts := httptest.NewServer(v.wrap(e.srv))
-		t.Cleanup(ts.Close)
-		e.url = ts.URL
+		h = v.wrap(h)
 	}
+	answers := &answerLog{}
+	ts := httptest.NewServer(answers.record(h))
+	t.Cleanup(ts.Close)
+	e.url = ts.URL
 	seeded := e.seedLinks(t, e.fx.DomainID, "seeded", variantSeeded)
 	key := e.fx.APIKey
 	if v.writeKey {
 		key = e.fx.WriteKey
 	}
 	return &variantLifecycle{
-		t: t, v: v, e: e, key: key, seeded: seeded,
+		t: t, v: v, e: e, key: key, seeded: seeded, answers: answers,
 		sameID:       statecheck.CompareValue(compare.ValuesSame()),
 		sameShortURL: statecheck.CompareValue(compare.ValuesSame()),
 	}
