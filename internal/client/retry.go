@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/pacing"
 )
 
 // shouldRetry decides, from one attempt's outcome alone, whether to send
@@ -147,10 +149,10 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		return seconds(secs), true
+		return believable(seconds(secs))
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
+		return believable(max(t.Sub(now), 0))
 	}
 	return 0, false
 }
@@ -165,9 +167,17 @@ func resetAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if secs >= 1e9 {
-		return max(time.Unix(int64(secs), 0).Sub(now), 0), true
+		return believable(max(time.Unix(int64(secs), 0).Sub(now), 0))
 	}
-	return seconds(secs), true
+	return believable(seconds(secs))
+}
+
+// believable drops a wait longer than pacing.MaxBelievableReset, as if the
+// header were absent: no service means it (a Unix time in Retry-After, a
+// reset in milliseconds), and believed it would hold every later request
+// of its class for the rest of the run.
+func believable(d time.Duration) (time.Duration, bool) {
+	return d, d <= pacing.MaxBelievableReset
 }
 
 // seconds converts a count of seconds to a Duration, clamping nonsense.

@@ -96,6 +96,9 @@ func TestRetryWait(t *testing.T) {
 		{"429 X-RateLimit-Reset as a Unix time", 429, header("X-RateLimit-Reset", epoch), 28 * time.Second, 31 * time.Second},
 		{"429 unreadable Retry-After falls back to the reset", 429, header("Retry-After", "soon", "X-RateLimit-Reset", "4"), 4 * time.Second, 4 * time.Second},
 		{"429 without headers backs off", 429, header(), lo, lo},
+		{"429 Retry-After beyond a day is not believed: the reset is", 429, header("Retry-After", "1767225600", "X-RateLimit-Reset", "4"), 4 * time.Second, 4 * time.Second},
+		{"429 X-RateLimit-Reset beyond a day is not believed", 429, header("X-RateLimit-Reset", "90000"), lo, lo},
+		{"503 Retry-After date beyond a day is not believed", 503, header("Retry-After", time.Now().Add(48*time.Hour).UTC().Format(http.TimeFormat)), lo, lo},
 		{"503 Retry-After", 503, header("Retry-After", "2"), 2 * time.Second, 2 * time.Second},
 		{"503 ignores X-RateLimit-Reset", 503, header("X-RateLimit-Reset", "50"), lo, lo},
 		{"500 backs off", 500, header("Retry-After", "50"), lo, lo},
@@ -265,6 +268,36 @@ func TestWaitPastDeadlineFailsAtOnce(t *testing.T) {
 }
 
 // sendOne lists the links (GET) or creates one (POST).
+// A Retry-After no service means (here a Unix time, 56 years away) is not
+// believed: the refused request is sent again after the back-off, and no
+// later request of its class is held by it.
+func TestUnbelievableRetryAfterHoldsNothing(t *testing.T) {
+	for _, method := range []string{"GET", "POST"} {
+		t.Run(method, func(t *testing.T) {
+			body := linkJSON
+			if method == "GET" {
+				body = "[" + linkJSON + "]"
+			}
+			s, srv := serve(t, step{status: 429, header: map[string]string{"Retry-After": "1767225600"}}, step{status: 200, body: body})
+			c := newTestClient(t, srv)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			start := time.Now()
+			for i := range 2 {
+				if err := sendOne(ctx, c, method); err != nil {
+					t.Fatalf("request %d: %v", i+1, err)
+				}
+			}
+			if elapsed := time.Since(start); elapsed > 5*time.Second {
+				t.Errorf("took %v", elapsed)
+			}
+			if s.count() != 3 {
+				t.Errorf("%d requests, want 3", s.count())
+			}
+		})
+	}
+}
+
 func sendOne(ctx context.Context, c *Client, method string) error {
 	if method == "GET" {
 		_, err := c.ListLinks(ctx)
