@@ -25,7 +25,9 @@ import (
 //   - 5xx (except 501) and transport errors are retried for GET, PATCH and
 //     DELETE, which are idempotent. A POST is never re-sent after them: the
 //     service may have created the link before the failure, and a second
-//     POST would create a second link.
+//     POST would create a second link. The one exception is a failure to
+//     connect at all (cannotConnect): nothing left the machine, so a POST
+//     waits out a restarting service as every other request does.
 //   - Nothing else is retried: another 4xx will not change by itself.
 //
 // Whether the caller's context has ended is checked by retryDecision.
@@ -34,6 +36,8 @@ func shouldRetry(method string, resp *http.Response, err error) (retry bool, rea
 		switch {
 		case permanent(err):
 			return false, "an error that a retry will not cure"
+		case cannotConnect(err):
+			return true, "the service could not be reached"
 		case method == http.MethodPost:
 			return false, "a POST is not re-sent after a transport error: the service may have carried it out"
 		}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
@@ -21,23 +23,26 @@ func TestShouldRetry(t *testing.T) {
 		status int // 0: transport error
 	}{
 		{"200", 200}, {"429", 429}, {"500", 500}, {"502", 502}, {"503", 503},
-		{"400", 400}, {"404", 404}, {"transport error", 0},
+		{"400", 400}, {"404", 404}, {"transport error", 0}, {"cannot connect", -1},
 	}
 	// want[method][outcome]
 	want := map[string]map[string]bool{
-		"GET":    {"200": false, "429": true, "500": true, "502": true, "503": true, "400": false, "404": false, "transport error": true},
-		"PATCH":  {"200": false, "429": true, "500": true, "502": true, "503": true, "400": false, "404": false, "transport error": true},
-		"DELETE": {"200": false, "429": true, "500": true, "502": true, "503": true, "400": false, "404": false, "transport error": true},
-		"POST":   {"200": false, "429": true, "500": false, "502": false, "503": false, "400": false, "404": false, "transport error": false},
+		"GET":    {"200": false, "429": true, "500": true, "502": true, "503": true, "400": false, "404": false, "transport error": true, "cannot connect": true},
+		"PATCH":  {"200": false, "429": true, "500": true, "502": true, "503": true, "400": false, "404": false, "transport error": true, "cannot connect": true},
+		"DELETE": {"200": false, "429": true, "500": true, "502": true, "503": true, "400": false, "404": false, "transport error": true, "cannot connect": true},
+		"POST":   {"200": false, "429": true, "500": false, "502": false, "503": false, "400": false, "404": false, "transport error": false, "cannot connect": true},
 	}
 	for method, byOutcome := range want {
 		for _, o := range outcomes {
 			t.Run(method+" "+o.name, func(t *testing.T) {
 				var resp *http.Response
 				var err error
-				if o.status == 0 {
+				switch o.status {
+				case 0:
 					err = transportErr
-				} else {
+				case -1:
+					err = &url.Error{Op: "Post", URL: "https://h", Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}}
+				default:
 					resp = &http.Response{StatusCode: o.status, Header: http.Header{}}
 				}
 				got, reason := shouldRetry(method, resp, err)
@@ -268,6 +273,38 @@ func TestWaitPastDeadlineFailsAtOnce(t *testing.T) {
 }
 
 // sendOne lists the links (GET) or creates one (POST).
+// A create that could not connect (nothing listened yet: a service
+// restarting) left nothing on the service, so it is sent again once the
+// service is back, and reaches it exactly once.
+func TestCreateWaitsForAServiceThatCannotBeReachedYet(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close() // nothing listens there until the service starts
+	s := &script{steps: []step{{status: 201, body: linkJSON}}}
+	srv := httptest.NewUnstartedServer(s)
+	t.Cleanup(srv.Close)
+	time.AfterFunc(300*time.Millisecond, func() {
+		if srv.Listener, err = net.Listen("tcp", addr); err == nil {
+			srv.Start()
+		}
+	})
+	c, errNew := New(Config{BaseURL: "http://" + addr, APIKey: testKey, UserAgent: "test", RetryWaitMin: 50 * time.Millisecond, RetryWaitMax: 100 * time.Millisecond, MaxRetries: new(10)})
+	if errNew != nil {
+		t.Fatal(errNew)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d"}); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if s.count() != 1 {
+		t.Fatalf("%d creates reached the service, want 1", s.count())
+	}
+}
+
 // A Retry-After no service means (here a Unix time, 56 years away) is not
 // believed: the refused request is sent again after the back-off, and no
 // later request of its class is held by it.
