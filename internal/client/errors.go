@@ -168,7 +168,7 @@ func newAPIError(method, path string, r *response, redact func(string) string) *
 		e.Code = statusCodes[r.status]
 	}
 	if e.Message == "" && r.status >= 300 && r.status < 400 {
-		e.Message = redirectMessage(r.header.Get("Location"))
+		e.Message = redact(redirectMessage(r.header.Get("Location")))
 	}
 	return e
 }

@@ -182,6 +182,14 @@ func TestQuotesOfAnswersHoldNoPartOfTheKey(t *testing.T) {
 			},
 			quoted: error.Error,
 		},
+		"a redirect's address": {
+			answer: step{status: 302, header: map[string]string{"Location": "https://elsewhere.example/" + pad(40) + "?t=" + testKey}},
+			call: func(c *Client) error {
+				_, err := c.CreateLink(context.Background(), CreateLinkInput{Destination: "https://e/", DomainID: "d"})
+				return err
+			},
+			quoted: error.Error,
+		},
 		"a page instead of an export": {
 			answer: step{body: "<html>" + pad(200-10-len("<html>")) + testKey, header: map[string]string{"Content-Type": "text/html"}},
 			call: func(c *Client) error {
