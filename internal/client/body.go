@@ -1,6 +1,8 @@
 package client
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -53,14 +55,38 @@ func (x *exchange) readBody(resp *http.Response) error {
 	if truncated && success {
 		return &bodyTooLargeError{limit: limit}
 	}
+	if !success || x.call.wantsJSON() {
+		body = bytes.TrimPrefix(body, utf8BOM)
+	}
 	x.read, x.body = resp, body
 	return nil
+}
+
+// utf8BOM is the byte order mark some services put before a body. RFC 8259
+// lets a JSON reader ignore it, and the provider does: read as part of the
+// answer, it would make a list look like a page that is not the API. An
+// export's CSV keeps it, as sent.
+var utf8BOM = []byte("\ufeff")
+
+// skipBOM is body without a leading utf8BOM.
+func skipBOM(body io.ReadCloser) io.ReadCloser {
+	br := bufio.NewReader(body)
+	if start, _ := br.Peek(len(utf8BOM)); bytes.Equal(start, utf8BOM) {
+		_, _ = br.Discard(len(utf8BOM))
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{br, body}
 }
 
 // streamBody hands a successful body to the call's stream, bounded by the
 // call's limit like a body read into memory.
 func (x *exchange) streamBody(resp *http.Response) error {
 	body := resp.Body
+	if x.call.wantsJSON() {
+		body = skipBOM(body)
+	}
 	resp.Body = &boundedBody{ReadCloser: body, remaining: x.call.limit, limit: x.call.limit}
 	err := x.call.stream(resp)
 	_ = body.Close()

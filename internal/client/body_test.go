@@ -82,6 +82,35 @@ func (spaces) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// A body that starts with a UTF-8 byte order mark, which RFC 8259 lets a
+// JSON reader ignore, is read as the JSON it is: a list, a created link, an
+// error.
+func TestBodyAfterAByteOrderMark(t *testing.T) {
+	const bom = "\ufeff"
+	t.Run("list", func(t *testing.T) {
+		_, srv := serve(t, step{body: bom + "[" + linkJSON + "]"})
+		links, err := newTestClient(t, srv).ListLinks(context.Background())
+		if err != nil || links.Len() != 1 {
+			t.Fatalf("ListLinks = %v links, %v; want the one link", links, err)
+		}
+	})
+	t.Run("create", func(t *testing.T) {
+		_, srv := serve(t, step{status: 201, body: bom + linkJSON})
+		l, err := newTestClient(t, srv).CreateLink(context.Background(), CreateLinkInput{Destination: "https://e/", DomainID: "d"})
+		if err != nil || l.ID != "l-1" {
+			t.Fatalf("CreateLink = %+v, %v; want link l-1", l, err)
+		}
+	})
+	t.Run("error", func(t *testing.T) {
+		_, srv := serve(t, step{status: 409, body: bom + `{"error":"slug_taken","message":"taken"}`})
+		_, err := newTestClient(t, srv).CreateLink(context.Background(), CreateLinkInput{Destination: "https://e/", DomainID: "d"})
+		var e *APIError
+		if !errors.As(err, &e) || e.Code != "slug_taken" || e.Message != "taken" {
+			t.Fatalf("error = %v; want slug_taken with its message", err)
+		}
+	})
+}
+
 func TestReadFailureMidBodyIsRetriedForGET(t *testing.T) {
 	var calls atomic.Int32
 	srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request) {

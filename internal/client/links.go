@@ -196,7 +196,7 @@ func merge(all, page *LinkSet) *LinkSet {
 func (c *Client) listPage(ctx context.Context, pageURL string) (*LinkSet, *page, *response, error) {
 	var links *LinkSet
 	var p *page
-	cl := call{method: http.MethodGet, path: pathLinks, url: pageURL, accept: "application/json", limit: math.MaxInt64}
+	cl := call{method: http.MethodGet, path: pathLinks, url: pageURL, accept: acceptJSON, limit: math.MaxInt64}
 	cl.stream = func(resp *http.Response) error {
 		s := newListStream(resp.Body)
 		s.redact, s.headKept = c.redact, headBytes+len(c.apiKey)
@@ -304,7 +304,7 @@ func (c *Client) DeleteLink(ctx context.Context, id string) error {
 		return errors.New("delete link: link ID is required")
 	}
 	p := linkPath(id)
-	_, err := c.do(ctx, call{method: http.MethodDelete, path: p, url: c.endpoint(p, nil), accept: "application/json", limit: MaxJSONBodyBytes})
+	_, err := c.do(ctx, call{method: http.MethodDelete, path: p, url: c.endpoint(p, nil), accept: acceptJSON, limit: MaxJSONBodyBytes})
 	return err
 }
 
@@ -319,7 +319,7 @@ func (c *Client) sendJSON(ctx context.Context, method, path string, body any) (c
 	if err != nil {
 		return call{}, nil, fmt.Errorf("%s %s: encoding the body: %w", method, path, err)
 	}
-	cl := call{method: method, path: path, url: c.endpoint(path, nil), body: b, accept: "application/json", limit: MaxJSONBodyBytes}
+	cl := call{method: method, path: path, url: c.endpoint(path, nil), body: b, accept: acceptJSON, limit: MaxJSONBodyBytes}
 	resp, err := c.do(ctx, cl)
 	return cl, resp, err
 }

@@ -139,6 +139,12 @@ type call struct {
 	stream func(resp *http.Response) error
 }
 
+// acceptJSON is the Accept header of every call but the export's.
+const acceptJSON = "application/json"
+
+// wantsJSON is whether the call asks for JSON, not the export's CSV.
+func (cl call) wantsJSON() bool { return cl.accept == acceptJSON }
+
 // response is a complete answer whose body has been read.
 type response struct {
 	status      int
