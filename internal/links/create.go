@@ -100,9 +100,10 @@ func identity(in client.CreateLinkInput) string {
 }
 
 // Create makes the link, or adopts one an ambiguous attempt or an
-// interrupted run made; from says which. A 409 it could not resolve is a
-// *SlugTakenError.
-func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput) (link *client.Link, from Origin, err error) {
+// interrupted run made; from says which. utm is what the resource's next
+// step sets (nil: none), which a leftover may already have. A 409 it could
+// not resolve is a *SlugTakenError.
+func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *client.UTM) (link *client.Link, from Origin, err error) {
 	key := identity(in)
 	for attempt := 1; ; attempt++ {
 		started := lc.now()
@@ -113,7 +114,7 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput) (link 
 		case err == nil:
 			return link, Made, nil
 		case in.Slug != "" && errors.Is(err, client.ErrConflict):
-			return lc.takeOverSlug(ctx, key, in, attempt, err)
+			return lc.takeOverSlug(ctx, key, in, utm, attempt, err)
 		case !errors.Is(err, client.ErrAmbiguous) || ctx.Err() != nil:
 			return nil, Made, err
 		}
@@ -139,7 +140,7 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput) (link 
 // holds it and it is recent: an earlier attempt of this create made it
 // (attempt > 1), or a run that was interrupted after its POST. Otherwise
 // the 409 stands, as a *SlugTakenError naming the link and the import ID.
-func (lc *Creator) takeOverSlug(ctx context.Context, key string, in client.CreateLinkInput, attempt int, conflict error) (*client.Link, Origin, error) {
+func (lc *Creator) takeOverSlug(ctx context.Context, key string, in client.CreateLinkInput, utm *client.UTM, attempt int, conflict error) (*client.Link, Origin, error) {
 	lc.waitSettled(ctx, key)
 	listed, err := lc.client.ListLinks(ctx)
 	if err != nil {
@@ -147,7 +148,7 @@ func (lc *Creator) takeOverSlug(ctx context.Context, key string, in client.Creat
 	}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
-	holder, problem := lc.slugHolderLocked(listed, in)
+	holder, problem := lc.slugHolderLocked(listed, in, utm)
 	if holder == nil || problem != "" {
 		return nil, Made, &SlugTakenError{DomainID: in.DomainID, Slug: in.Slug, Holder: holder, Reason: problem, cause: conflict}
 	}
@@ -159,29 +160,31 @@ func (lc *Creator) takeOverSlug(ctx context.Context, key string, in client.Creat
 }
 
 // SlugHolder finds the link among listed that holds in's slug, and says
-// why a create of in could not take it over ("" when it could). It
-// changes nothing: a plan asks it what an apply would do.
-func (lc *Creator) SlugHolder(listed client.Listing, in client.CreateLinkInput) (*client.Link, string) {
+// why a create of in, whose resource sets utm, could not take it over (""
+// when it could). It changes nothing: a plan asks it what an apply would do.
+func (lc *Creator) SlugHolder(listed client.Listing, in client.CreateLinkInput, utm *client.UTM) (*client.Link, string) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
-	return lc.slugHolderLocked(listed, in)
+	return lc.slugHolderLocked(listed, in, utm)
 }
 
-func (lc *Creator) slugHolderLocked(listed client.Listing, in client.CreateLinkInput) (*client.Link, string) {
+func (lc *Creator) slugHolderLocked(listed client.Listing, in client.CreateLinkInput, utm *client.UTM) (*client.Link, string) {
 	if l, ok := listed.BySlug(in.DomainID, in.Slug); ok {
-		return &l, lc.leftoverProblemLocked(&l, in)
+		return &l, lc.leftoverProblemLocked(&l, in, utm)
 	}
 	return nil, ""
 }
 
-// leftoverProblemLocked says why l cannot be taken over by a create of in,
-// or "" when it can.
-func (lc *Creator) leftoverProblemLocked(l *client.Link, in client.CreateLinkInput) string {
+// leftoverProblemLocked says why l cannot be taken over by a create of in
+// whose resource sets utm, or "" when it can.
+func (lc *Creator) leftoverProblemLocked(l *client.Link, in client.CreateLinkInput, utm *client.UTM) string {
 	switch {
 	case lc.held[l.ID]:
 		return ManagedHere
 	case !SameDestination(in.Destination, l.Destination, l.UTM):
 		return fmt.Sprintf("its destination %q differs from this resource's", l.Destination)
+	case !leftoverUTM(l.UTM, utm):
+		return "its UTM parameters differ from this resource's"
 	case !sameExpiry(l.ExpiresAt, in.ExpiresAt):
 		return "its expiry differs from this resource's"
 	case l.CreatedAt.IsZero():

@@ -54,7 +54,7 @@ func TestCreate_adoptsLinkCommittedBeforeConnectionClosed(t *testing.T) {
 		t.Run("slug="+slug, func(t *testing.T) {
 			e := newCreatorEnv(t)
 			e.closeNextCreateAfterCommit()
-			link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/a", slug))
+			link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/a", slug), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +73,7 @@ func TestCreate_createsAgainWhenTheFailedAttemptMadeNothing(t *testing.T) {
 	for _, status := range []int{500, 502, 503} {
 		e := newCreatorEnv(t)
 		e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: status, Method: http.MethodPost})
-		link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/a", ""))
+		link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/a", ""), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,11 +94,11 @@ func TestCreate_waitsForALinkTheServiceMakesAfterItsAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.creator = NewCreator(e.creator.client, 3, 300*time.Millisecond, DefaultAdoptionWindow)
-	if _, _, err := e.creator.Create(context.Background(), e.input("https://example.com/first", "")); err != nil {
+	if _, _, err := e.creator.Create(context.Background(), e.input("https://example.com/first", ""), nil); err != nil {
 		t.Fatal(err) // answered after the filter: how long the service works on a create
 	}
 	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
-	link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/later", ""))
+	link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/later", ""), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,14 +110,14 @@ func TestCreate_waitsForALinkTheServiceMakesAfterItsAnswer(t *testing.T) {
 
 func TestCreate_neverAdoptsALinkAnotherResourceHolds(t *testing.T) {
 	e := newCreatorEnv(t)
-	existing, _, err := e.creator.Create(context.Background(), e.input("https://example.com/same", ""))
+	existing, _, err := e.creator.Create(context.Background(), e.input("https://example.com/same", ""), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The next attempt fails before commit; the link with the same
 	// destination belongs to another resource and must not be taken.
 	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: 500, Method: http.MethodPost})
-	link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/same", ""))
+	link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/same", ""), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestCreate_neverAdoptsALinkOlderThanTheAttempt(t *testing.T) {
 	}
 	*e.clock = time.Now()
 	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: 503, Method: http.MethodPost})
-	_, from, err := e.creator.Create(context.Background(), e.input("https://example.com/old/0", ""))
+	_, from, err := e.creator.Create(context.Background(), e.input("https://example.com/old/0", ""), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestCreate_twinsWithTheSameDestinationStayTwo(t *testing.T) {
 		errs := make([]error, 2)
 		for i := range 2 {
 			wg.Go(func() {
-				link, _, err := e.creator.Create(context.Background(), e.input("https://example.com/twins", ""))
+				link, _, err := e.creator.Create(context.Background(), e.input("https://example.com/twins", ""), nil)
 				errs[i] = err
 				if err == nil {
 					ids[i] = link.ID
@@ -174,7 +174,7 @@ func TestCreate_givesUpWithAClearErrorWhenEveryAttemptFails(t *testing.T) {
 	for range 10 {
 		e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: 500, Method: http.MethodPost})
 	}
-	_, _, err := e.creator.Create(context.Background(), e.input("https://example.com/a", ""))
+	_, _, err := e.creator.Create(context.Background(), e.input("https://example.com/a", ""), nil)
 	if err == nil || !strings.Contains(err.Error(), "no link was found on the account after it; gave up after 4 attempts") {
 		t.Fatalf("err = %v", err)
 	}
@@ -200,7 +200,7 @@ func (e *creatorEnv) seedLeftover(t *testing.T, age time.Duration) emulator.Link
 func TestCreate_takesOverTheExactRecentLeftoverOfAnInterruptedRun(t *testing.T) {
 	e := newCreatorEnv(t)
 	left := e.seedLeftover(t, time.Hour)
-	link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/left/0", "left-0"))
+	link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/left/0", "left-0"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,8 +208,52 @@ func TestCreate_takesOverTheExactRecentLeftoverOfAnInterruptedRun(t *testing.T) 
 		t.Fatalf("origin %v, link %s (leftover %s), %d links; want the leftover taken over", from, link.ID, left.ID, len(e.srv.Links(e.fx.AccountID)))
 	}
 	// Taken over means held: a second resource may not take it too.
-	if _, _, err := e.creator.Create(context.Background(), e.input("https://example.com/left/0", "left-0")); err == nil {
+	if _, _, err := e.creator.Create(context.Background(), e.input("https://example.com/left/0", "left-0"), nil); err == nil {
 		t.Fatal("a second create took over the same link")
+	}
+}
+
+// A leftover of this resource's interrupted create has no UTM parameters
+// yet, or the resource's own if its UTM step ran too. A link with others
+// belongs to another configuration (another campaign), however alike.
+func TestCreate_takesOverASlugHolderByItsUTMParameters(t *testing.T) {
+	old, mine := &client.UTM{Source: "old"}, &client.UTM{Source: "newsletter", Campaign: "spring"}
+	for name, tc := range map[string]struct {
+		holder, resource *client.UTM
+		takenOver        bool
+	}{
+		"none, resource none":      {nil, nil, true},
+		"none, resource its own":   {nil, mine, true},
+		"its own":                  {mine, mine, true},
+		"others, resource none":    {old, nil, false},
+		"others, resource its own": {old, mine, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newCreatorEnv(t)
+			left := e.seedLeftover(t, time.Minute)
+			if tc.holder != nil {
+				if _, err := e.creator.client.ChangeDestination(context.Background(), left.ID, client.ChangeDestinationInput{Destination: left.Destination, UTM: tc.holder}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			in := e.input(left.Destination, "left-0")
+			listed, err := e.creator.client.ListLinks(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, planned := e.creator.SlugHolder(listed, in, tc.resource)
+			link, from, err := e.creator.Create(context.Background(), in, tc.resource)
+			if tc.takenOver {
+				if err != nil || from != Leftover || link.ID != left.ID || planned != "" {
+					t.Fatalf("origin %v, link %v, error %v, plan said %q; want the holder taken over", from, link, err, planned)
+				}
+				return
+			}
+			var taken *SlugTakenError
+			if !errors.As(err, &taken) || !strings.Contains(taken.Reason, "UTM parameters differ") || planned != taken.Reason {
+				t.Fatalf("error %v, plan said %q; want the holder left for its UTM parameters, at plan and apply", err, planned)
+			}
+		})
 	}
 }
 
@@ -233,7 +277,7 @@ func TestCreate_leavesASlugHolderItMayNotTakeOver(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(e, left)
 			}
-			_, _, err := e.creator.Create(context.Background(), e.input(tc.destination, "left-0"))
+			_, _, err := e.creator.Create(context.Background(), e.input(tc.destination, "left-0"), nil)
 			var taken *SlugTakenError
 			if !errors.As(err, &taken) || !errors.Is(err, client.ErrConflict) {
 				t.Fatalf("error = %v, want a SlugTakenError wrapping the 409", err)
@@ -255,7 +299,7 @@ func TestCreate_namesProbableLeftoversOfLinksWithoutSlug(t *testing.T) {
 	e := newCreatorEnv(t)
 	recent := e.seedLeftover(t, time.Hour)
 	in := e.input(recent.Destination, "")
-	if _, _, err := e.creator.Create(context.Background(), in); err != nil { // a twin this run made, held: never named
+	if _, _, err := e.creator.Create(context.Background(), in, nil); err != nil { // a twin this run made, held: never named
 		t.Fatal(err)
 	}
 	listed, err := e.creator.client.ListLinks(context.Background())

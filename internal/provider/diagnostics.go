@@ -329,7 +329,7 @@ func addLeftoverAdopted(diags *diag.Diagnostics, l *client.Link) {
 	// The link in the summary keeps Terraform from folding these warnings
 	// into one, which would hide all but the first link.
 	diags.AddAttributeWarning(path.Root("slug"), "Took over link "+l.ID+", left by an interrupted run",
-		fmt.Sprintf("The slug %q was already held by link %s (%s, created %s), which has exactly this resource's domain, destination and expiry, was created within adoption_window and was not created or taken over by another resource of this apply: most probably a run that was interrupted or killed after sending its create. This resource now manages that link, with its short URL and click history. If it belonged to another configuration, run `terraform state rm` on this resource and choose another slug.",
+		fmt.Sprintf("The slug %q was already held by link %s (%s, created %s), which has exactly this resource's domain, destination and expiry (and no UTM parameters or its own), was created within adoption_window and was not created or taken over by another resource of this apply: most probably a run that was interrupted or killed after sending its create. This resource now manages that link, with its short URL and click history. If it belonged to another configuration, run `terraform state rm` on this resource and choose another slug.",
 			l.Slug, l.ID, l.ShortURL, l.CreatedAt.Format(time.RFC3339)))
 }
 

@@ -230,8 +230,10 @@ func (r *linkResource) checkNewLink(ctx context.Context, diags *diag.Diagnostics
 		if found := r.data.creator.ProbableLeftovers(ctx, in, utm, listed); len(found) > 0 && !d.HasError() {
 			addProbableLeftovers(diags, found, r.data.creator.AdoptionWindow())
 		}
-	default:
-		if holder, problem := r.data.creator.SlugHolder(listed, in); holder != nil {
+	case utmKnown(plan.UTM): // which holder it could take over depends on its utm
+		utm, d := utmFromObject(ctx, plan.UTM)
+		diags.Append(d...)
+		if holder, problem := r.data.creator.SlugHolder(listed, in, utm); holder != nil && !d.HasError() {
 			addSlugHeld(diags, in, holder, problem)
 		}
 	}

@@ -146,7 +146,7 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 		return
 	}
 	in.DomainID = links.ServiceDomainID(ctx, r.data.listing, in.DomainID)
-	link, from, err := r.createLink(ctx, in)
+	link, from, err := r.createLink(ctx, in, utm)
 	if err != nil {
 		addOperationError(&resp.Diagnostics, r.data.client, "create the link", err)
 		return
@@ -238,10 +238,11 @@ func (m linkModel) createInput() (client.CreateLinkInput, diag.Diagnostics) {
 }
 
 // createLink creates the link exactly once, through the links package
-// (which may adopt the leftover of an interrupted run), and puts it in the
-// shared listing.
-func (r *linkResource) createLink(ctx context.Context, in client.CreateLinkInput) (*client.Link, links.Origin, error) {
-	link, from, err := r.data.creator.Create(ctx, in)
+// (which may adopt the leftover of an interrupted run: one whose UTM
+// parameters are none or utm, which the next step sets), and puts it in
+// the shared listing.
+func (r *linkResource) createLink(ctx context.Context, in client.CreateLinkInput, utm *client.UTM) (*client.Link, links.Origin, error) {
+	link, from, err := r.data.creator.Create(ctx, in, utm)
 	if err != nil {
 		return nil, from, err
 	}

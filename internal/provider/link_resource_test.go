@@ -26,6 +26,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
@@ -519,6 +520,36 @@ resource "shortlink_link" "test" {
 			return nil
 		},
 	}})
+}
+
+// TestAccLink_leavesASlugHolderWithOtherUTMParameters: a link that holds
+// the slug with UTM parameters the resource does not declare is not what
+// an interrupted create of it leaves (none yet, or its own), so it is
+// another configuration's: the apply fails on the 409, saying so, and
+// neither takes the link over nor changes it.
+func TestAccLink_leavesASlugHolderWithOtherUTMParameters(t *testing.T) {
+	e := newTestEnv(t)
+	left := e.seedLinks(t, e.fx.DomainID, "left", 1)[0]
+	c, err := client.New(client.Config{BaseURL: e.url, APIKey: e.fx.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ChangeDestination(context.Background(), left.ID, client.ChangeDestinationInput{Destination: left.Destination, UTM: &client.UTM{Source: "old"}}); err != nil {
+		t.Fatal(err)
+	}
+	e.testLink(t, []resource.TestStep{{
+		Config: e.config(fmt.Sprintf(`
+resource "shortlink_link" "test" {
+  domain_id   = %q
+  destination = %q
+  slug        = "left-0"
+}
+`, e.fx.DomainID, left.Destination)),
+		ExpectError: expectErr("slug_taken", "its UTM parameters differ from this resource's"),
+	}})
+	if l := e.onlyLink(t); l.ID != left.ID || l.UTM == nil || l.UTM.Source != "old" {
+		t.Fatalf("the service holds %+v; want the holder unchanged", l)
+	}
 }
 
 // TestAccValidation_badInputAtPlanTime: every rule on the resource's input

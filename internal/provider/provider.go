@@ -112,7 +112,7 @@ func (p *shortlinkProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Validators:          []validator.Int64{int64validator.Between(1, 100)},
 			},
 			"adoption_window": schema.StringAttribute{
-				MarkdownDescription: fmt.Sprintf("A run killed after sending a create (SIGKILL, a lost runner) leaves a link on the service that no state records. When a later create meets `409 slug_taken` and the link holding the slug is exactly what the resource declares (domain, slug, destination, expiry), no other resource of the same apply created or took it over, and it was created within this window, the resource takes it over, with a warning naming it (the plan warns beforehand). An older link is left alone: it is more likely another configuration's. A duration such as `\"24h\"`; defaults to `%q`; `\"0s\"` never takes one over.", links.FormatDuration(links.DefaultAdoptionWindow)),
+				MarkdownDescription: fmt.Sprintf("A run killed after sending a create (SIGKILL, a lost runner) leaves a link on the service that no state records. When a later create meets `409 slug_taken` and the link holding the slug is exactly what the resource declares (domain, slug, destination, expiry; UTM parameters none yet or the resource's own), no other resource of the same apply created or took it over, and it was created within this window, the resource takes it over, with a warning naming it (the plan warns beforehand). An older link is left alone: it is more likely another configuration's. A duration such as `\"24h\"`; defaults to `%q`; `\"0s\"` never takes one over.", links.FormatDuration(links.DefaultAdoptionWindow)),
 				Optional:            true,
 				Validators:          []validator.String{validate.Duration(0, maxAdoptionWindow)},
 			},
