@@ -42,9 +42,10 @@ const (
 	DefaultRetryWaitMax = 30 * time.Second
 	DefaultUserAgent    = "terraform-provider-shortlink"
 
-	// DefaultReadAttemptTimeout bounds one attempt of a read, so that a
-	// hung connection is retried instead of waited on for the whole
-	// operation. Writes have no per-attempt bound: they run through the
+	// DefaultReadAttemptTimeout bounds how long one attempt of a read
+	// waits for its answer to begin, and then for each next part of it, so
+	// that a hung connection is retried instead of waited on for the whole
+	// operation; an answer that keeps coming is read however long it takes. Writes have no per-attempt bound: they run through the
 	// service's slow fraud filter, and a write cut short is ambiguous (it
 	// may have been carried out), so only the operation's deadline (the
 	// resource's timeouts) ends them.
@@ -64,8 +65,8 @@ type Config struct {
 	// a network error) following the first attempt; DefaultMaxRetries if
 	// nil (0 means none). A 429 is not a failure (retryDecision).
 	MaxRetries *int
-	// ReadAttemptTimeout bounds one attempt of a GET;
-	// DefaultReadAttemptTimeout if zero.
+	// ReadAttemptTimeout bounds the waits of one attempt of a GET (see
+	// DefaultReadAttemptTimeout); DefaultReadAttemptTimeout if zero.
 	ReadAttemptTimeout time.Duration
 	// HTTPClient is the base client; a fresh one if nil (its Timeout, if
 	// any, is removed: see DefaultReadAttemptTimeout).

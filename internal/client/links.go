@@ -208,7 +208,7 @@ func (c *Client) listPage(ctx context.Context, pageURL string) (*LinkSet, *page,
 		if s.failed != nil {
 			// The connection failed: retried like any transport error.
 			// Once the attempt's read deadline has passed, that is why.
-			if ctxErr := resp.Request.Context().Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+			if ctxErr := context.Cause(resp.Request.Context()); ctxErr != nil && !errors.Is(err, ctxErr) {
 				return fmt.Errorf("%w: %w", ctxErr, err)
 			}
 			return err

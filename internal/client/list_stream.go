@@ -13,9 +13,9 @@ import (
 // MaxLinkRecordBytes bounds one link of a list answer, and any other value
 // of the list's envelope: a link is a few hundred bytes, so a larger one is
 // not a link. The answer as a whole has no bound (an account can hold a
-// million links); it is read one link at a time, within the read deadline
-// of each attempt (Config.ReadAttemptTimeout), which ends an answer that
-// stalls or never ends.
+// million links); it is read one link at a time. The read bound of each
+// attempt (Config.ReadAttemptTimeout) ends an answer that stalls, and the
+// read's operation deadline one that never ends.
 const MaxLinkRecordBytes = 64 << 10
 
 // headBytes is how much of an answer's start is kept for messages.

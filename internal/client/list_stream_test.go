@@ -88,33 +88,57 @@ func TestListLargerThanTheOldCap(t *testing.T) {
 	}
 }
 
-// A list answer that stalls, or that never ends, is ended by the read
-// deadline of its attempt.
-func TestListThatStallsOrNeverEndsEnds(t *testing.T) {
-	for name, serve := range map[string]func(w http.ResponseWriter, r *http.Request){
-		"stalls": func(w http.ResponseWriter, r *http.Request) {
+// A list answer that stalls is ended by the read bound of its attempt;
+// one that never ends, by the read's operation deadline; one that keeps
+// coming, however long it takes, is read whole (a million links in one
+// answer take minutes on a slow link).
+func TestListThatStallsNeverEndsOrKeepsComing(t *testing.T) {
+	const bound = 300 * time.Millisecond
+	for name, tc := range map[string]struct {
+		serve    func(w http.ResponseWriter, r *http.Request)
+		deadline time.Duration // the operation's
+		links    int           // 0: an error, the read bound's or the deadline's
+	}{
+		"stalls": {serve: func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.WriteString(w, `[{"id":"l-1"},`)
 			w.(http.Flusher).Flush()
 			<-r.Context().Done()
-		},
-		"never ends": func(w http.ResponseWriter, r *http.Request) {
+		}},
+		"never ends": {deadline: time.Second, serve: func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.WriteString(w, `[{"id":"l-0"}`)
 			for i := 1; r.Context().Err() == nil && i < 50_000_000; i++ {
 				if _, err := fmt.Fprintf(w, `,{"id":"l-%d"}`, i%1000); err != nil {
 					return
 				}
 			}
-		},
+		}},
+		"keeps coming for five bounds": {links: 30, serve: func(w http.ResponseWriter, r *http.Request) {
+			for i := range 30 {
+				_, _ = io.WriteString(w, map[bool]string{true: "[", false: ","}[i == 0]+fmt.Sprintf(`{"id":"l-%d"}`, i))
+				w.(http.Flusher).Flush()
+				time.Sleep(5 * bound / 30)
+			}
+			_, _ = io.WriteString(w, "]")
+		}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			srv := newRawServer(t, serve)
+			srv := newRawServer(t, tc.serve)
+			ctx := context.Background()
+			if tc.deadline > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.deadline)
+				defer cancel()
+			}
 			start := time.Now()
-			_, err := newTestClient(t, srv, func(c *Config) {
-				c.ReadAttemptTimeout = 300 * time.Millisecond
+			links, err := newTestClient(t, srv, func(c *Config) {
+				c.ReadAttemptTimeout = bound
 				c.MaxRetries = new(0)
-			}).ListLinks(context.Background())
-			if !errors.Is(err, context.DeadlineExceeded) {
-				t.Fatalf("error %v, want the read deadline", err)
+			}).ListLinks(ctx)
+			switch {
+			case tc.links > 0 && (err != nil || links.Len() != tc.links):
+				t.Fatalf("%v links, error %v; want all %d", links, err, tc.links)
+			case tc.links == 0 && !errors.Is(err, context.DeadlineExceeded):
+				t.Fatalf("error %v, want the read bound or the deadline", err)
 			}
 			if took := time.Since(start); took > 10*time.Second {
 				t.Fatalf("took %s", took)

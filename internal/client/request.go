@@ -72,13 +72,20 @@ func httpClient(base *http.Client, readAttemptTimeout time.Duration, stop *Stop,
 	return &hc
 }
 
-// readDeadline bounds each attempt of a read. A read that hangs is safe to
-// send again; a write is not, so writes are bounded only by the caller's
-// context, the operation's deadline.
+// readDeadline bounds each attempt of a read: its answer must begin
+// within timeout, and no more than timeout may pass between two reads of
+// its body. A read that hangs is safe to send again; a write is not, so
+// writes are bounded only by the caller's context, the operation's
+// deadline. A long answer that keeps coming (a million links in one list
+// answer, a large export on a slow link) is not cut: only the read's
+// operation deadline bounds it, as it bounds one that never ends.
 type readDeadline struct {
 	next    http.RoundTripper
 	timeout time.Duration
 }
+
+// errStalled is an attempt of a read ended by its bound.
+var errStalled = fmt.Errorf("the service sent nothing for the read bound of an attempt: %w", context.DeadlineExceeded)
 
 func (d *readDeadline) RoundTrip(req *http.Request) (*http.Response, error) {
 	next := d.next
@@ -88,25 +95,56 @@ func (d *readDeadline) RoundTrip(req *http.Request) (*http.Response, error) {
 	if rateClass(req.Method) != ClassRead || d.timeout <= 0 {
 		return next.RoundTrip(req)
 	}
-	ctx, cancel := context.WithTimeout(req.Context(), d.timeout)
+	ctx, cancel := context.WithCancelCause(req.Context())
+	w := &watchdog{timer: time.AfterFunc(d.timeout, func() { cancel(errStalled) }), timeout: d.timeout}
 	resp, err := next.RoundTrip(req.WithContext(ctx))
 	if err != nil {
-		cancel()
-		return nil, err
+		w.timer.Stop()
+		cancel(nil)
+		return nil, stalledOr(ctx, err)
 	}
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	resp.Body = &watchedBody{ReadCloser: resp.Body, ctx: ctx, watchdog: w, cancel: cancel}
 	return resp, nil
 }
 
-// cancelOnClose ends an attempt's context once its body has been read.
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
+// watchdog ends an attempt once it has waited timeout for the service.
+type watchdog struct {
+	timer   *time.Timer
+	timeout time.Duration
 }
 
-func (c *cancelOnClose) Close() error {
-	err := c.ReadCloser.Close()
-	c.cancel()
+// watchedBody is an answer's body whose every read that brings data
+// restarts the watchdog, and whose Close ends the attempt's context.
+type watchedBody struct {
+	io.ReadCloser
+	*watchdog
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.timer.Reset(b.timeout)
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = stalledOr(b.ctx, err)
+	}
+	return n, err
+}
+
+func (b *watchedBody) Close() error {
+	b.timer.Stop()
+	err := b.ReadCloser.Close()
+	b.cancel(nil)
+	return err
+}
+
+// stalledOr is err, said to be the read bound's doing when it was.
+func stalledOr(ctx context.Context, err error) error {
+	if errors.Is(context.Cause(ctx), errStalled) && !errors.Is(err, errStalled) {
+		return fmt.Errorf("%w (%w)", errStalled, err)
+	}
 	return err
 }
 
