@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 )
 
@@ -22,4 +23,18 @@ func RequiresReplaceIfOtherInstant() planmodifier.String {
 
 func otherInstant(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
 	resp.RequiresReplace = !links.SameRFC3339Instant(req.StateValue.ValueString(), req.PlanValue.ValueString()) || req.PlanValue.IsNull() || req.StateValue.IsNull()
+}
+
+// RequiresReplaceIfOtherID replaces the resource when a UUID attribute
+// names another object. The same UUID in other letter case (the service's
+// lower case after an import, the dashboard's capitals in the
+// configuration) names the same domain: only the stored spelling changes.
+func RequiresReplaceIfOtherID() planmodifier.String {
+	return stringplanmodifier.RequiresReplaceIf(otherID,
+		"Changing the ID replaces the link; the same ID in other letter case does not.",
+		"Changing the ID replaces the link; the same ID in other letter case does not.")
+}
+
+func otherID(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+	resp.RequiresReplace = req.PlanValue.IsUnknown() || !client.SameID(req.StateValue.ValueString(), req.PlanValue.ValueString())
 }

@@ -31,3 +31,24 @@ func TestOtherInstant(t *testing.T) {
 		}
 	}
 }
+
+// client.SameID is tested in its package; this is what the plan modifier
+// makes of it.
+func TestOtherID(t *testing.T) {
+	id := types.StringValue
+	tests := []struct {
+		state, plan types.String
+		replace     bool
+	}{
+		{id("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60"), id("2F1C6A1E-8D3B-4C2A-9F0E-1B2C3D4E5F60"), false},
+		{id("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60"), id("3f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60"), true},
+		{id("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60"), types.StringUnknown(), true},
+	}
+	for _, tt := range tests {
+		var resp stringplanmodifier.RequiresReplaceIfFuncResponse
+		otherID(context.Background(), planmodifier.StringRequest{StateValue: tt.state, PlanValue: tt.plan}, &resp)
+		if resp.RequiresReplace != tt.replace {
+			t.Errorf("state %s, plan %s: RequiresReplace = %v, want %v", tt.state, tt.plan, resp.RequiresReplace, tt.replace)
+		}
+	}
+}

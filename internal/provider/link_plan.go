@@ -133,7 +133,7 @@ func newShortURL(state, plan linkResourceModel, configuredSlug types.String) str
 func replacedBy(state, plan linkResourceModel) path.Paths {
 	var out path.Paths
 	changed := func(a, b types.String) bool { return !b.IsUnknown() && !a.Equal(b) }
-	if changed(state.DomainID, plan.DomainID) {
+	if !plan.DomainID.IsUnknown() && !client.SameID(state.DomainID.ValueString(), plan.DomainID.ValueString()) {
 		out = append(out, path.Root("domain_id"))
 	}
 	if changed(state.Slug, plan.Slug) {

@@ -60,10 +60,10 @@ func LinkResourceSchema(ctx context.Context) schema.Schema {
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"domain_id": schema.StringAttribute{
-				MarkdownDescription: "UUID of one of the account's domains, as shown on the domain's card in the dashboard's Domains section. Changing it replaces the link.",
+				MarkdownDescription: "UUID of one of the account's domains, as shown on the domain's card in the dashboard's Domains section. Changing it replaces the link (the same UUID in other letter case does not).",
 				Required:            true,
 				Validators:          []validator.String{validate.UUID()},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				PlanModifiers:       []planmodifier.String{planmodify.RequiresReplaceIfOtherID()},
 			},
 			"destination": schema.StringAttribute{
 				MarkdownDescription: "Absolute http or https URL the short link redirects to. Checked by the service's fraud filter. Changed in place.",

@@ -522,6 +522,40 @@ resource "shortlink_link" "test" {
 	}})
 }
 
+// TestAccLink_domainIDInOtherCaseKeepsTheLink: a UUID names its domain in
+// any letter case, so writing domain_id in capitals (as the dashboard
+// shows it, or after an import stored the service's lower case) changes
+// only its spelling in the state: no replacement, no request.
+func TestAccLink_domainIDInOtherCaseKeepsTheLink(t *testing.T) {
+	e := newTestEnv(t)
+	config := func(domainID string) string {
+		return e.config(fmt.Sprintf(`
+resource "shortlink_link" "test" {
+  domain_id   = %q
+  destination = "https://example.com/a"
+  slug        = "case"
+}
+`, domainID))
+	}
+	sameID := statecheck.CompareValue(compare.ValuesSame())
+	e.testLink(t, []resource.TestStep{
+		{
+			Config:            config(strings.ToLower(e.fx.DomainID)),
+			ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(linkAddr, tfjsonpath.New("id"))},
+		},
+		{
+			Config:           config(strings.ToUpper(e.fx.DomainID)),
+			ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate),
+			ConfigStateChecks: []statecheck.StateCheck{
+				sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
+				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("domain_id"), knownvalue.StringExact(strings.ToUpper(e.fx.DomainID))),
+			},
+		},
+	})
+	e.expectRequests(t, http.MethodPost, "/api/links", 1, "a domain ID in other case is the same domain")
+	e.expectRequests(t, http.MethodPatch, "/api/links/{id}", 0, "only the spelling changed")
+}
+
 // TestAccLink_leavesASlugHolderWithOtherUTMParameters: a link that holds
 // the slug with UTM parameters the resource does not declare is not what
 // an interrupted create of it leaves (none yet, or its own), so it is
