@@ -123,6 +123,20 @@ func TestMistakes_keyRefused(t *testing.T) {
 	expect(run(readOnly, "apply", "-auto-approve"), map[string]int{
 		"Error: ": 6, "403 insufficient_scope": 1, "The API key lacks a scope Terraform needs: the same as the error reported in full once": 5,
 	})
+
+	// Every data source reads; each points to the one error in full.
+	reads := s.workdir(t, "key-refused-reads", `
+provider "shortlink" {}
+
+data "shortlink_links" "all" {}
+data "shortlink_clicks" "all" {}
+data "shortlink_clicks" "since" { since = "2027-01-01T00:00:00Z" }
+data "shortlink_analytics_export" "all" {}
+`)
+	reads.Setenv("SHORTLINK_API_KEY=" + s.fx.WriteKey)
+	expect(run(reads, "plan"), map[string]int{
+		"Error: ": 4, "403 insufficient_scope": 1, "The API key lacks a scope Terraform needs: the same as the error reported in full once": 3,
+	})
 }
 
 // TestMistakes_duplicateSlug: two resources of one configuration that

@@ -478,8 +478,10 @@ func configured(data *providerData, diags *diag.Diagnostics) bool {
 	return false
 }
 
-// addExportError reports a reading of the export that failed.
-func addExportError(diags *diag.Diagnostics, linkID string, err error) {
+// addExportError reports a reading of the export that failed; c says
+// whether a run-wide conclusion (key refused, service unreachable) was
+// reported in full elsewhere.
+func addExportError(diags *diag.Diagnostics, c *client.Client, linkID string, err error) {
 	const summary = "Could not read the analytics export"
 	var tooMany *tooManyClicksError
 	switch {
@@ -493,7 +495,7 @@ func addExportError(diags *diag.Diagnostics, linkID string, err error) {
 		diags.AddError(summary, err.Error()+"\n\nThe service's answer to GET /api/analytics/export cannot be read as CSV with a header row and one record per click. "+
 			"Please report this to the provider's developers, with the beginning of the export and the line named.")
 	default:
-		addServiceError(diags, "export the analytics", err)
+		addOperationError(diags, c, "export the analytics", err)
 	}
 }
 

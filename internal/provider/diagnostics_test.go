@@ -508,7 +508,7 @@ func TestAddExportError_notCSVIsNotACSVFault(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			var diags diag.Diagnostics
-			addExportError(&diags, "", tc.err)
+			addExportError(&diags, nil, "", tc.err)
 			expectDiagnostic(t, diags, tc.want, tc.absent, "")
 		})
 	}
