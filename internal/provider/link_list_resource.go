@@ -53,7 +53,7 @@ func (r *linkListResource) Metadata(_ context.Context, req resource.MetadataRequ
 
 func (r *linkListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "The account's links, oldest first, for `terraform query` (Terraform 1.14 and later): each with its identity (the link ID) and, with `include_resource = true`, every attribute of `shortlink_link`, so that `terraform query -generate-config-out=FILE` writes an `import` and a `resource` block per link. Served from one listing of the account, filtered by the provider. Every filter is optional; they combine with AND. Needs the scope `links:read`.",
+		MarkdownDescription: "The account's links, in the order the service lists them, for `terraform query` (Terraform 1.14 and later): each with its identity (the link ID) and, with `include_resource = true`, every attribute of `shortlink_link`, so that `terraform query -generate-config-out=FILE` writes an `import` and a `resource` block per link. Served from one listing of the account, filtered by the provider. Every filter is optional; they combine with AND. Needs the scope `links:read`.",
 		Attributes: map[string]schema.Attribute{
 			"include_expired": schema.BoolAttribute{
 				MarkdownDescription: "Also list links whose `expires_at` has passed (their display name says so). Defaults to `false`: an expired link no longer redirects, and adopting it only to keep it dead is rarely worth a resource.",

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -114,11 +115,16 @@ func (d *linksDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		addTooManyLinks(&resp.Diagnostics, matched, maxLinks)
 		return
 	}
-	elems := []attr.Value{}
+	var matched []client.Link
 	for l := range links.All() {
 		if filter.accepts(&l) {
-			elems = append(elems, linkObject(&l))
+			matched = append(matched, l)
 		}
+	}
+	slices.SortStableFunc(matched, olderFirst)
+	elems := make([]attr.Value, 0, len(matched))
+	for i := range matched {
+		elems = append(elems, linkObject(&matched[i]))
 	}
 	if filter.domainID != "" && len(elems) == 0 && !filter.domainListed(links) {
 		resp.Diagnostics.Append(noLinkOnDomain(cfg.DomainID.ValueString(), links.Len())...)
@@ -127,6 +133,23 @@ func (d *linksDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	resp.Diagnostics.Append(diags...)
 	cfg.Links = list
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}
+
+// olderFirst orders links by creation, whatever order the service lists
+// them in (the specification does not say), so that links[0] is the same
+// link from one plan to the next. A link whose creation time the service
+// did not give comes after those it gave; links created together keep the
+// service's order.
+func olderFirst(a, b client.Link) int {
+	switch az, bz := a.CreatedAt.IsZero(), b.CreatedAt.IsZero(); {
+	case az && bz:
+		return 0
+	case az:
+		return 1
+	case bz:
+		return -1
+	}
+	return a.CreatedAt.Compare(b.CreatedAt)
 }
 
 // countMatches counts the links filter accepts, so that too many fail

@@ -2,8 +2,12 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +19,7 @@ import (
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
 func TestAccLinksDataSource(t *testing.T) {
@@ -64,6 +69,61 @@ data "shortlink_links" "one_domain" {
 				})),
 			},
 		}},
+	})
+}
+
+// TestAccLinksDataSource_olderFirstWhateverTheServiceOrder: the
+// specification does not say in which order the service lists links; one
+// that lists the newest first still gives links[0] as the oldest.
+func TestAccLinksDataSource_olderFirstWhateverTheServiceOrder(t *testing.T) {
+	var mu sync.Mutex
+	clock := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)
+	svc := testsupport.Start(t, testsupport.Options{
+		Now:  func() time.Time { mu.Lock(); defer mu.Unlock(); return clock },
+		Wrap: newestFirst,
+	})
+	e := &testEnv{srv: svc.Server, url: svc.URL, fx: svc.Fixture}
+	var ids []knownvalue.Check
+	for _, prefix := range []string{"a", "b", "c"} {
+		l := e.seedLinks(t, e.fx.DomainID, prefix, 1)[0]
+		ids = append(ids, knownvalue.ObjectPartial(map[string]knownvalue.Check{"id": knownvalue.StringExact(l.ID)}))
+		mu.Lock()
+		clock = clock.Add(time.Minute)
+		mu.Unlock()
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config: e.config(`data "shortlink_links" "all" {}`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.shortlink_links.all", tfjsonpath.New("links"), knownvalue.ListExact(ids)),
+			},
+		}},
+	})
+}
+
+// newestFirst answers the list (a bare array) in reverse.
+func newestFirst(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || r.URL.Path != "/api/links" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		var links []json.RawMessage
+		if err := json.Unmarshal(rec.Body.Bytes(), &links); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		slices.Reverse(links)
+		body, _ := json.Marshal(links)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(body)
 	})
 }
 
