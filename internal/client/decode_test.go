@@ -176,6 +176,34 @@ func TestDeleteAnswers(t *testing.T) {
 	}
 }
 
+// A 404 to a delete is "already gone" when the service says so in its
+// JSON. A page or an empty body may come from something in front of the
+// service: a listing decides, and a link still listed is not gone.
+func TestDeleteAnsweredNotFound(t *testing.T) {
+	page := step{status: 404, body: "<h1>404 Not Found</h1>nginx", header: map[string]string{"Content-Type": "text/html"}}
+	for name, tc := range map[string]struct {
+		steps    []step
+		gone     bool // the error matches ErrNotFound
+		requests int
+	}{
+		"the service's JSON":             {[]step{{status: 404, body: `{"error":"not_found"}`}}, true, 1},
+		"a page, link not listed":        {[]step{page, {body: `[]`}}, true, 2},
+		"a page, link still listed":      {[]step{page, {body: "[" + linkJSON + "]"}}, false, 2},
+		"an empty body, listing refused": {[]step{{status: 404}, {status: 404}}, false, 2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, srv := serve(t, tc.steps...)
+			err := newTestClient(t, srv).DeleteLink(context.Background(), "l-1")
+			if err == nil || IsNotFound(err) != tc.gone {
+				t.Fatalf("error %v; want one that says the link is gone: %v", err, tc.gone)
+			}
+			if s.count() != tc.requests {
+				t.Fatalf("%d requests, want %d", s.count(), tc.requests)
+			}
+		})
+	}
+}
+
 func TestDecodeListVariants(t *testing.T) {
 	two := `[` + linkJSON + `,{"id":"l-2","utm":null}]`
 	want := []string{"l-1", "l-2"}

@@ -99,7 +99,9 @@ type APIError struct {
 	Message string
 	Method  string
 	Path    string
-	// Body is the beginning of a body that is not JSON, for diagnostics.
+	// JSON is whether the body was a JSON object, as the service's errors
+	// are; Body is the beginning of one that was not, for diagnostics.
+	JSON bool
 	Body string
 	// PageText is the readable text of an HTML error page (a proxy's or the
 	// service's), tags removed; "" when the body is not HTML.
@@ -157,7 +159,7 @@ func newAPIError(method, path string, r *response, redact func(string) string) *
 		e.RetryAfter = d
 	}
 	code, msg, isJSON := parseErrorBody(r.body)
-	e.Code, e.Message = redact(code), redact(msg)
+	e.Code, e.Message, e.JSON = redact(code), redact(msg), isJSON
 	if !isJSON {
 		e.Body = redactedSnippet(redact, string(r.body), maxErrorSnippet)
 		if looksLikeHTML(r.body, r.contentType) {

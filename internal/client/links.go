@@ -305,7 +305,28 @@ func (c *Client) DeleteLink(ctx context.Context, id string) error {
 	}
 	p := linkPath(id)
 	_, err := c.do(ctx, call{method: http.MethodDelete, path: p, url: c.endpoint(p, nil), accept: acceptJSON, limit: MaxJSONBodyBytes})
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound && !apiErr.JSON {
+		return c.confirmGone(ctx, id, err)
+	}
 	return err
+}
+
+// confirmGone checks, with a listing, a 404 to the delete of link id that
+// is not the service's JSON error: a page or an empty body may come from a
+// proxy, or from another server a wrong base URL leads to, and taken for
+// "already gone" it would drop a link that still exists from the state.
+// It returns notFound when the listing lacks the link, else an error that
+// does not match ErrNotFound.
+func (c *Client) confirmGone(ctx context.Context, id string, notFound error) error {
+	listed, err := c.ListLinks(ctx)
+	if err != nil {
+		return fmt.Errorf("%s, not in the service's JSON; then listing the links to check that the link is gone failed: %w", notFound.Error(), err)
+	}
+	if _, ok := listed.Get(id); ok {
+		return fmt.Errorf("%s, not in the service's JSON, yet the service still lists link %s: the 404 came from something in front of the service, and the link was not deleted", notFound.Error(), id)
+	}
+	return notFound
 }
 
 func linkPath(id string) string {

@@ -172,7 +172,7 @@ func TestRetriesAgainstServer(t *testing.T) {
 		{"POST 500 is not re-sent", post, []step{{status: 500}, {status: 201, body: linkJSON}}, 3, false, 1, true, true},
 		{"POST transport error is not re-sent", post, []step{hangUp, {status: 201, body: linkJSON}}, 3, false, 1, true, true},
 		{"GET 400 is not retried", get, []step{{status: 400}, {body: "[]"}}, 3, false, 1, true, false},
-		{"DELETE 404 is not retried", del, []step{{status: 404}, {status: 204}}, 3, false, 1, true, false},
+		{"DELETE 404 is not retried", del, []step{{status: 404, body: `{"error":"not_found"}`}, {status: 204}}, 3, false, 1, true, false},
 		{"no retries at all", get, []step{{status: 503}, {body: "[]"}}, 0, false, 1, true, false},
 		{"GET 429s are not counted", get, []step{refused, refused, refused, {body: "[]"}}, 0, false, 4, false, false},
 		{"POST 429s are not counted", post, []step{refused, refused, refused, refused, {status: 201, body: linkJSON}}, 1, true, 5, false, false},
