@@ -1,6 +1,9 @@
 package links
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // SameInstant reports whether answered, a timestamp as the service keeps and
 // answers it, names the instant written. A service keeps timestamps at some
@@ -28,7 +31,15 @@ func SameInstant(written, answered time.Time) bool {
 // compares spellings at a whole-second UTC offset, so it cannot serve
 // here.)
 func SameRFC3339Instant(a, b string) bool {
-	ta, errA := time.Parse(time.RFC3339Nano, a)
-	tb, errB := time.Parse(time.RFC3339Nano, b)
+	ta, errA := ParseRFC3339(a)
+	tb, errB := ParseRFC3339(b)
 	return errA == nil && errB == nil && (SameInstant(ta, tb) || SameInstant(tb, ta))
+}
+
+// ParseRFC3339 reads an RFC 3339 timestamp, with or without fractional
+// seconds. RFC 3339 lets its T and Z be written in lower case (section
+// 5.6), which Go's layout does not accept: the whole value is read in
+// capitals, which changes nothing else in it.
+func ParseRFC3339(s string) (time.Time, error) {
+	return time.Parse(time.RFC3339Nano, strings.ToUpper(s))
 }

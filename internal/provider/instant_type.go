@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
@@ -11,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 )
 
 // instantType is the type of the attributes that take a point in time
@@ -65,7 +68,7 @@ func (v instantValue) StringSemanticEquals(ctx context.Context, o basetypes.Stri
 	if !ok {
 		return false, nil
 	}
-	return v.RFC3339.StringSemanticEquals(ctx, other.RFC3339)
+	return v.capitals().StringSemanticEquals(ctx, other.capitals())
 }
 
 // ValidateAttribute replaces timetypes' check, whose error quotes the
@@ -74,9 +77,23 @@ func (v instantValue) ValidateAttribute(_ context.Context, req xattr.ValidateAtt
 	if v.IsNull() || v.IsUnknown() {
 		return
 	}
-	if _, err := time.Parse(time.RFC3339, v.ValueString()); err != nil {
+	if _, err := links.ParseRFC3339(v.ValueString()); err != nil {
 		addInvalidInstant(&resp.Diagnostics, req.Path, v.ValueString())
 	}
+}
+
+// ValueRFC3339Time is the instant, read as links.ParseRFC3339 reads it
+// (timetypes' own does not take a lower-case t or z).
+func (v instantValue) ValueRFC3339Time() (time.Time, diag.Diagnostics) {
+	return v.capitals().ValueRFC3339Time()
+}
+
+// capitals is v as timetypes reads it: RFC 3339 in capitals.
+func (v instantValue) capitals() timetypes.RFC3339 {
+	if v.IsNull() || v.IsUnknown() {
+		return v.RFC3339
+	}
+	return timetypes.RFC3339{StringValue: basetypes.NewStringValue(strings.ToUpper(v.ValueString()))}
 }
 
 func instantNull() instantValue { return instantValue{timetypes.NewRFC3339Null()} }

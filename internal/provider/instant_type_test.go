@@ -23,7 +23,7 @@ func instantFrom(s string) instantValue {
 func TestInstant_semanticEquality(t *testing.T) {
 	ctx := context.Background()
 	utc := instantFrom("2027-01-05T22:59:59Z")
-	for other, want := range map[string]bool{"2027-01-05T22:59:59.000Z": true, "2027-01-05T23:59:59Z": false} {
+	for other, want := range map[string]bool{"2027-01-05T22:59:59.000Z": true, "2027-01-05t22:59:59z": true, "2027-01-05T23:59:59Z": false} {
 		got, diags := utc.StringSemanticEquals(ctx, instantFrom(other))
 		if diags.HasError() || got != want {
 			t.Errorf("%s vs %s: equal %v (%v), want %v", utc.ValueString(), other, got, diags, want)
@@ -39,7 +39,8 @@ func TestInstant_semanticEquality(t *testing.T) {
 func TestInstant_validation(t *testing.T) {
 	ctx := context.Background()
 	at := path.Root("expires_at")
-	for _, v := range []instantValue{instantNull(), {timetypes.NewRFC3339Unknown()}, instantFrom("2027-01-05T23:59:59Z")} {
+	// RFC 3339 lets the T and Z be written in lower case (section 5.6).
+	for _, v := range []instantValue{instantNull(), {timetypes.NewRFC3339Unknown()}, instantFrom("2027-01-05T23:59:59Z"), instantFrom("2027-01-05t23:59:59.5z")} {
 		var resp xattr.ValidateAttributeResponse
 		v.ValidateAttribute(ctx, xattr.ValidateAttributeRequest{Path: at}, &resp)
 		if resp.Diagnostics.HasError() {

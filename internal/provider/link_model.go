@@ -81,13 +81,13 @@ func (m *linkModel) applyLink(l *client.Link) {
 	if l.Slug != "" {
 		m.Slug = types.StringValue(l.Slug)
 	}
-	m.ExpiresAt = instantValue{keepSameInstant(m.ExpiresAt.RFC3339, l.ExpiresAt)}
+	m.ExpiresAt = keepSameInstant(m.ExpiresAt, l.ExpiresAt)
 	m.ShortURL = optionalString(l.ShortURL, m.ShortURL)
 	// A QR code does not go away; an answer without one (a service that
 	// leaves it out of some answers) keeps the one known.
 	m.QRCodeURL = optionalString(l.QRCodeURL, m.QRCodeURL)
 	if !l.CreatedAt.IsZero() {
-		m.CreatedAt = keepSameInstant(m.CreatedAt, &l.CreatedAt)
+		m.CreatedAt = keepSameInstant(instantValue{m.CreatedAt}, &l.CreatedAt).RFC3339
 	}
 	if m.UTM.IsNull() || m.UTM.IsUnknown() {
 		m.UTM = types.ObjectNull(utmAttrTypes)
@@ -127,16 +127,16 @@ func sameIDString(v types.String, s string) bool {
 // keepSameInstant returns prior when it names the same instant as t (at the
 // precision the service keeps, see links.SameInstant), else t spelled in
 // RFC 3339.
-func keepSameInstant(prior timetypes.RFC3339, t *time.Time) timetypes.RFC3339 {
+func keepSameInstant(prior instantValue, t *time.Time) instantValue {
 	if t == nil {
-		return timetypes.NewRFC3339Null()
+		return instantNull()
 	}
 	if !prior.IsNull() && !prior.IsUnknown() {
 		if p, diags := prior.ValueRFC3339Time(); !diags.HasError() && links.SameInstant(p, *t) {
 			return prior
 		}
 	}
-	return timetypes.NewRFC3339ValueMust(t.UTC().Format(time.RFC3339Nano))
+	return instantValue{timetypes.NewRFC3339ValueMust(t.UTC().Format(time.RFC3339Nano))}
 }
 
 func utmObject(u *client.UTM) types.Object {

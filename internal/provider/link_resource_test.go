@@ -522,6 +522,32 @@ resource "shortlink_link" "test" {
 	}})
 }
 
+// TestAccLink_expiresAtInLowerCase: RFC 3339 lets the T and Z be written
+// in lower case (section 5.6); such an expiry is sent as the instant it
+// names, kept as written, and plans nothing after.
+func TestAccLink_expiresAtInLowerCase(t *testing.T) {
+	e := newTestEnv(t)
+	const expires = "2030-01-01t00:00:00.250z"
+	config := e.linkConfig(`
+  destination = "https://example.com/a"
+  expires_at  = "` + expires + `"`)
+	e.testLink(t, []resource.TestStep{
+		{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact(expires)),
+			},
+			Check: func(*terraform.State) error {
+				if l := e.onlyLink(t); l.ExpiresAt == nil || !l.ExpiresAt.Equal(time.Date(2030, 1, 1, 0, 0, 0, 250e6, time.UTC)) {
+					return fmt.Errorf("the service holds expiry %v", l.ExpiresAt)
+				}
+				return nil
+			},
+		},
+		{Config: config, PlanOnly: true},
+	})
+}
+
 // TestAccLink_domainIDInOtherCaseKeepsTheLink: a UUID names its domain in
 // any letter case, so writing domain_id in capitals (as the dashboard
 // shows it, or after an import stored the service's lower case) changes

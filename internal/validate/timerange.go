@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 )
 
 // LaterThan accepts an RFC 3339 time later than the one in the attribute
@@ -56,6 +58,6 @@ func parseRFC3339(v basetypes.StringValue) (time.Time, bool) {
 	if v.IsNull() || v.IsUnknown() {
 		return time.Time{}, false
 	}
-	t, err := time.Parse(time.RFC3339, v.ValueString())
+	t, err := links.ParseRFC3339(v.ValueString())
 	return t, err == nil
 }
