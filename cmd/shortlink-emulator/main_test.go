@@ -252,8 +252,13 @@ func TestRunLinksFillsTheAccount(t *testing.T) {
 
 func TestUsageNamesTheSubcommands(t *testing.T) {
 	var stdout, stderr clitest.SyncBuffer
-	if err := dispatch(context.Background(), []string{"-h"}, &stdout, &stderr); !errors.Is(err, flag.ErrHelp) {
+	err := dispatch(context.Background(), []string{"-h"}, &stdout, &stderr)
+	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-h = %v", err)
+	}
+	var printed strings.Builder
+	if status := exitStatus(err, &printed); status != 0 || printed.Len() > 0 {
+		t.Errorf("-h exits %d and prints %q; want 0 and nothing but the usage", status, printed.String())
 	}
 	for _, want := range []string{"shortlink-emulator click", "shortlink-emulator export", "SHORTLINK_BASE_URL", "-filter-delay"} {
 		if !strings.Contains(stderr.String(), want) {
@@ -280,6 +285,12 @@ func TestRunErrors(t *testing.T) {
 		"bad address":         {"-addr", "256.0.0.1:http"},
 		"corrupt data file":   {"-data", corrupt},
 		"unwritable data dir": {"-data", filepath.Join(dir, "missing", "store.json")},
+		"too many links":      {"-links", "4611686018427387904"},
+		"empty domain":        {"-domain", ""},
+	}
+	// What some of the errors must say, beside failing.
+	says := map[string]string{
+		"negative delay": "-1s", "too many links": "is not 0 to 10000000", "empty domain": "is not a host name",
 	}
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -288,7 +299,10 @@ func TestRunErrors(t *testing.T) {
 			var stdout, stderr clitest.SyncBuffer
 			err := run(ctx, append([]string{"-addr", "127.0.0.1:0", "-quiet"}, args...), &stdout, &stderr)
 			if err == nil || errors.Is(err, context.DeadlineExceeded) {
-				t.Errorf("run = %v, want an error at start", err)
+				t.Fatalf("run = %v, want an error at start", err)
+			}
+			if want := says[name]; !strings.Contains(err.Error(), want) {
+				t.Errorf("run = %v, want it to say %q", err, want)
 			}
 		})
 	}

@@ -83,6 +83,9 @@ func (s *Server) addDomainLocked(accountID, host string) (string, error) {
 
 // hostFreeLocked fails when a domain has the (lower-case) host already.
 func (s *Server) hostFreeLocked(host string) error {
+	if host == "" || strings.ContainsAny(host, "/ ") {
+		return fmt.Errorf("domain host %q is not a host name, such as go.example.test", host)
+	}
 	if s.st.domainByHost(host) != nil {
 		return fmt.Errorf("domain %q exists already", host)
 	}
@@ -116,7 +119,8 @@ func (s *Server) SetAPIEnabled(accountID string, enabled bool) error {
 	return s.withAccount(accountID, func(a *Account) { a.APIEnabled = enabled })
 }
 
-// SetMonthlyQuota sets how many links the account may create a month (0: no limit).
+// SetMonthlyQuota sets how many links the account may create a month (0 or
+// less: no limit).
 func (s *Server) SetMonthlyQuota(accountID string, quota int) error {
 	return s.withAccount(accountID, func(a *Account) { a.MonthlyQuota = quota })
 }
@@ -204,6 +208,11 @@ func (s *Server) LinkCount(accountID string) int {
 	return len(s.st.linksOf(accountID))
 }
 
+// MaxSeededLinks is the most links one seeding makes: ten times the
+// largest account the provider is built for, several gigabytes of memory.
+// A larger count is a typo, which would otherwise exhaust the machine.
+const MaxSeededLinks = 10_000_000
+
 // seedBatch is how many links seedLocked makes with one allocation of
 // links, one of text and one read of random bytes.
 const seedBatch = 4096
@@ -218,8 +227,8 @@ func (s *Server) seedLocked(domainID, prefix string, n int, skipTaken bool) ([]*
 	if !ok {
 		return nil, fmt.Errorf("no domain %q", domainID)
 	}
-	if n < 0 {
-		return nil, fmt.Errorf("count %d is negative", n)
+	if n < 0 || n > MaxSeededLinks {
+		return nil, fmt.Errorf("count %d is not 0 to %d", n, MaxSeededLinks)
 	}
 	now := s.now().UTC()
 	out := make([]*Link, 0, n)

@@ -158,6 +158,10 @@ func oneOf(s string, allowed ...string) bool {
 // number of nanoseconds), so the admin API is pleasant to use with curl.
 type Duration time.Duration
 
+// String is the duration as a setting is written, such as "1.5s", for
+// messages.
+func (d Duration) String() string { return time.Duration(d).String() }
+
 // MarshalJSON writes the duration as a string such as "1.5s".
 func (d Duration) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + time.Duration(d).String() + `"`), nil

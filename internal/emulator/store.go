@@ -41,7 +41,7 @@ type Account struct {
 	// API: every key of the account then answers 401.
 	APIEnabled bool `json:"apiEnabled"`
 	// MonthlyQuota is how many links the account may create per calendar
-	// month (UTC); 0 means unlimited.
+	// month (UTC); 0 or less means unlimited.
 	MonthlyQuota   int            `json:"monthlyQuota"`
 	CreatedByMonth map[string]int `json:"createdByMonth"`
 }
