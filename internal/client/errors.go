@@ -53,6 +53,9 @@ type WaitPastDeadlineError struct {
 	Method string
 	// Wait is what the service asked for, from when the request stopped.
 	Wait time.Duration
+	// Status is the answer that asked for it: 429 (the rate limit) or 503
+	// (the service unavailable).
+	Status int
 }
 
 func (e *WaitPastDeadlineError) Error() string {

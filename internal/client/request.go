@@ -288,7 +288,8 @@ type exchange struct {
 	// attempt is the number of the attempt in flight, from 1.
 	attempt int
 	// failures counts the retries max_retries bounds (retryDecision);
-	// waitPastDeadline, the wait a 429 asked for past the operation's deadline.
+	// waitPastDeadline, the wait a 429 or 503 asked for past the
+	// operation's deadline.
 	failures         int
 	waitPastDeadline time.Duration
 	// lastStatus is the status of the last response, 0 after a transport error.
@@ -383,7 +384,7 @@ func (x *exchange) failure(ctx context.Context, err error) error {
 func (x *exchange) statusError(r *response) error {
 	e := newAPIError(x.call.method, x.call.path, r, x.client.redact)
 	if x.waitPastDeadline > 0 {
-		return fmt.Errorf("%w: %w", &WaitPastDeadlineError{Method: x.call.method, Wait: x.waitPastDeadline}, e)
+		return fmt.Errorf("%w: %w", &WaitPastDeadlineError{Method: x.call.method, Wait: x.waitPastDeadline, Status: r.status}, e)
 	}
 	x.client.reach.keyRefused(e)
 	if x.call.method == http.MethodPost && r.status >= 500 {

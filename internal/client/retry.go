@@ -222,12 +222,15 @@ func (x *exchange) retryDecision(ctx context.Context, resp *http.Response, err e
 	if ctx.Err() != nil {
 		return false, "", ctx.Err()
 	}
-	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
-		now := time.Now()
+	if now := time.Now(); resp != nil {
+		// A 429's or a 503's own wait: one that ends after the deadline
+		// fails the operation now rather than at the deadline.
 		if wait, ok := serviceWait(resp, now); ok && endsPastDeadline(ctx, now.Add(wait)) {
 			x.waitPastDeadline = wait
 			return false, fmt.Sprintf("the service asked to wait %v, past the operation's deadline", wait), nil
 		}
+	}
+	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
 		return true, reason, nil
 	}
 	if x.failures == x.client.maxRetries {

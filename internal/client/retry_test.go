@@ -272,7 +272,26 @@ func TestWaitPastDeadlineFailsAtOnce(t *testing.T) {
 	}
 }
 
-// sendOne lists the links (GET) or creates one (POST).
+// A service unavailable (503) that asks for a wait past the operation's
+// deadline fails a read at once too, rather than at the deadline.
+func TestUnavailablePastDeadlineFailsAtOnce(t *testing.T) {
+	s, srv := serve(t, step{status: 503, header: map[string]string{"Retry-After": "3600"}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := newTestClient(t, srv).ListLinks(ctx)
+	if elapsed := time.Since(start); elapsed > 2*time.Second {
+		t.Fatalf("returned after %v", elapsed)
+	}
+	var past *WaitPastDeadlineError
+	if !errors.As(err, &past) || past.Wait != time.Hour || past.Status != 503 {
+		t.Fatalf("error = %v, want a 503 that asked a wait past the deadline", err)
+	}
+	if s.count() != 1 {
+		t.Fatalf("%d requests, want 1", s.count())
+	}
+}
+
 // A create that could not connect (nothing listened yet: a service
 // restarting) left nothing on the service, so it is sent again once the
 // service is back, and reaches it exactly once.
@@ -335,6 +354,7 @@ func TestUnbelievableRetryAfterHoldsNothing(t *testing.T) {
 	}
 }
 
+// sendOne lists the links (GET) or creates one (POST).
 func sendOne(ctx context.Context, c *Client, method string) error {
 	if method == "GET" {
 		_, err := c.ListLinks(ctx)

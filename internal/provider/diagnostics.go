@@ -425,9 +425,12 @@ func isFilterRejection(e *client.APIError) bool {
 	return errors.Is(e, client.ErrBlocked) && e.Code == "blocked_by_filter"
 }
 
-// waitPastDeadlineDetail explains a request the rate limit would hold past
-// its operation's timeout.
+// waitPastDeadlineDetail explains a request the rate limit, or a service
+// unavailable, would hold past its operation's timeout.
 func waitPastDeadlineDetail(past *client.WaitPastDeadlineError, err error) string {
+	if past.Status == http.StatusServiceUnavailable {
+		return fmt.Sprintf("%v\n\nThe service is unavailable (503) and asked to wait %v before the next request, longer than this operation's timeout has left, so the provider stopped at once rather than wait for nothing. Run again once the service is back.", err, past.Wait.Round(time.Second)) + mayHaveCreated(err)
+	}
 	return fmt.Sprintf("%v\n\nThe service's rate limit asked to wait %v before the next request, longer than this operation's timeout has left, so the provider stopped at once rather than wait for nothing; that request was not carried out. %s", err, past.Wait.Round(time.Second), raiseTimeout(past.Method)) + mayHaveCreated(err)
 }
 

@@ -372,6 +372,12 @@ func TestAddServiceError_whatEachFailureSays(t *testing.T) {
 		absent     []string
 		attributed string // the attribute the error is on, if any
 	}{
+		"a read the service, unavailable, held past its deadline": {
+			err: fmt.Errorf("GET /api/links: %w: %w", &client.WaitPastDeadlineError{Method: "GET", Wait: time.Hour, Status: 503},
+				answer(503, "GET", "/api/links", "")),
+			want:   []string{"unavailable (503) and asked to wait 1h0m0s", "Run again once the service is back"},
+			absent: []string{"rate limit"},
+		},
 		"a create answered 504": {
 			err:  ambiguous,
 			want: []string{"504", "may have created the link", "If it did, the link is on the account"},
