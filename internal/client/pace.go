@@ -229,9 +229,10 @@ func (c *classPace) answered(tk pacing.Ticket, sent, now time.Time, resp *http.R
 	}
 	rl, metered := parseRateLimit(resp.Header, now)
 	refused := resp.StatusCode == http.StatusTooManyRequests
-	if !metered && !refused && resp.StatusCode >= 500 {
-		// An error page from in front of the service (a gateway's 502)
-		// says nothing of its metering.
+	if !metered && !refused && resp.StatusCode >= 300 {
+		// An error page from in front of the service (a gateway's 502, a
+		// load balancer's 408) says nothing of its metering: only a
+		// success without a count says the service meters nothing.
 		c.pacer.Lost(tk)
 		return
 	}

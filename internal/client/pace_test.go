@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -462,39 +463,47 @@ func TestPaceRecoversWhenAWindowsRequestsAllFail(t *testing.T) {
 	}
 }
 
-// An error page without rate-limit headers (a gateway's 502) does not
-// mean the service stopped metering: the spent budget still holds.
+// An error page without rate-limit headers (a gateway's 502, a load
+// balancer's 408, a proxy's 400) does not mean the service stopped
+// metering: the spent budget still holds.
 func TestPaceHeaderlessErrorPageKeepsTheBudget(t *testing.T) {
 	t.Parallel()
-	var calls atomic.Int32
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch calls.Add(1) {
-		case 1:
-			w.Header().Set("X-RateLimit-Limit", "2")
-			w.Header().Set("X-RateLimit-Remaining", "1")
-			w.Header().Set("X-RateLimit-Reset", "60")
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprint(w, "[]")
-		default:
-			w.Header().Set("Content-Type", "text/html")
-			w.WriteHeader(http.StatusBadGateway)
-			fmt.Fprint(w, "<html><body>502 Bad Gateway</body></html>")
-		}
-	}))
-	t.Cleanup(ts.Close)
-	c := pacedClient(t, ts.URL, testKey)
-	if _, err := c.ListLinks(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	// The second list spends the budget and is answered 502; its retries
-	// must wait for the window instead of being sent.
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	if _, err := c.ListLinks(ctx); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("err = %v, want context.DeadlineExceeded while waiting for the window", err)
-	}
-	if got := calls.Load(); got != 2 {
-		t.Errorf("the server saw %d requests, want 2", got)
+	for _, status := range []int{http.StatusBadGateway, http.StatusRequestTimeout, http.StatusBadRequest} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			t.Parallel()
+			var calls atomic.Int32
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch calls.Add(1) {
+				case 1:
+					w.Header().Set("X-RateLimit-Limit", "2")
+					w.Header().Set("X-RateLimit-Remaining", "1")
+					w.Header().Set("X-RateLimit-Reset", "60")
+					w.Header().Set("Content-Type", "application/json")
+					fmt.Fprint(w, "[]")
+				default:
+					w.Header().Set("Content-Type", "text/html")
+					w.WriteHeader(status)
+					fmt.Fprintf(w, "<html><body>%d</body></html>", status)
+				}
+			}))
+			t.Cleanup(ts.Close)
+			c := pacedClient(t, ts.URL, testKey)
+			if _, err := c.ListLinks(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			// The second list spends the budget and is answered with the
+			// page; what follows must wait for the window instead of being sent.
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			_, _ = c.ListLinks(ctx)
+			_, err := c.ListLinks(ctx)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("err = %v, want context.DeadlineExceeded while waiting for the window", err)
+			}
+			if got := calls.Load(); got != 2 {
+				t.Errorf("the server saw %d requests, want 2", got)
+			}
+		})
 	}
 }
 
@@ -639,6 +648,58 @@ func TestPaceServesWaitingRequestsInOrder(t *testing.T) {
 	if got, want := strings.Join(order, " "), "0 1 2 3 4 5"; got != want {
 		t.Errorf("created in the order %s, want %s", got, want)
 	}
+}
+
+// A call refused with a 429 is sent again before a call that came to the
+// pacer after it, though both wait for the same Retry-After.
+func TestPaceRetryAfter429GoesBeforeLaterCalls(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		order = append(order, r.Header.Get("X-Call"))
+		first := len(order) == 1
+		mu.Unlock()
+		w.Header().Set("X-RateLimit-Limit", "10")
+		w.Header().Set("X-RateLimit-Remaining", "5")
+		w.Header().Set("X-RateLimit-Reset", "1")
+		if first {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		_, _ = io.WriteString(w, "[]")
+	})
+	c := newTestClient(t, srv)
+	c.http.Transport.(*paced).next = callTagger{c.http.Transport.(*paced).next}
+	reads := c.http.Transport.(*paced).read
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	checkNoErrors(t, runConcurrently(2, func(i int) error {
+		call := "A"
+		if i == 1 {
+			call = "B"
+			for reads.placesGiven() < 1 { // B comes after A has its place
+				time.Sleep(time.Millisecond)
+			}
+		}
+		_, err := c.ListLinks(context.WithValue(ctx, callKey{}, call))
+		return err
+	}))
+	if got := strings.Join(order, " "); got != "A A B" {
+		t.Errorf("the service saw the calls in the order %s, want A A B", got)
+	}
+}
+
+type callKey struct{}
+
+// callTagger names each request's call in a header, for the server.
+type callTagger struct{ next http.RoundTripper }
+
+func (c callTagger) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Call", fmt.Sprint(r.Context().Value(callKey{})))
+	return c.next.RoundTrip(r)
 }
 
 // placesGiven is how many queue places c has given.

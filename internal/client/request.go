@@ -337,13 +337,19 @@ func (x *exchange) noteOutcome(resp *http.Response, err error) {
 	x.lastStatus, x.uncertain = resp.StatusCode, resp.StatusCode >= 500
 }
 
-// backoff is the Backoff hook: the wait of the retry policy, logged.
+// backoff is the Backoff hook: the wait of the retry policy, logged. A
+// 429's wait is the pacer's, which holds the class until its Retry-After:
+// the retry waits there at the place in the queue its call took first, so
+// that no call that came later goes before it (sleeping here, outside the
+// queue, it would lose that place to a call whose wait ends as its own).
 func (x *exchange) backoff(waitMin, waitMax time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
+		noteRateWait(x.ctx, rateClass(x.call.method), 0, true) // counted; the pacer's wait is logged as it ends
+		x.logWait(0)
+		return 0
+	}
 	d := retryWait(waitMin, waitMax, attempt, resp)
 	x.logWait(d)
-	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
-		noteRateWait(x.ctx, rateClass(x.call.method), d, true)
-	}
 	return d
 }
 

@@ -122,6 +122,11 @@ func (g *stopGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := req.Context().Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotSent, err)
 	}
+	if g.stop.Begun() {
+		// Bind cancels the operation's context a moment after Begin, in a
+		// goroutine of its own: a request let go meanwhile is not sent.
+		return nil, fmt.Errorf("%w: %w", ErrNotSent, context.Canceled)
+	}
 	if rateClass(req.Method) == ClassRead {
 		return g.next.RoundTrip(req)
 	}

@@ -142,6 +142,31 @@ func TestStop_nothingNewIsSent(t *testing.T) {
 	}
 }
 
+// Bind cancels an operation's context a moment after the stop begins; a
+// request let go in that moment is not sent either.
+func TestStop_guardRefusesOnceBegun(t *testing.T) {
+	sent := 0
+	next := roundTripFunc(func(*http.Request) (*http.Response, error) {
+		sent++
+		return &http.Response{StatusCode: http.StatusCreated, Body: http.NoBody}, nil
+	})
+	for range 200 {
+		stop := NewStop()
+		ctx, unbind := stop.Bind(context.Background())
+		stop.Begin()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://service.invalid/api/links", http.NoBody)
+		resp, err := (&stopGuard{next: next, stop: stop}).RoundTrip(req)
+		closeBody(resp)
+		if !errors.Is(err, ErrNotSent) {
+			t.Fatalf("error = %v, want ErrNotSent", err)
+		}
+		unbind()
+	}
+	if sent > 0 {
+		t.Fatalf("%d of 200 requests sent after the stop began", sent)
+	}
+}
+
 func TestStop_deadlineIsNotExtended(t *testing.T) {
 	s, srv := serve(t, step{status: 201, body: linkJSON, delay: time.Minute})
 	c := newTestClient(t, srv, func(cfg *Config) { cfg.Stop = NewStop() })
@@ -155,3 +180,8 @@ func TestStop_deadlineIsNotExtended(t *testing.T) {
 		t.Fatalf("%d requests, want 1", s.count())
 	}
 }
+
+// roundTripFunc is a RoundTripper of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
