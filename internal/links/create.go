@@ -67,6 +67,8 @@ type Creator struct {
 	settled  *sync.Cond
 	// leftovers indexes the latest listing for ProbableLeftovers.
 	leftovers *leftoverIndex
+	// clock places the service's clock against ours.
+	clock serviceClock
 }
 
 // NewCreator returns a Creator that sends a create again at most
@@ -109,7 +111,7 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *c
 		started := lc.now()
 		lc.begin(key)
 		link, err := lc.client.CreateLink(ctx, in)
-		lc.end(key, link)
+		lc.end(key, link, started)
 		switch {
 		case err == nil:
 			return link, Made, nil
@@ -119,7 +121,7 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *c
 			return nil, Made, err
 		}
 		tflog.Warn(ctx, "create failed ambiguously; looking for a link the attempt may have made", map[string]any{"attempt": attempt, "error": err.Error()})
-		found, searchErr := lc.adopt(ctx, key, in, started)
+		found, searchErr := lc.adopt(ctx, key, in, utm, started)
 		switch {
 		case searchErr != nil:
 			return nil, Made, fmt.Errorf("%w; then listing the links to check whether it was created failed: %w", err, searchErr)
@@ -212,7 +214,7 @@ func (lc *Creator) ProbableLeftovers(ctx context.Context, in client.CreateLinkIn
 	defer lc.mu.Unlock()
 	var found []client.Link
 	for _, l := range lc.leftoverCandidatesLocked(listed, in, since) {
-		if !lc.held[l.ID] && !l.CreatedAt.IsZero() && madeBy(&l, in, since) && leftoverUTM(l.UTM, utm) {
+		if !lc.held[l.ID] && !l.CreatedAt.IsZero() && madeBy(&l, in, utm, since) {
 			found = append(found, l)
 		}
 	}
@@ -254,11 +256,12 @@ func (lc *Creator) begin(key string) {
 	lc.inflight[key]++
 }
 
-func (lc *Creator) end(key string, created *client.Link) {
+func (lc *Creator) end(key string, created *client.Link, started time.Time) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	if created != nil {
 		lc.held[created.ID] = true
+		lc.clock.observe(started, lc.now(), created.CreatedAt)
 	}
 	lc.inflight[key]--
 	if lc.inflight[key] == 0 {
@@ -268,8 +271,9 @@ func (lc *Creator) end(key string, created *client.Link) {
 }
 
 // adopt lists the links (bypassing the shared snapshot: the link may be
-// brand new) and claims the one the failed attempt made, if any.
-func (lc *Creator) adopt(ctx context.Context, key string, in client.CreateLinkInput, started time.Time) (*client.Link, error) {
+// brand new) and claims the one the failed attempt, begun at started, made
+// for a resource that sets utm, if any.
+func (lc *Creator) adopt(ctx context.Context, key string, in client.CreateLinkInput, utm *client.UTM, started time.Time) (*client.Link, error) {
 	// The service may still be making the link when a gateway in front of
 	// it gives up and answers 5xx: from that answer, give it as long as a
 	// create has taken to be answered, and the wait before a retry besides.
@@ -283,8 +287,9 @@ func (lc *Creator) adopt(ctx context.Context, key string, in client.CreateLinkIn
 	}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
+	since := lc.clock.since(started)
 	for l := range listed.All() {
-		if !lc.held[l.ID] && madeBy(&l, in, started.Add(-clockSkewAllowance)) {
+		if !lc.held[l.ID] && madeBy(&l, in, utm, since) {
 			lc.held[l.ID] = true
 			return &l, nil
 		}
@@ -309,14 +314,18 @@ func (lc *Creator) waitSettled(ctx context.Context, key string) {
 	}
 }
 
-// madeBy reports whether l could be the link a create of in made: by domain
-// and slug when a slug was asked for; otherwise by domain, destination and
-// expiry, among links created since the attempt began.
-func madeBy(l *client.Link, in client.CreateLinkInput, since time.Time) bool {
-	if in.Slug != "" {
-		return client.HoldsSlug(l, in.DomainID, in.Slug)
+// madeBy reports whether l could be the link a create of in, for a
+// resource that sets utm, made: the same domain (and slug, if one was asked
+// for), destination and expiry, UTM parameters it could have left
+// (leftoverUTM), created since the attempt began (since, on the service's
+// clock). A slug alone is not enough: another configuration's link may
+// hold it, and a 409 to the create sent again then says so.
+func madeBy(l *client.Link, in client.CreateLinkInput, utm *client.UTM, since time.Time) bool {
+	if in.Slug != "" && !client.HoldsSlug(l, in.DomainID, in.Slug) {
+		return false
 	}
-	if !client.SameID(l.DomainID, in.DomainID) || !SameDestination(in.Destination, l.Destination, l.UTM) || !sameExpiry(l.ExpiresAt, in.ExpiresAt) {
+	if !client.SameID(l.DomainID, in.DomainID) || !SameDestination(in.Destination, l.Destination, l.UTM) ||
+		!sameExpiry(l.ExpiresAt, in.ExpiresAt) || !leftoverUTM(l.UTM, utm) {
 		return false
 	}
 	return l.CreatedAt.IsZero() || !l.CreatedAt.Before(since)

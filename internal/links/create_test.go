@@ -197,6 +197,61 @@ func (e *creatorEnv) seedLeftover(t *testing.T, age time.Duration) emulator.Link
 	return links[0]
 }
 
+// A create answered 5xx, its outcome unknown, looks for the link it may
+// have made. Another configuration's link is not that link, however alike:
+// one that holds the slug but points elsewhere (the create sent again then
+// meets the 409, which names it), one to the same page for another
+// campaign, or one made before the attempt began (the service's clock
+// placed by the links this process made).
+func TestCreate_ambiguousCreateTakesNoOtherConfigurationsLink(t *testing.T) {
+	spring := &client.UTM{Campaign: "spring"}
+	for name, tc := range map[string]struct {
+		slug, destination string
+		utm               *client.UTM   // the resource's
+		theirs            *client.UTM   // the other link's
+		age               time.Duration // of the other link, when the attempt begins
+	}{
+		"its slug, another destination":      {slug: "promo", destination: "https://example.com/mine", age: time.Hour},
+		"same page, another campaign":        {destination: "https://example.com/landing", utm: spring, theirs: &client.UTM{Campaign: "autumn"}},
+		"same page, made before the attempt": {destination: "https://example.com/landing", age: 30 * time.Second},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newCreatorEnv(t)
+			// A link of this process places the service's clock.
+			if _, _, err := e.creator.Create(context.Background(), e.input("https://example.com/first", ""), nil); err != nil {
+				t.Fatal(err)
+			}
+			now := *e.clock
+			*e.clock = now.Add(-tc.age)
+			theirs, err := e.srv.SeedLinks(e.fx.DomainID, "promo", 1)
+			*e.clock = now
+			if err != nil {
+				t.Fatal(err)
+			}
+			other := theirs[0]
+			if tc.slug == "" || tc.theirs != nil {
+				dest := tc.destination
+				if _, err := e.creator.client.ChangeDestination(context.Background(), other.ID, client.ChangeDestinationInput{Destination: dest, UTM: tc.theirs}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusServiceUnavailable, Method: http.MethodPost})
+			in := e.input(tc.destination, tc.slug)
+			if tc.slug != "" {
+				in.Slug = "promo-0"
+			}
+			link, from, err := e.creator.Create(context.Background(), in, tc.utm)
+			var taken *SlugTakenError
+			switch {
+			case tc.slug != "" && (!errors.As(err, &taken) || taken.Holder == nil || taken.Holder.ID != other.ID):
+				t.Fatalf("origin %v, link %v, error %v; want the 409 naming the other link", from, link, err)
+			case tc.slug == "" && (err != nil || link.ID == other.ID || from != Made):
+				t.Fatalf("origin %v, link %v, error %v; want a link of its own, sent again", from, link, err)
+			}
+		})
+	}
+}
+
 func TestCreate_takesOverTheExactRecentLeftoverOfAnInterruptedRun(t *testing.T) {
 	e := newCreatorEnv(t)
 	left := e.seedLeftover(t, time.Hour)

@@ -51,7 +51,7 @@ func scanned(lc *Creator, listed client.Listing, in client.CreateLinkInput, utm 
 	since := lc.now().Add(-lc.window - clockSkewAllowance)
 	var ids []string
 	for l := range listed.All() {
-		if !lc.held[l.ID] && !l.CreatedAt.IsZero() && madeBy(&l, in, since) && leftoverUTM(l.UTM, utm) {
+		if !lc.held[l.ID] && !l.CreatedAt.IsZero() && madeBy(&l, in, utm, since) {
 			ids = append(ids, l.ID)
 		}
 	}
