@@ -130,6 +130,7 @@ func (p *paced) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	sent := p.clock.Now()
+	noteSent(req.Context(), sent)
 	resp, err := p.next.RoundTrip(req)
 	c.answered(tk, sent, p.clock.Now(), resp)
 	return resp, err

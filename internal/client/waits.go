@@ -65,3 +65,33 @@ func noteRateWait(ctx context.Context, class string, d time.Duration, refused bo
 	}
 	tflog.Info(ctx, "waited for the rate limit before sending", map[string]any{"class": class, "wait": d.Round(time.Millisecond).String()})
 }
+
+type sentKey struct{}
+
+// sentAt is when the latest request of an operation left the provider.
+type sentAt struct {
+	mu sync.Mutex
+	at time.Time
+}
+
+// TrackSent returns a context whose requests record when they leave, after
+// any wait for the rate limit, and a function that says when the latest
+// one did (zero: none yet). A create whose outcome is unknown looks for
+// its link among those made since then, not since it began to wait.
+func TrackSent(ctx context.Context) (context.Context, func() time.Time) {
+	s := &sentAt{}
+	return context.WithValue(ctx, sentKey{}, s), func() time.Time {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.at
+	}
+}
+
+// noteSent records, for TrackSent, a request of ctx leaving at t.
+func noteSent(ctx context.Context, t time.Time) {
+	if s, ok := ctx.Value(sentKey{}).(*sentAt); ok {
+		s.mu.Lock()
+		s.at = t
+		s.mu.Unlock()
+	}
+}

@@ -426,6 +426,31 @@ func TestMistakes_utmStepRefused(t *testing.T) {
 	}
 }
 
+// TestMistakes_createMadeButUnanswered: a create the service carried out
+// but whose answer was lost is not sent again: the link it made is found,
+// managed, and named in a warning that says what else it may be.
+func TestMistakes_createMadeButUnanswered(t *testing.T) {
+	t.Parallel()
+	s := newService(t, instantFilter)
+	w := s.workdir(t, "create-unanswered", campaign(s.fx.DomainID, 1, func(int) bool { return false }))
+	s.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultCloseAfterCommit, Method: http.MethodPost})
+	ctx := context.Background()
+	out, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	ids := s.linkIDs()
+	if len(ids) != 1 || s.srv.Count(http.MethodPost, "/api/links") != 1 {
+		t.Fatalf("the service holds links %v after %d creates; want one, created once", ids, s.srv.Count(http.MethodPost, "/api/links"))
+	}
+	flat := strings.Join(strings.Fields(out), " ") // the CLI wraps lines
+	for _, want := range []string{"Warning: Found link " + ids[0] + " after the create's error", "most probably the one that create made", "terraform state rm"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the apply's output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // TestMistakes_listingUnreadableAtPlan: a plan of new links whose check
 // cannot list the account (the answer is cut short, every time) goes on
 // without the check, and says so, rather than fail a plan the apply may

@@ -107,10 +107,14 @@ func identity(in client.CreateLinkInput) string {
 // not resolve is a *SlugTakenError.
 func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *client.UTM) (link *client.Link, from Origin, err error) {
 	key := identity(in)
+	ctx, lastSent := client.TrackSent(ctx)
 	for attempt := 1; ; attempt++ {
 		started := lc.now()
 		lc.begin(key)
 		link, err := lc.client.CreateLink(ctx, in)
+		if sent := lastSent(); sent.After(started) {
+			started = sent // the attempt began when it left, not when it began to wait for the rate limit
+		}
 		lc.end(key, link, started)
 		switch {
 		case err == nil:

@@ -323,13 +323,22 @@ func addServiceNotAsked(diags *diag.Diagnostics, c *client.Client, err error) {
 		"The plan could not list the account's links to check that this new link can be created (for example that its slug is free): "+err.Error()+". The plan goes on without the check; the apply reports what the service answers.")
 }
 
+// addRetakenWarning says that a create whose answer left its outcome
+// unknown found the link it most probably made, and what else that link
+// may be.
+func addRetakenWarning(diags *diag.Diagnostics, l *client.Link) {
+	diags.AddWarning("Found link "+l.ID+" after the create's error",
+		fmt.Sprintf("The service's answer to the create left its outcome unknown (an error or no answer), and link %s (%s, created %s), exactly what this resource declares, was then found on the account: most probably the one that create made, which this resource now manages rather than create a second. If another configuration on the same API key created an identical link at that moment, it may be that one instead: then run `terraform state rm` on this resource and apply again, or the two states hold one link and destroying either deletes it. A slug on the link rules this out.",
+			l.ID, l.ShortURL, l.CreatedAt.Format(time.RFC3339)))
+}
+
 // addLeftoverAdopted warns that a create took over a link a previous,
 // interrupted run had made.
 func addLeftoverAdopted(diags *diag.Diagnostics, l *client.Link) {
 	// The link in the summary keeps Terraform from folding these warnings
 	// into one, which would hide all but the first link.
 	diags.AddAttributeWarning(path.Root("slug"), "Took over link "+l.ID+", left by an interrupted run",
-		fmt.Sprintf("The slug %q was already held by link %s (%s, created %s), which has exactly this resource's domain, destination and expiry (and no UTM parameters or its own), was created within adoption_window and was not created or taken over by another resource of this apply: most probably a run that was interrupted or killed after sending its create. This resource now manages that link, with its short URL and click history. If it belonged to another configuration, run `terraform state rm` on this resource and choose another slug.",
+		fmt.Sprintf("The slug %q was already held by link %s (%s, created %s), which has exactly this resource's domain, destination and expiry (and no UTM parameters or its own), was created within adoption_window and was not created or taken over by another resource of this apply: most probably a run that was interrupted or killed after sending its create, or else another configuration that declares the same slug and was applied at the same time. This resource now manages that link, with its short URL and click history. If it belongs to another configuration, run `terraform state rm` on this resource and choose another slug: both states hold the link, and destroying either deletes it.",
 			l.Slug, l.ID, l.ShortURL, l.CreatedAt.Format(time.RFC3339)))
 }
 

@@ -151,8 +151,11 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 		addOperationError(&resp.Diagnostics, r.data.client, "create the link", err)
 		return
 	}
-	if from == links.Leftover {
+	switch from {
+	case links.Leftover:
 		addLeftoverAdopted(&resp.Diagnostics, link)
+	case links.Retaken:
+		addRetakenWarning(&resp.Diagnostics, link)
 	}
 	created, ok := recordCreatedLink(ctx, plan, link, resp)
 	if !ok {
