@@ -262,7 +262,7 @@ func TestMistakes_rateLimitWait(t *testing.T) {
 func TestMistakes_planWarnings(t *testing.T) {
 	t.Parallel()
 	s := newService(t, instantFilter)
-	if _, err := s.srv.SeedLinks(s.fx.DomainID, "taken", 1); err != nil {
+	if _, err := s.srv.SeedLinks(s.fx.DomainID, "taken", 2); err != nil {
 		t.Fatal(err)
 	}
 	link := func(name, slug, extra string) string {
@@ -289,10 +289,21 @@ func TestMistakes_planWarnings(t *testing.T) {
 
 	past := link("past", "past", "  expires_at  = \"2020-01-01T00:00:00Z\"\n")
 	noDomain := "\ndata \"shortlink_links\" \"elsewhere\" {\n  domain_id = \"0b7c1f2e-0000-4000-8000-000000000000\"\n}\n"
-	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+keep+past+link("clash", "taken-0", "")+noDomain); err != nil {
+	// UTM parameters known only at apply do not hide a holder that no UTM
+	// parameters would let the create take over (another destination).
+	unknownUTM := "\nresource \"terraform_data\" \"campaign\" {\n  input = \"spring\"\n}\n" +
+		link("clash_later", "taken-1", "  utm = { campaign = terraform_data.campaign.output }\n")
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+keep+unknownUTM); err != nil {
 		t.Fatal(err)
 	}
 	out := run("plan")
+	expectCount(out, "Warning: Slug already taken", 1)
+	expectCount(out, s.fx.DomainID+"/taken-1", 1)
+
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+keep+past+link("clash", "taken-0", "")+noDomain); err != nil {
+		t.Fatal(err)
+	}
+	out = run("plan")
 	expectCount(out, "Warning: No link on this domain", 1)
 	expectCount(out, "Warning: Slug already taken", 1)
 	expectCount(out, s.fx.DomainID+"/taken-0", 1)

@@ -189,8 +189,6 @@ func (lc *Creator) leftoverProblemLocked(l *client.Link, in client.CreateLinkInp
 		return ManagedHere
 	case !SameDestination(in.Destination, l.Destination, l.UTM):
 		return fmt.Sprintf("its destination %q differs from this resource's", l.Destination)
-	case !leftoverUTM(l.UTM, utm):
-		return "its UTM parameters differ from this resource's"
 	case !sameExpiry(l.ExpiresAt, in.ExpiresAt):
 		return "its expiry differs from this resource's"
 	case l.CreatedAt.IsZero():
@@ -199,6 +197,8 @@ func (lc *Creator) leftoverProblemLocked(l *client.Link, in client.CreateLinkInp
 		return "adoption_window is 0, so links left by interrupted runs are never taken over"
 	case lc.now().Sub(l.CreatedAt) > lc.window+clockSkewAllowance:
 		return fmt.Sprintf("it was created at %s, longer ago than adoption_window (%s), so it is more likely another configuration's than the leftover of an interrupted run", l.CreatedAt.Format(time.RFC3339), FormatDuration(lc.window))
+	case !leftoverUTM(l.UTM, utm): // last: a plan that does not know utm yet asks for the others
+		return OtherUTM
 	}
 	return ""
 }
@@ -228,6 +228,11 @@ func (lc *Creator) ProbableLeftovers(ctx context.Context, in client.CreateLinkIn
 // ManagedHere is why a link held by a resource of this run is not taken
 // over: the slug is declared twice, or held by a link being replaced.
 const ManagedHere = "another resource of this configuration already manages it"
+
+// OtherUTM is the reason a slug's holder is not taken over when its UTM
+// parameters are neither none nor the resource's own: no create of the
+// resource could have left them.
+const OtherUTM = "its UTM parameters differ from this resource's"
 
 // SlugTakenError is a 409 on a slug that the create could not resolve.
 type SlugTakenError struct {

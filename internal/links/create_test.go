@@ -213,7 +213,7 @@ func TestCreate_ambiguousCreateTakesNoOtherConfigurationsLink(t *testing.T) {
 	}{
 		"its slug, another destination":      {slug: "promo", destination: "https://example.com/mine", age: time.Hour},
 		"same page, another campaign":        {destination: "https://example.com/landing", utm: spring, theirs: &client.UTM{Campaign: "autumn"}},
-		"same page, made before the attempt": {destination: "https://example.com/landing", age: 30 * time.Second},
+		"same page, made before the attempt": {destination: "https://example.com/landing", age: time.Minute},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newCreatorEnv(t)
@@ -247,6 +247,29 @@ func TestCreate_ambiguousCreateTakesNoOtherConfigurationsLink(t *testing.T) {
 				t.Fatalf("origin %v, link %v, error %v; want the 409 naming the other link", from, link, err)
 			case tc.slug == "" && (err != nil || link.ID == other.ID || from != Made):
 				t.Fatalf("origin %v, link %v, error %v; want a link of its own, sent again", from, link, err)
+			}
+		})
+	}
+}
+
+// The service's clock placed by a first create may move against ours
+// during the run (a clock stepped by NTP): the link a later ambiguous
+// attempt made is still found, not made again.
+func TestCreate_ambiguousCreateFindsItsLinkAfterAClockStep(t *testing.T) {
+	for _, step := range []time.Duration{0, -3 * time.Second, -20 * time.Second, 20 * time.Second} {
+		t.Run(step.String(), func(t *testing.T) {
+			e := newCreatorEnv(t)
+			if _, _, err := e.creator.Create(context.Background(), e.input("https://example.com/first", ""), nil); err != nil {
+				t.Fatal(err)
+			}
+			*e.clock = time.Now().Add(step) // the service's clock moved against ours
+			e.closeNextCreateAfterCommit()
+			link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/a", ""), nil)
+			if err != nil || from != Retaken {
+				t.Fatalf("origin %v, link %v, error %v; want the link the attempt made, found", from, link, err)
+			}
+			if n := len(e.srv.Links(e.fx.AccountID)); n != 2 {
+				t.Errorf("%d links, want 2: each create made one", n)
 			}
 		})
 	}

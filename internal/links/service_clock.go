@@ -6,7 +6,7 @@ import "time"
 // the links this process created: each was made, by the service's clock,
 // between our asking and its answer, so its createdAt is the offset's
 // witness. With it, "created since the attempt began" is read on the
-// service's clock to within a second or two, rather than within
+// service's clock to within clockStepAllowance, rather than within
 // clockSkewAllowance: a link another pipeline made a minute before the
 // attempt is then no candidate for the link the attempt made.
 type serviceClock struct {
@@ -18,6 +18,13 @@ type serviceClock struct {
 // seconds, possibly rounded): a link's createdAt may be that far from
 // when it was made.
 const createdAtPrecision = time.Second
+
+// clockStepAllowance is how far the two clocks may move against each other
+// during a run (a runner's clock stepped by NTP, servers of the service a
+// few seconds apart) without the link our own attempt made falling before
+// since, and being made a second time. It keeps out links made well
+// before the attempt, not those of the seconds just before it.
+const clockStepAllowance = 30 * time.Second
 
 // observe takes in a link created at createdAt (the service's clock) by a
 // request sent at sent and answered at answered (ours). Bounds that no
@@ -39,5 +46,5 @@ func (c *serviceClock) since(t time.Time) time.Time {
 	if !c.known {
 		return t.Add(-clockSkewAllowance)
 	}
-	return t.Add(c.lo - createdAtPrecision)
+	return t.Add(c.lo - createdAtPrecision - clockStepAllowance)
 }

@@ -230,10 +230,19 @@ func (r *linkResource) checkNewLink(ctx context.Context, diags *diag.Diagnostics
 		if found := r.data.creator.ProbableLeftovers(ctx, in, utm, listed); len(found) > 0 && !d.HasError() {
 			addProbableLeftovers(diags, found, r.data.creator.AdoptionWindow())
 		}
-	case utmKnown(plan.UTM): // which holder it could take over depends on its utm
-		utm, d := utmFromObject(ctx, plan.UTM)
-		diags.Append(d...)
-		if holder, problem := r.data.creator.SlugHolder(listed, in, utm); holder != nil && !d.HasError() {
+	default:
+		// Whether a holder with UTM parameters can be taken over depends on
+		// the resource's, which may be known only at apply.
+		known := utmKnown(plan.UTM)
+		var utm *client.UTM
+		if known {
+			var d diag.Diagnostics
+			utm, d = utmFromObject(ctx, plan.UTM)
+			if diags.Append(d...); d.HasError() {
+				return
+			}
+		}
+		if holder, problem := r.data.creator.SlugHolder(listed, in, utm); holder != nil && (known || problem != links.OtherUTM) {
 			addSlugHeld(diags, in, holder, problem)
 		}
 	}

@@ -20,12 +20,13 @@ var timeLayouts = []string{
 }
 
 // ParseTime parses an RFC 3339 timestamp and returns it in UTC: timestamps
-// are compared by instant, never by spelling.
+// are compared by instant, never by spelling. Its T and Z may be in lower
+// case (RFC 3339, section 5.6).
 func ParseTime(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	var firstErr error
 	for _, layout := range timeLayouts {
-		t, err := time.Parse(layout, s)
+		t, err := time.Parse(layout, strings.ToUpper(s))
 		if err == nil {
 			t = t.UTC()
 			if t.Year() < 0 || t.Year() > 9999 {
