@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -648,58 +647,6 @@ func TestPaceServesWaitingRequestsInOrder(t *testing.T) {
 	if got, want := strings.Join(order, " "), "0 1 2 3 4 5"; got != want {
 		t.Errorf("created in the order %s, want %s", got, want)
 	}
-}
-
-// A call refused with a 429 is sent again before a call that came to the
-// pacer after it, though both wait for the same Retry-After.
-func TestPaceRetryAfter429GoesBeforeLaterCalls(t *testing.T) {
-	var mu sync.Mutex
-	var order []string
-	srv := newRawServer(t, func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		order = append(order, r.Header.Get("X-Call"))
-		first := len(order) == 1
-		mu.Unlock()
-		w.Header().Set("X-RateLimit-Limit", "10")
-		w.Header().Set("X-RateLimit-Remaining", "5")
-		w.Header().Set("X-RateLimit-Reset", "1")
-		if first {
-			w.Header().Set("Retry-After", "1")
-			w.WriteHeader(http.StatusTooManyRequests)
-			return
-		}
-		_, _ = io.WriteString(w, "[]")
-	})
-	c := newTestClient(t, srv)
-	c.http.Transport.(*paced).next = callTagger{c.http.Transport.(*paced).next}
-	reads := c.http.Transport.(*paced).read
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	checkNoErrors(t, runConcurrently(2, func(i int) error {
-		call := "A"
-		if i == 1 {
-			call = "B"
-			for reads.placesGiven() < 1 { // B comes after A has its place
-				time.Sleep(time.Millisecond)
-			}
-		}
-		_, err := c.ListLinks(context.WithValue(ctx, callKey{}, call))
-		return err
-	}))
-	if got := strings.Join(order, " "); got != "A A B" {
-		t.Errorf("the service saw the calls in the order %s, want A A B", got)
-	}
-}
-
-type callKey struct{}
-
-// callTagger names each request's call in a header, for the server.
-type callTagger struct{ next http.RoundTripper }
-
-func (c callTagger) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("X-Call", fmt.Sprint(r.Context().Value(callKey{})))
-	return c.next.RoundTrip(r)
 }
 
 // placesGiven is how many queue places c has given.

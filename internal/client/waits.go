@@ -47,9 +47,9 @@ func (w *Waits) Refused() int {
 }
 
 // noteRateWait records a wait of d for the rate limit of class; refused
-// counts a 429 (whose wait is the pacer's, recorded as it ends). A long
-// wait is logged at INFO, so that TF_LOG=INFO says why a request has not
-// gone.
+// says whether a 429 asked for it. A long one is logged at INFO, so that
+// TF_LOG=INFO says why a request has not gone.
+// A 429 that asked for no wait (Retry-After: 0) is counted all the same.
 func noteRateWait(ctx context.Context, class string, d time.Duration, refused bool) {
 	d = max(d, 0)
 	if w, ok := ctx.Value(waitsKey{}).(*Waits); ok {
@@ -63,7 +63,12 @@ func noteRateWait(ctx context.Context, class string, d time.Duration, refused bo
 	if d < LongWait {
 		return
 	}
-	tflog.Info(ctx, "waited for the rate limit before sending", map[string]any{"class": class, "wait": d.Round(time.Millisecond).String()})
+	fields := map[string]any{"class": class, "wait": d.Round(time.Millisecond).String()}
+	if refused {
+		tflog.Info(ctx, "waiting for the rate limit, as a 429 asked", fields)
+	} else {
+		tflog.Info(ctx, "waited for the rate limit before sending", fields)
+	}
 }
 
 type sentKey struct{}
