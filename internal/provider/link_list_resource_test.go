@@ -212,10 +212,7 @@ func newListFixture(t *testing.T) *listFixture {
 	}
 	f.spring = seededIDs(t, e, e.fx.DomainID, "spring", 3)
 	f.autumn = seededIDs(t, e, f.otherDomain, "autumn", 2)
-	c, err := client.New(client.Config{BaseURL: e.url, APIKey: e.fx.APIKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := e.apiClient(t)
 	ctx := context.Background()
 	create := func(in client.CreateLinkInput) *client.Link {
 		t.Helper()

@@ -490,6 +490,19 @@ resource "shortlink_link" "many" {
 	})
 }
 
+// leftoverConfig declares the link left (its domain, destination and
+// slug) as a resource, with the attributes in extra besides.
+func (e *testEnv) leftoverConfig(left emulator.Link, extra string) string {
+	return e.config(fmt.Sprintf(`
+resource "shortlink_link" "test" {
+  domain_id   = %q
+  destination = %q
+  slug        = %q
+  %s
+}
+`, left.DomainID, left.Destination, left.Slug, extra))
+}
+
 // TestAccLink_takesOverLeftoverOfInterruptedRun: the service holds the
 // link a killed run created (its POST was carried out, its state never
 // written); the next apply meets 409 on the slug and takes that link over,
@@ -498,14 +511,7 @@ func TestAccLink_takesOverLeftoverOfInterruptedRun(t *testing.T) {
 	e := newTestEnv(t)
 	left := e.seedLinks(t, e.fx.DomainID, "left", 1)
 	e.testLink(t, []resource.TestStep{{
-		Config: e.config(fmt.Sprintf(`
-resource "shortlink_link" "test" {
-  domain_id   = %q
-  destination = %q
-  slug        = "left-0"
-  utm         = { source = "newsletter" }
-}
-`, e.fx.DomainID, left[0].Destination)),
+		Config: e.leftoverConfig(left[0], `utm = { source = "newsletter" }`),
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue("shortlink_link.test", tfjsonpath.New("id"), knownvalue.StringExact(left[0].ID)),
 		},
@@ -590,21 +596,12 @@ resource "shortlink_link" "test" {
 func TestAccLink_leavesASlugHolderWithOtherUTMParameters(t *testing.T) {
 	e := newTestEnv(t)
 	left := e.seedLinks(t, e.fx.DomainID, "left", 1)[0]
-	c, err := client.New(client.Config{BaseURL: e.url, APIKey: e.fx.APIKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := e.apiClient(t)
 	if _, err := c.ChangeDestination(context.Background(), left.ID, client.ChangeDestinationInput{Destination: left.Destination, UTM: &client.UTM{Source: "old"}}); err != nil {
 		t.Fatal(err)
 	}
 	e.testLink(t, []resource.TestStep{{
-		Config: e.config(fmt.Sprintf(`
-resource "shortlink_link" "test" {
-  domain_id   = %q
-  destination = %q
-  slug        = "left-0"
-}
-`, e.fx.DomainID, left.Destination)),
+		Config:      e.leftoverConfig(left, ""),
 		ExpectError: expectErr("slug_taken", "its UTM parameters differ from this resource's"),
 	}})
 	if l := e.onlyLink(t); l.ID != left.ID || l.UTM == nil || l.UTM.Source != "old" {

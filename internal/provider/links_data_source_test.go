@@ -31,10 +31,7 @@ func TestAccLinksDataSource(t *testing.T) {
 	}
 	e.seedLinks(t, other, "elsewhere", 1)
 	// An expired link is listed too (the list resource leaves it out by default).
-	c, err := client.New(client.Config{BaseURL: e.url, APIKey: e.fx.APIKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := e.apiClient(t)
 	expired, err := c.CreateLink(context.Background(), client.CreateLinkInput{DomainID: e.fx.DomainID, Slug: "spring-2020",
 		Destination: "https://example.com/old", ExpiresAt: new(time.Date(2020, 3, 31, 23, 59, 59, 0, time.UTC))})
 	if err != nil {

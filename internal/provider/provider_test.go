@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
@@ -214,6 +215,17 @@ func (e *testEnv) listingBytes(t *testing.T) int64 {
 		t.Fatalf("listing: %d %v", resp.StatusCode, err)
 	}
 	return n
+}
+
+// apiClient is a client of the service with the full key, for a test to
+// change the account as someone outside Terraform would.
+func (e *testEnv) apiClient(t *testing.T) *client.Client {
+	t.Helper()
+	c, err := client.New(client.Config{BaseURL: e.url, APIKey: e.fx.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // onlyLink returns the account's single link, failing otherwise.
