@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"os"
 	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 )
 
 // The subcommands click and export let `make demo` (and users without curl)
@@ -109,7 +111,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("export answered %s: %s", resp.Status, body)
+		// Quoted without the key: what answered may be other than the
+		// emulator, and echo it.
+		return fmt.Errorf("export answered %s: %s", resp.Status, client.NewSecret(key).Redact(string(body)))
 	}
 	_, err = io.Copy(stdout, resp.Body)
 	return err

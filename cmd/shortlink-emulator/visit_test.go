@@ -187,7 +187,8 @@ func TestExportErrors(t *testing.T) {
 		{name: "no API key: which to set", want: "set SHORTLINK_API_KEY to a key with links:read"},
 		{name: "unknown flag", key: "k", args: []string{"-nope"}, want: "flag provided but not defined: -nope"},
 		// The service's explanation is passed on, not printed as the export.
-		{name: "refused", key: "k", answer: answerStatus(http.StatusForbidden, "the key lacks links:read"), want: "export answered 403 Forbidden: the key lacks links:read"},
+		{name: "refused", key: "sl_test_key", answer: answerStatus(http.StatusForbidden, "the key lacks links:read"), want: "export answered 403 Forbidden: the key lacks links:read"},
+		{name: "an echoed key is not printed", key: "sl_test_echoed", answer: answerStatus(http.StatusUnauthorized, "the key sl_test_echoed is revoked"), want: "the key [REDACTED] is revoked"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

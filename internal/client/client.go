@@ -94,6 +94,7 @@ type Client struct {
 	base       string // BaseURL without trailing slashes
 	baseURL    *url.URL
 	apiKey     string
+	secret     *Secret // the key, as no text may hold it
 	userAgent  string
 	http       *http.Client
 	maxRetries int
@@ -127,6 +128,7 @@ func New(cfg Config) (*Client, error) {
 		base:       strings.TrimRight(base.String(), "/"),
 		baseURL:    base,
 		apiKey:     key,
+		secret:     NewSecret(key),
 		userAgent:  cmpOr(cfg.UserAgent, DefaultUserAgent),
 		http:       httpClient(cfg.HTTPClient, cmpOr(cfg.ReadAttemptTimeout, DefaultReadAttemptTimeout), stop, cfg.MaxRateShare),
 		maxRetries: maxRetries,
@@ -166,6 +168,11 @@ func isLoopback(host string) bool {
 // they end up in Terraform's output.
 func parseBaseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil && strings.Contains(raw, "@") {
+		// url.Parse quotes the part it could not read, which here may be
+		// a password: "user:pass/word@host" reads as an invalid port.
+		return nil, errors.New("base URL is not a valid URL, and must not contain user information (user:password@) anyway")
+	}
 	if err != nil {
 		var urlErr *url.Error
 		if errors.As(err, &urlErr) {

@@ -153,6 +153,7 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"key in the query", "https://h/?api_key=" + testKey, "k", "query"},
 		{"key in the query, plain http", "http://api.example.com/?api_key=" + testKey, "k", "plain http"},
 		{"key in an unparsable URL", "https://u:" + testKey + "@h:port:x", "k", "not a valid URL"},
+		{"key with a slash as password", "https://u:" + testKey + "/x=@h", "k", "user information"}, // read as a port
 		{"empty key", "https://h", "  ", "empty"},
 		{"bearer prefix", "https://h", "Bearer " + testKey, "Bearer"},
 		{"control character", "https://h", "a\x00b", "control"},

@@ -151,7 +151,7 @@ func IsNotFound(err error) bool {
 
 // newAPIError reads an error response. redact removes the API key from what
 // the service echoed, since messages end up in Terraform's output.
-func newAPIError(method, path string, r *response, redact func(string) string) *APIError {
+func newAPIError(method, path string, r *response, secret *Secret) *APIError {
 	e := &APIError{
 		StatusCode: r.status,
 		Method:     method,
@@ -162,18 +162,18 @@ func newAPIError(method, path string, r *response, redact func(string) string) *
 		e.RetryAfter = d
 	}
 	code, msg, isJSON := parseErrorBody(r.body)
-	e.Code, e.Message, e.JSON = redact(code), redact(msg), isJSON
+	e.Code, e.Message, e.JSON = secret.Redact(code), secret.Redact(msg), isJSON
 	if !isJSON {
-		e.Body = redactedSnippet(redact, string(r.body), maxErrorSnippet)
+		e.Body = redactedSnippet(secret, string(r.body), maxErrorSnippet)
 		if looksLikeHTML(r.body, r.contentType) {
-			e.PageText = redactedSnippet(redact, htmlText(r.body), maxErrorSnippet)
+			e.PageText = redactedSnippet(secret, htmlText(r.body), maxErrorSnippet)
 		}
 	}
 	if e.Code == "" {
 		e.Code = statusCodes[r.status]
 	}
 	if e.Message == "" && r.status >= 300 && r.status < 400 {
-		e.Message = redact(redirectMessage(r.header.Get("Location")))
+		e.Message = secret.Redact(redirectMessage(r.header.Get("Location")))
 	}
 	return e
 }

@@ -47,5 +47,5 @@ func (c *Client) ReadExport(ctx context.Context, q analytics.Query, needed []ana
 func (c *Client) htmlInsteadOfCSV(resp *http.Response) error {
 	begin, _, _ := readBounded(resp.Body, 200+int64(len(c.apiKey))) // a key across byte 200 is still found whole
 	return fmt.Errorf("%w: status %d, Content-Type %q, expected CSV: the body is an HTML page; it begins %q",
-		ErrUnexpectedResponse, resp.StatusCode, resp.Header.Get("Content-Type"), redactedSnippet(c.redact, string(begin), 200))
+		ErrUnexpectedResponse, resp.StatusCode, resp.Header.Get("Content-Type"), redactedSnippet(c.secret, string(begin), 200))
 }

@@ -197,7 +197,7 @@ func FuzzErrorBody(f *testing.F) {
 		if utf8.Valid(body) && !utf8.ValidString(text) {
 			t.Fatalf("page text %q of valid UTF-8 is not valid UTF-8", text)
 		}
-		e := newAPIError("POST", "/api/links", &response{status: 422, body: body, header: http.Header{"Content-Type": {"text/html"}}, contentType: "text/html"}, func(s string) string { return s })
+		e := newAPIError("POST", "/api/links", &response{status: 422, body: body, header: http.Header{"Content-Type": {"text/html"}}, contentType: "text/html"}, NewSecret(""))
 		_ = e.Error()
 	})
 }

@@ -199,7 +199,7 @@ func (c *Client) listPage(ctx context.Context, pageURL string) (*LinkSet, *page,
 	cl := call{method: http.MethodGet, path: pathLinks, url: pageURL, accept: acceptJSON, limit: math.MaxInt64}
 	cl.stream = func(resp *http.Response) error {
 		s := newListStream(resp.Body)
-		s.redact, s.headKept = c.redact, headBytes+len(c.apiKey)
+		s.secret, s.headKept = c.secret, headBytes+len(c.apiKey)
 		var err error
 		links, p, err = s.decodeList()
 		if err == nil {
@@ -213,7 +213,7 @@ func (c *Client) listPage(ctx context.Context, pageURL string) (*LinkSet, *page,
 			}
 			return err
 		}
-		return &listAnswerError{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), head: s.head, cause: err, redact: c.redact}
+		return &listAnswerError{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), head: s.head, cause: err, secret: c.secret}
 	}
 	resp, err := c.do(ctx, cl)
 	var unreadable *listAnswerError
@@ -238,13 +238,13 @@ type listAnswerError struct {
 	contentType string
 	head        []byte
 	cause       error
-	redact      func(string) string
+	secret      *Secret
 }
 
 // Error quotes the answer, the cause's quotes included, without the API key.
 func (e *listAnswerError) Error() string {
-	return e.redact(fmt.Sprintf("%v: status %d, Content-Type %q, expected a list of links: %v; the answer begins %q",
-		ErrUnexpectedResponse, e.status, e.contentType, e.cause, redactedSnippet(e.redact, string(e.head), headBytes)))
+	return e.secret.Redact(fmt.Sprintf("%v: status %d, Content-Type %q, expected a list of links: %v; the answer begins %q",
+		ErrUnexpectedResponse, e.status, e.contentType, e.cause, redactedSnippet(e.secret, string(e.head), headBytes)))
 }
 
 func (e *listAnswerError) Unwrap() []error { return []error{ErrUnexpectedResponse, e.cause} }
@@ -362,5 +362,5 @@ func marshal(v any) ([]byte, error) {
 func (c *Client) unexpected(cl call, resp *response, want string, cause error) error {
 	return c.redactError(fmt.Errorf("%s %s: %w: status %d, Content-Type %q, expected %s: %w; the body begins %q",
 		cl.method, cl.path, ErrUnexpectedResponse, resp.status, resp.contentType, want, cause,
-		redactedSnippet(c.redact, string(resp.body), 200)))
+		redactedSnippet(c.secret, string(resp.body), 200)))
 }

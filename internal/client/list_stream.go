@@ -38,15 +38,15 @@ type listStream struct {
 	// failed is the connection's error, if reading the body failed: the
 	// answer was not wrong, the attempt was cut short.
 	failed error
-	// redact takes the API key out of what the messages quote; headKept
+	// secret is the API key, taken out of what the messages quote; headKept
 	// is how much of the start is kept, headBytes and a key's length, so
 	// that a key across the quote's end is found whole.
-	redact   func(string) string
+	secret   *Secret
 	headKept int
 }
 
 func newListStream(body io.Reader) *listStream {
-	return &listStream{body: body, buf: make([]byte, 0, 64<<10), redact: func(s string) string { return s }, headKept: headBytes}
+	return &listStream{body: body, buf: make([]byte, 0, 64<<10), secret: NewSecret(""), headKept: headBytes}
 }
 
 // fill reads more of the body after buf[pos:]; io.EOF at its end.
@@ -104,7 +104,7 @@ func (s *listStream) value(what func() string) ([]byte, error) {
 	}
 	raw := s.buf[s.pos : s.pos+n]
 	if !json.Valid(raw) {
-		return nil, fmt.Errorf("%s is not valid JSON: %w; it begins %q", what(), json.Unmarshal(raw, new(json.RawMessage)), redactedSnippet(s.redact, string(raw), headBytes))
+		return nil, fmt.Errorf("%s is not valid JSON: %w; it begins %q", what(), json.Unmarshal(raw, new(json.RawMessage)), redactedSnippet(s.secret, string(raw), headBytes))
 	}
 	s.pos += n
 	return raw, nil
@@ -177,7 +177,7 @@ func (s *listStream) explain(what string, err error) error {
 
 // rest is the start of what is read and not yet used.
 func (s *listStream) rest() string {
-	return redactedSnippet(s.redact, string(s.buf[s.pos:min(len(s.buf), s.pos+s.headKept+1)]), headBytes)
+	return redactedSnippet(s.secret, string(s.buf[s.pos:min(len(s.buf), s.pos+s.headKept+1)]), headBytes)
 }
 
 // decodeList reads a list answer as it streams in, one link at a time: a

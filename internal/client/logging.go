@@ -17,29 +17,22 @@ import (
 // header, which is never logged; as a second line of defence every string
 // logged here passes through redact, and do() also asks tflog to mask it.
 
-// Redacted stands where the API key was, in every text the provider
-// writes.
-const Redacted = "[REDACTED]"
-
-// redact removes the API key from s.
-func (c *Client) redact(s string) string {
-	if c.apiKey == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, c.apiKey, Redacted)
-}
+// redact removes the API key, in any form, from s.
+func (c *Client) redact(s string) string { return c.secret.Redact(s) }
 
 // redactedSnippet is s without the API key, cut to n bytes. The key is
 // taken out before the cut: cut first, a key that straddles the cut would
-// show in part, where no search for the whole key finds it.
-func redactedSnippet(redact func(string) string, s string, n int) string {
-	return wire.Snippet(redact(s), n)
+// show in part, where no search for the whole key finds it. An ending
+// that begins the key is cut too: s may stop where an answer still
+// arriving was read to.
+func redactedSnippet(secret *Secret, s string, n int) string {
+	return wire.Snippet(secret.cutBeginning(s), n)
 }
 
 // redactError is err with a message without the API key; errors.Is and
 // errors.As still see what it wraps.
 func (c *Client) redactError(err error) error {
-	if err == nil || c.apiKey == "" || !strings.Contains(err.Error(), c.apiKey) {
+	if err == nil || !c.secret.Holds(err.Error()) {
 		return err
 	}
 	return &redactedError{msg: c.redact(err.Error()), err: err}

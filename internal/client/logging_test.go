@@ -95,16 +95,6 @@ func TestLoggerAdapterRedacts(t *testing.T) {
 	}
 }
 
-func TestRedact(t *testing.T) {
-	c := &Client{apiKey: "k3y"}
-	if got := c.redact("Bearer k3y, again k3y"); got != "Bearer [REDACTED], again [REDACTED]" {
-		t.Fatalf("redact = %q", got)
-	}
-	if got := (&Client{}).redact("abc"); got != "abc" {
-		t.Fatalf("redact without a key = %q", got)
-	}
-}
-
 // Each answer's rate-limit headers are logged with its status, whatever
 // the method; a header the answer lacks is not logged.
 func TestResponseLogCarriesRateLimitHeaders(t *testing.T) {

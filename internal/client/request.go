@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 )
@@ -214,8 +213,7 @@ func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 	if err := c.reach.errFor(cl.method); err != nil {
 		return nil, fmt.Errorf("%s %s: %w: %w", cl.method, cl.path, ErrNotSent, err)
 	}
-	ctx = tflog.MaskAllFieldValuesStrings(ctx, c.apiKey)
-	ctx = tflog.MaskMessageStrings(ctx, c.apiKey)
+	ctx = c.secret.Masking(ctx)
 	req, err := c.newRequest(ctx, cl)
 	if err != nil {
 		return nil, err
@@ -388,7 +386,7 @@ func (x *exchange) failure(ctx context.Context, err error) error {
 
 // statusError builds the APIError of a non-2xx response.
 func (x *exchange) statusError(r *response) error {
-	e := newAPIError(x.call.method, x.call.path, r, x.client.redact)
+	e := newAPIError(x.call.method, x.call.path, r, x.client.secret)
 	if x.waitPastDeadline > 0 {
 		return fmt.Errorf("%w: %w", &WaitPastDeadlineError{Method: x.call.method, Wait: x.waitPastDeadline, Status: r.status}, e)
 	}

@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 )
@@ -17,40 +16,34 @@ import (
 // leaves the provider (releasingServer), for a key that reaches a message
 // another way: a service that echoes it into a link's field, or an error
 // of a library. Configure tells it the key.
-type keyGuard struct{ key atomic.Pointer[string] }
+type keyGuard struct{ secret atomic.Pointer[client.Secret] }
 
 // set takes the key as the client sends it, without surrounding whitespace.
 func (g *keyGuard) set(key string) {
 	if key = strings.TrimSpace(key); key != "" {
-		g.key.Store(&key)
+		g.secret.Store(client.NewSecret(key))
 	}
 }
 
-func (g *keyGuard) current() string {
-	if k := g.key.Load(); k != nil {
-		return *k
+// current is the key's Secret: before Configure, one that redacts nothing.
+func (g *keyGuard) current() *client.Secret {
+	if s := g.secret.Load(); s != nil {
+		return s
 	}
-	return ""
+	return client.NewSecret("")
 }
 
 // logging returns ctx with the provider's logs masking the key.
 func (g *keyGuard) logging(ctx context.Context) context.Context {
-	if k := g.current(); k != "" {
-		ctx = tflog.MaskAllFieldValuesStrings(ctx, k)
-		ctx = tflog.MaskMessageStrings(ctx, k)
-	}
-	return ctx
+	return g.current().Masking(ctx)
 }
 
 // scrub takes the key out of diags, in place.
 func (g *keyGuard) scrub(diags []*tfprotov6.Diagnostic) {
-	k := g.current()
-	if k == "" {
-		return
-	}
+	secret := g.current()
 	for _, d := range diags {
 		if d != nil {
-			d.Summary, d.Detail = strings.ReplaceAll(d.Summary, k, client.Redacted), strings.ReplaceAll(d.Detail, k, client.Redacted)
+			d.Summary, d.Detail = secret.Redact(d.Summary), secret.Redact(d.Detail)
 		}
 	}
 }

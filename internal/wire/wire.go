@@ -4,6 +4,7 @@
 package wire
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -40,7 +41,19 @@ func ParseTime(s string) (time.Time, error) {
 			firstErr = err
 		}
 	}
-	return time.Time{}, fmt.Errorf("%q is not an RFC 3339 timestamp: %w", s, firstErr)
+	return time.Time{}, fmt.Errorf("%q is not an RFC 3339 timestamp%s", s, rangeProblem(firstErr))
+}
+
+// rangeProblem is what time.Parse said was out of range (": month out of
+// range"), or "". Never its whole message: that quotes the value in
+// capitals, which no search for what s held, such as a key echoed by a
+// service, would find.
+func rangeProblem(err error) string {
+	var parseErr *time.ParseError
+	if errors.As(err, &parseErr) {
+		return parseErr.Message
+	}
+	return ""
 }
 
 // Snippet is s cut to at most n bytes, at a character boundary, with an

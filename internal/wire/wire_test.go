@@ -26,6 +26,21 @@ func TestParseTime(t *testing.T) {
 	}
 }
 
+// An error quotes the value as it came, never as parsed (in capitals):
+// what came may be a key a service echoed, which is searched for as sent.
+// It still says which part was out of range.
+func TestParseTime_errorQuotesTheValueAsItCame(t *testing.T) {
+	for s, want := range map[string]string{
+		"sk_live_secretcanary": `"sk_live_secretcanary" is not an RFC 3339 timestamp`,
+		"2027-13-05t23:59:59z": `"2027-13-05t23:59:59z" is not an RFC 3339 timestamp: month out of range`,
+		"2027-01-32T00:00:00Z": `"2027-01-32T00:00:00Z" is not an RFC 3339 timestamp: day out of range`,
+	} {
+		if _, err := ParseTime(s); err == nil || err.Error() != want {
+			t.Errorf("ParseTime(%q) = %v, want %q", s, err, want)
+		}
+	}
+}
+
 // A snippet is cut at a character boundary, never inside one.
 func TestSnippet(t *testing.T) {
 	for s, want := range map[string]string{"short": "short", "abcdefghij": "abcde…", "ééé": "éé…"} {

@@ -1,0 +1,100 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+)
+
+// A key with the characters that URLs, JSON and HTML escape, as base64
+// keys have.
+const specialKey = "sk_live_S3CRET+k3y/456=<&>"
+
+// Every form a message can carry the key in is redacted, in any letter
+// case; text without the key is left as it is.
+func TestSecret_redactsEveryForm(t *testing.T) {
+	secret := NewSecret(specialKey)
+	for name, form := range map[string]string{
+		"as sent":            specialKey,
+		"in capitals":        strings.ToUpper(specialKey), // a parser that folds case
+		"in a query":         "sk_live_S3CRET%2Bk3y%2F456%3D%3C%26%3E",
+		"in a query, lower":  "sk_live_S3CRET%2bk3y%2f456%3d%3c%26%3e",
+		"in a path":          "sk_live_S3CRET+k3y%2F456=%3C&%3E",
+		"in JSON":            `sk_live_S3CRET+k3y/456=\u003c\u0026\u003e`,
+		"in JSON, slash too": `sk_live_S3CRET+k3y\/456=\u003c\u0026\u003e`,
+		"in HTML":            "sk_live_S3CRET+k3y/456=&lt;&amp;&gt;",
+	} {
+		if got := secret.Redact("key " + form + " revoked"); got != "key "+Redacted+" revoked" {
+			t.Errorf("%s: Redact(%q) = %q", name, form, got)
+		}
+		if !secret.Holds("x" + form) {
+			t.Errorf("%s: Holds(%q) = false", name, form)
+		}
+	}
+	if got := secret.Redact("sk_live_S3CRET and k3y apart"); got != "sk_live_S3CRET and k3y apart" {
+		t.Errorf("text without the key changed: %q", got)
+	}
+	if got := NewSecret("k3y").Redact("Bearer k3y, again K3Y"); got != "Bearer [REDACTED], again [REDACTED]" {
+		t.Errorf("not every occurrence redacted: %q", got)
+	}
+	for _, none := range []*Secret{NewSecret(""), nil} {
+		if got := none.Redact("anything"); got != "anything" {
+			t.Errorf("no key redacted something: %q", got)
+		}
+	}
+}
+
+// A quote that stops in the key's first bytes (the rest of the answer not
+// yet arrived) ends before them.
+func TestSecret_cutBeginning(t *testing.T) {
+	secret := NewSecret(testKey)
+	for text, want := range map[string]string{
+		"Bearer " + testKey[:12]:                 "Bearer …",
+		"Bearer " + strings.ToUpper(testKey[:3]): "Bearer …",
+		"Bearer " + testKey + " and more":        "Bearer " + Redacted + " and more",
+		"nothing of it":                          "nothing of it",
+	} {
+		if got := secret.cutBeginning(text); got != want {
+			t.Errorf("cutBeginning(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+// tflog masks every form of the key, in messages and fields.
+func TestSecret_masking(t *testing.T) {
+	var logs bytes.Buffer
+	ctx := NewSecret(specialKey).Masking(tflogtest.RootLogger(context.Background(), &logs))
+	tflog.Info(ctx, "echoed "+strings.ToUpper(specialKey), map[string]any{"url": "https://h/?k=sk_live_S3CRET%2Bk3y%2F456%3D%3C%26%3E"})
+	if strings.Contains(strings.ToLower(logs.String()), "s3cret") {
+		t.Fatalf("the log holds the key: %s", logs.String())
+	}
+}
+
+// A list answer that stops in the middle of an echoed key, while its rest
+// is on the way, is quoted without the key's first bytes.
+func TestListAnswerStoppingInTheKeyQuotesNoPartOfIt(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`[{"id":"a"} Bearer ` + testKey[:12]))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // the rest never comes while the client reads
+	}))
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, srv, func(cfg *Config) { cfg.MaxRetries = new(0) })
+	_, err := c.ListLinks(context.Background())
+	if err == nil {
+		t.Fatal("the list succeeded; want an error quoting the answer")
+	}
+	if !strings.Contains(err.Error(), "Bearer") {
+		t.Fatalf("the error does not quote the answer, so it proves nothing: %v", err)
+	}
+	if strings.Contains(err.Error(), testKey[:8]) {
+		t.Fatalf("the error quotes the key's first bytes: %v", err)
+	}
+}
