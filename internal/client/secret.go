@@ -26,6 +26,11 @@ type Secret struct {
 	forms *regexp.Regexp // every form, in any letter case
 }
 
+// minFoldedKey is the shortest key matched in any letter case: a key of a
+// few letters (as in tests) would match them in ordinary words, which a
+// real key, of dozens of random characters, never does.
+const minFoldedKey = 8
+
 // NewSecret returns the Secret of key ("" for none).
 func NewSecret(key string) *Secret {
 	if key == "" {
@@ -39,7 +44,11 @@ func NewSecret(key string) *Secret {
 	for _, f := range forms {
 		alternatives = append(alternatives, regexp.QuoteMeta(f))
 	}
-	return &Secret{key: key, forms: regexp.MustCompile("(?i)" + strings.Join(alternatives, "|"))}
+	pattern := strings.Join(alternatives, "|")
+	if len(key) >= minFoldedKey {
+		pattern = "(?i)" + pattern
+	}
+	return &Secret{key: key, forms: regexp.MustCompile(pattern)}
 }
 
 // Redact is s with every form of the key replaced by Redacted.

@@ -40,8 +40,13 @@ func TestSecret_redactsEveryForm(t *testing.T) {
 	if got := secret.Redact("sk_live_S3CRET and k3y apart"); got != "sk_live_S3CRET and k3y apart" {
 		t.Errorf("text without the key changed: %q", got)
 	}
-	if got := NewSecret("k3y").Redact("Bearer k3y, again K3Y"); got != "Bearer [REDACTED], again [REDACTED]" {
+	if got := NewSecret("k3y").Redact("Bearer k3y, again k3y"); got != "Bearer [REDACTED], again [REDACTED]" {
 		t.Errorf("not every occurrence redacted: %q", got)
+	}
+	// A key of a few letters is matched as written only: in any case, it
+	// would match them in every word.
+	if got := NewSecret("k").Redact("Set base_url in SHORTLINK_BASE_URL"); got != "Set base_url in SHORTLINK_BASE_URL" {
+		t.Errorf("a short key matched in another case: %q", got)
 	}
 	for _, none := range []*Secret{NewSecret(""), nil} {
 		if got := none.Redact("anything"); got != "anything" {
