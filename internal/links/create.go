@@ -61,6 +61,16 @@ type Creator struct {
 	// held are the IDs this provider process created, adopted or read: they
 	// belong to resources already, so they are never adopted again.
 	held map[string]bool
+	// planned are the links a plan of this process found a create would
+	// take over, with that create: a resource of the same plan that turns
+	// out to manage one (Hold) must say so, since the apply, another
+	// process, cannot know it.
+	planned map[string]client.CreateLinkInput
+	// takenOver are the links a create of this process took over on its
+	// slug: another object of the same apply that still names one (the
+	// old object of a replacement created before it is destroyed, a
+	// resource renamed without a moved block) must not delete it.
+	takenOver map[string]bool
 	// inflight counts the creates under way per identity, so a search waits
 	// until every create that could have made the same link has answered.
 	inflight map[string]int
@@ -77,7 +87,7 @@ type Creator struct {
 // and takes over leftovers created within window (0: none).
 func NewCreator(c *client.Client, maxRetries int, retryWait, window time.Duration) *Creator {
 	lc := &Creator{client: c, maxRetries: maxRetries, retryWait: retryWait, window: window, now: time.Now,
-		held: map[string]bool{}, inflight: map[string]int{}}
+		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, takenOver: map[string]bool{}, inflight: map[string]int{}}
 	lc.settled = sync.NewCond(&lc.mu)
 	return lc
 }
@@ -86,11 +96,15 @@ func NewCreator(c *client.Client, maxRetries int, retryWait, window time.Duratio
 func (lc *Creator) AdoptionWindow() time.Duration { return lc.window }
 
 // Hold records a link that belongs to a resource of this process, so that
-// no create takes it over.
-func (lc *Creator) Hold(id string) {
+// no create takes it over. wanted is the create of this plan that was found
+// to take it over before it was held (ok): the plan must not go on, or two
+// resources would manage one link.
+func (lc *Creator) Hold(id string) (wanted client.CreateLinkInput, ok bool) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	lc.held[id] = true
+	wanted, ok = lc.planned[id]
+	return wanted, ok
 }
 
 // identity is what two creates must share to be able to make the same link.
@@ -162,16 +176,32 @@ func (lc *Creator) takeOverSlug(ctx context.Context, key string, in client.Creat
 	if attempt > 1 {
 		return holder, Retaken, nil
 	}
+	lc.takenOver[holder.ID] = true
 	return holder, Leftover, nil
+}
+
+// TakenOver says whether a create of this process took link id over on
+// its slug: an object that still names it has handed it on, and must
+// leave it on the service.
+func (lc *Creator) TakenOver(id string) bool {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	return lc.takenOver[id]
 }
 
 // SlugHolder finds the link among listed that holds in's slug, and says
 // why a create of in, whose resource sets utm, could not take it over (""
-// when it could). It changes nothing: a plan asks it what an apply would do.
+// when it could). A plan asks it what an apply would do; a holder the
+// apply would take over is noted, for a resource of the same plan found
+// to manage it later (Hold).
 func (lc *Creator) SlugHolder(listed client.Listing, in client.CreateLinkInput, utm *client.UTM) (*client.Link, string) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
-	return lc.slugHolderLocked(listed, in, utm)
+	holder, problem := lc.slugHolderLocked(listed, in, utm)
+	if holder != nil && problem == "" {
+		lc.planned[holder.ID] = in
+	}
+	return holder, problem
 }
 
 func (lc *Creator) slugHolderLocked(listed client.Listing, in client.CreateLinkInput, utm *client.UTM) (*client.Link, string) {

@@ -276,6 +276,22 @@ func slugTakenDetail(e *links.SlugTakenError) string {
 // configuration declare one slug.
 const duplicateSlugAdvice = "A slug is one link: two resources cannot both hold it on one domain. Remove the duplicate (often a repeated row of a CSV or a repeated for_each value) or give one of them another slug."
 
+// addWantedByAnotherCreate reports, at plan time, that the link a resource
+// manages (id, shortURL) is what another resource's create, found earlier
+// in the same plan, would take over as a leftover.
+func addWantedByAnotherCreate(diags *diag.Diagnostics, id, shortURL string, wanted client.CreateLinkInput) {
+	diags.AddError("Slug held by this resource's link",
+		fmt.Sprintf("This resource manages link %s (%s), which holds the slug %q on domain %s. Another resource of this configuration creates a link with that slug and this link's destination, and would take this link over: two resources would manage one link, and destroying either would delete it.\n\n%s If this resource was renamed or moved, a moved block keeps its link. If it is being removed, remove it in one apply and add the other in the next.",
+			id, shortURL, wanted.Slug, wanted.DomainID, duplicateSlugAdvice))
+}
+
+// addHandedOn says that a destroy left link id on the service, because a
+// create of the same apply took it over.
+func addHandedOn(diags *diag.Diagnostics, id, shortURL string) {
+	diags.AddWarning("Link kept for the object that took it over",
+		fmt.Sprintf("This object is destroyed, but its link %s (%s) is not deleted: a create earlier in this apply, with the same slug, took it over and now manages it, with its short URL and click history. This happens when a link with a fixed slug is replaced with create_before_destroy (after a taint, -replace, or an interrupted create), or when a resource is renamed without a moved block.", id, shortURL))
+}
+
 // addDuplicateSlug reports, at plan time, the second of two resources of
 // this run that would create the same domain and slug.
 func addDuplicateSlug(diags *diag.Diagnostics, in, earlier client.CreateLinkInput) {
@@ -284,7 +300,7 @@ func addDuplicateSlug(diags *diag.Diagnostics, in, earlier client.CreateLinkInpu
 			in.Slug, in.DomainID, earlier.Destination, duplicateSlugAdvice))
 }
 
-// addSlugHeld warns that the slug a plan creates is held on the service by
+// addSlugHeld says that the slug a plan creates is held on the service by
 // holder; problem says why the create could not take it over ("": it
 // would, as the leftover of an interrupted run).
 func addSlugHeld(diags *diag.Diagnostics, in client.CreateLinkInput, holder *client.Link, problem string) {
@@ -294,8 +310,8 @@ func addSlugHeld(diags *diag.Diagnostics, in client.CreateLinkInput, holder *cli
 			fmt.Sprintf("The slug %q is held on domain %s by link %s (%s), created %s, which is exactly what this resource declares and which no other resource of this run manages: most probably left by an interrupted run. Unless something else frees or takes it first, the apply takes it over (see adoption_window).",
 				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.CreatedAt.Format(time.RFC3339)))
 	case links.ManagedHere:
-		diags.AddAttributeWarning(path.Root("slug"), "Slug already taken",
-			fmt.Sprintf("The slug %q is held on domain %s by link %s (%s, destination %q), which another resource of this configuration manages. Unless this apply destroys that resource first, the create will fail with 409 slug_taken. If that resource was renamed or moved to another key, a moved block keeps its link instead.\n\n%s",
+		diags.AddAttributeWarning(path.Root("slug"), "Slug held by a link of this configuration",
+			fmt.Sprintf("The slug %q is held on domain %s by link %s (%s, destination %q), which a resource of this configuration manages: this resource's own link, if it is being replaced (tainted, -replace), or another resource's. A replacement destroyed first frees the slug; one created first (create_before_destroy) takes the link over, which its old object then leaves on the service. Another resource's link would be taken over too, and two resources would manage one link, which destroying either deletes.\n\n%s If that resource was renamed or moved, a moved block keeps its link.",
 				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.Destination, duplicateSlugAdvice))
 	default:
 		diags.AddAttributeWarning(path.Root("slug"), "Slug already taken",

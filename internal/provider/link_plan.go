@@ -71,6 +71,13 @@ func checkTimeoutsPositive(diags *diag.Diagnostics, t timeouts.Value) {
 // or already taken, and an error when the service cannot be asked. It
 // changes no planned value.
 func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !req.State.Raw.IsNull() && r.data != nil {
+		// Held here too, for a plan that does not refresh (-refresh=false).
+		var id, shortURL types.String
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("id"), &id)...)
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("short_url"), &shortURL)...)
+		r.hold(&resp.Diagnostics, id.ValueString(), shortURL.ValueString())
+	}
 	if req.Plan.Raw.IsNull() || req.Plan.Raw.Equal(req.State.Raw) {
 		return // destroy, or no change: nothing to warn of
 	}

@@ -326,15 +326,22 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		addRefreshError(&resp.Diagnostics, r.data.client, "read the link "+state.ID.ValueString(), err)
 		return
 	}
-	// A link this run's state records is never another resource's to take
-	// over after an interrupted run (see links.Creator).
-	r.data.creator.Hold(link.ID)
+	r.hold(&resp.Diagnostics, link.ID, link.ShortURL)
 	before := state.linkModel
 	state.applyLink(link)
 	if state.equal(before) {
 		return // the response holds the state already: most reads of a plan
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// hold records that a resource of this run manages link id: it is never
+// another resource's to take over as a leftover (see links.Creator). Found
+// to be what a create of this plan would take over, it fails the plan.
+func (r *linkResource) hold(diags *diag.Diagnostics, id, shortURL string) {
+	if wanted, ok := r.data.creator.Hold(id); ok {
+		addWantedByAnotherCreate(diags, id, shortURL, wanted)
+	}
 }
 
 func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -387,6 +394,10 @@ func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	}
 	defer done()
 
+	if r.data.creator.TakenOver(state.ID.ValueString()) {
+		addHandedOn(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString())
+		return
+	}
 	err := r.data.client.DeleteLink(ctx, state.ID.ValueString())
 	if err != nil && !client.IsNotFound(err) { // 404: already gone, which is what we want
 		addOperationError(&resp.Diagnostics, r.data.client, "delete the link "+state.ID.ValueString(), err)

@@ -528,6 +528,79 @@ func TestAccLink_takesOverLeftoverOfInterruptedRun(t *testing.T) {
 	}})
 }
 
+// TestAccLink_copyPlannedBeforeTheLinkItWantsFailsThePlan: a resource
+// copied with its slug, destination and all, declares the link another
+// resource of the configuration manages. Planned before that resource
+// (depends_on orders them here), its create finds the link free to take
+// over as a leftover; the apply, another process, would take it, and two
+// resources would manage one link. The other resource's refresh then
+// fails the plan, and nothing is sent.
+func TestAccLink_copyPlannedBeforeTheLinkItWantsFailsThePlan(t *testing.T) {
+	e := newTestEnv(t)
+	block := func(name, dependsOn string) string {
+		return fmt.Sprintf(`
+resource "shortlink_link" %q {
+  domain_id   = %q
+  destination = "https://example.com/spring"
+  slug        = "spring"
+  depends_on  = [%s]
+}
+`, name, e.fx.DomainID, dependsOn)
+	}
+	kept := e.config(block("kept", ""))
+	e.testLink(t, []resource.TestStep{
+		{Config: kept},
+		{
+			Config:      e.config(block("kept", "shortlink_link.copy") + block("copy", "")),
+			ExpectError: expectErr("Slug held by this resource's link", `holds the slug "spring"`, "would take this link over", "moved block"),
+		},
+		{
+			Config:           kept,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			Check: func(*terraform.State) error {
+				if n := e.srv.Count(http.MethodPost, "/api/links"); n != 1 {
+					return fmt.Errorf("%d creates sent, want 1: the copy's create went", n)
+				}
+				return nil
+			},
+		},
+	})
+}
+
+// TestAccLink_taintedWithCreateBeforeDestroyKeepsItsLink: replacing a
+// link with a fixed slug create-before-destroy (here after a taint, as an
+// interrupted create leaves one) meets its own old link on the slug and
+// takes it over; the old object, destroyed next, must leave the link on
+// the service rather than delete the link the new object names.
+func TestAccLink_taintedWithCreateBeforeDestroyKeepsItsLink(t *testing.T) {
+	e := newTestEnv(t)
+	config := e.linkConfig(`
+  destination = "https://example.com/sale"
+  slug        = "sale"
+  lifecycle {
+    create_before_destroy = true
+  }`)
+	var id string
+	e.testLink(t, []resource.TestStep{
+		{Config: config, Check: func(*terraform.State) error { id = e.onlyLink(t).ID; return nil }},
+		{
+			Config: config,
+			Taint:  []string{linkAddr},
+			Check: func(s *terraform.State) error {
+				l := e.onlyLink(t)
+				if l.ID != id || s.RootModule().Resources[linkAddr].Primary.ID != id {
+					return fmt.Errorf("the service holds link %s and the state names %s; want both the link %s, kept", l.ID, s.RootModule().Resources[linkAddr].Primary.ID, id)
+				}
+				if n := e.srv.Count(http.MethodDelete, "/api/links/{id}"); n != 0 {
+					return fmt.Errorf("%d deletes sent, want none", n)
+				}
+				return nil
+			},
+		},
+		{Config: config, PlanOnly: true},
+	})
+}
+
 // TestAccLink_expiresAtInLowerCase: RFC 3339 lets the T and Z be written
 // in lower case (section 5.6); such an expiry is sent as the instant it
 // names, kept as written, and plans nothing after.
