@@ -87,14 +87,16 @@ func (r *linkListResource) List(ctx context.Context, req list.ListRequest, strea
 }
 
 // listed reads the filters and, when they can match, the account's links
-// from the shared listing.
+// from the shared listing: every link, as shortlink_links lists them (two
+// listings of a paged account, so that a link another client's deletes
+// shifted between two pages of one is still found).
 func (r *linkListResource) listed(ctx context.Context, config tfsdk.Config) (client.Listing, linkFilter, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	filter := linkFilterFrom(ctx, config, r.now(), &diags)
 	if diags.HasError() || !configured(r.data, &diags) {
 		return nil, filter, diags
 	}
-	links, err := r.data.listing.Current(ctx)
+	links, err := r.data.listing.Links(ctx)
 	if err != nil {
 		addOperationError(&diags, r.data.client, "list the links", err)
 	}

@@ -393,8 +393,9 @@ func (c *listClient) importAndRead(id string) tftypes.Value {
 	return v
 }
 
-// An account of 1,000 links over 10 pages is listed whole, from one
-// listing, which later list blocks of the same run share.
+// An account of 1,000 links over 10 pages is listed whole, from two
+// listings (the second finds what another client's changes made the first
+// skip), which later list blocks of the same run share.
 func TestListResource_oneListingOfManyPages(t *testing.T) {
 	e := newTestEnv(t, func(s *emulator.Settings) { s.Variants.Paging, s.Variants.PageSize = "cursor", 100 })
 	want := seededIDs(t, e, e.fx.DomainID, "bulk", 1000)
@@ -404,14 +405,36 @@ func TestListResource_oneListingOfManyPages(t *testing.T) {
 	if got := c.ids(c.list(listRequest{includeResource: true})); !slices.Equal(got, want) {
 		t.Fatalf("listed %d links, want all %d in order", len(got), len(want))
 	}
-	if n := e.srv.Count(http.MethodGet, "/api/links"); n != 10 {
-		t.Fatalf("the listing sent %d list requests, want 10 (one per page)", n)
+	if n := e.srv.Count(http.MethodGet, "/api/links"); n != 20 {
+		t.Fatalf("the listing sent %d list requests, want 20 (one per page, twice)", n)
 	}
 	if got := c.ids(c.list(listRequest{filters: map[string]tftypes.Value{"slug_prefix": str("bulk-99")}})); len(got) != 11 {
 		t.Fatalf("a second list block found %d links with slug prefix bulk-99, want 11 (bulk-99, bulk-990…999)", len(got))
 	}
-	if n := e.srv.Count(http.MethodGet, "/api/links"); n != 10 {
+	if n := e.srv.Count(http.MethodGet, "/api/links"); n != 20 {
 		t.Fatalf("a second list block listed again (%d list requests in all); it should share the listing", n)
+	}
+}
+
+// Another client that deletes its links while the account is listed by
+// offset shifts the rest toward the start, and one link falls between
+// each two pages: every link that was there throughout is still listed.
+func TestListResource_othersDeletingMeanwhileHideNoLink(t *testing.T) {
+	e := newTestEnv(t, func(s *emulator.Settings) { s.Variants.Paging, s.Variants.PageSize = "offset", 100 })
+	if err := e.srv.AddOtherClientLinks(e.fx.AccountID, 300); err != nil {
+		t.Fatal(err)
+	}
+	want := seededIDs(t, e, e.fx.DomainID, "mine", 500)
+	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Churn = emulator.Churn{Delete: 3} }); err != nil {
+		t.Fatal(err)
+	}
+	c := newListClient(t)
+	c.configure(e.url, e.fx.APIKey)
+	got := c.ids(c.list(listRequest{limit: 1000, filters: map[string]tftypes.Value{"slug_prefix": str("mine-")}}))
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) { // each once: the union has no link twice
+		t.Fatalf("listed %d links; want the %d that were there throughout, each once", len(got), len(want))
 	}
 }
 

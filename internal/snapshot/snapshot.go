@@ -63,6 +63,13 @@ type Snapshot struct {
 	// removed holds the IDs this provider deleted (and has not put since):
 	// their absence is known, not a possible paging gap.
 	removed map[string]bool
+	// whole is the union Links made last, of cur (wholeOf) and the listing
+	// before it: it serves later calls while cur is that same view (no
+	// write or listing since) and fresh, so that several callers of one
+	// command (list blocks, data sources) cost two listings, not one more
+	// each.
+	whole   client.Listing
+	wholeOf *view
 }
 
 // write is one local change: a link put, or removed when removed is true.
@@ -92,11 +99,19 @@ func New(list ListFunc, lifetime time.Duration) *Snapshot {
 // (links only the first lists come last). Links this provider removed
 // meanwhile are left out. The second listing, shared with concurrent
 // calls, becomes the current one. A listing the service gave in one answer
-// skipped nothing, and is returned alone.
+// skipped nothing, and is returned alone. A union made since the last
+// write or listing is returned again while fresh.
 func (s *Snapshot) Links(ctx context.Context) (client.Listing, error) {
 	if s.lifetime <= 0 {
 		return s.linksUnshared(ctx)
 	}
+	s.mu.Lock()
+	if s.wholeOf != nil && s.wholeOf == s.cur && s.now().Sub(s.fetchedAt) < s.lifetime {
+		whole := s.whole
+		s.mu.Unlock()
+		return whole, nil
+	}
+	s.mu.Unlock()
 	first, after, err := s.fresh(ctx)
 	if err != nil {
 		return nil, err
@@ -112,7 +127,13 @@ func (s *Snapshot) Links(ctx context.Context) (client.Listing, error) {
 	s.mu.Unlock()
 	// A link only the first listing has and that we deleted is gone, not
 	// skipped by the second one.
-	return union(second, first, removed), nil
+	whole := union(second, first, removed)
+	s.mu.Lock()
+	if s.cur == second {
+		s.whole, s.wholeOf = whole, second
+	}
+	s.mu.Unlock()
+	return whole, nil
 }
 
 func (s *Snapshot) linksUnshared(ctx context.Context) (client.Listing, error) {
