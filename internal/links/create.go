@@ -163,7 +163,14 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *c
 func (lc *Creator) takeOverSlug(ctx context.Context, key string, in client.CreateLinkInput, utm *client.UTM, attempt int, conflict error) (*client.Link, Origin, error) {
 	lc.waitSettled(ctx, key)
 	listed, err := lc.client.ListLinks(ctx)
-	if err != nil {
+	switch {
+	case err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, client.ErrNotSent)) && attempt > 1:
+		// Stopped before the 409 was settled: what matters is the earlier
+		// attempt, whose link may be the holder, not a slug taken.
+		return nil, Made, fmt.Errorf("%w: an earlier attempt's answer was lost, and the run was stopped before the link holding the slug could be read: %w", client.ErrAmbiguous, err)
+	case err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, client.ErrNotSent)):
+		return nil, Made, fmt.Errorf("the slug was taken (409), and the run was stopped before the link holding it could be read: %w", err)
+	case err != nil:
 		return nil, Made, fmt.Errorf("%w; then listing the links to find the link that holds the slug failed: %w", conflict, err)
 	}
 	lc.mu.Lock()

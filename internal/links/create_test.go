@@ -291,6 +291,22 @@ func TestCreate_takesOverTheExactRecentLeftoverOfAnInterruptedRun(t *testing.T) 
 	}
 }
 
+// A run stopped while it lists to settle a 409 tells of the stop, not of
+// a slug taken: the next run settles the 409 (and takes over a leftover).
+func TestCreate_stoppedWhileSettlingA409TellsOfTheStop(t *testing.T) {
+	e := newCreatorEnv(t)
+	e.seedLeftover(t, time.Hour)
+	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultDelay, Delay: emulator.Duration(3 * time.Second), Method: http.MethodGet, Path: "/api/links"})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel) // while the listing waits
+	_, _, err := e.creator.Create(ctx, e.input("https://example.com/left/0", "left-0"), nil)
+	var taken *SlugTakenError
+	var apiErr *client.APIError
+	if !errors.Is(err, context.Canceled) || errors.As(err, &taken) || errors.As(err, &apiErr) {
+		t.Fatalf("error = %v; want the stop, without the 409 that makes it read as a slug taken", err)
+	}
+}
+
 // A leftover of this resource's interrupted create has no UTM parameters
 // yet, or the resource's own if its UTM step ran too. A link with others
 // belongs to another configuration (another campaign), however alike.

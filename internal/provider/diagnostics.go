@@ -244,7 +244,7 @@ func addRateLimitWait(diags *diag.Diagnostics, waited time.Duration, refused int
 
 // leftoverAdvice says what the next run does about a create whose outcome
 // is unknown; it holds for a new process, not only for this one.
-const leftoverAdvice = "If it did, the link is on the account but in no state. The next apply settles it: for a resource with a slug, the service answers 409 and the provider takes the link over when it is exactly what the resource declares, was created within adoption_window and no other resource manages it (with a warning naming it); for a resource without a slug a new link is created and a warning names the probable leftover, for you to delete."
+const leftoverAdvice = "If it did, the link is on the account but in no state. The next apply settles it: for a resource with a slug, the service answers 409 and the provider takes the link over when it is exactly what the resource declares, was created within adoption_window and no other resource manages it (with a warning naming it); for a resource without a slug a new link is created, and the plan warns of a probable leftover it finds (one the service finishes making after that plan has listed is not found: look for a second link to the same destination, created about now, and delete it)."
 
 // slugTakenDetail explains a 409 that the create could not resolve, with
 // the ID that imports the link holding the slug.
