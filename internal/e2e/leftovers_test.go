@@ -102,3 +102,49 @@ func TestLeftovers_slugHeldIsTakenOver(t *testing.T) {
 		t.Errorf("the service holds %v, want the one link", ids)
 	}
 }
+
+// TestLeftovers_copiedBlockIsCaughtBeforeItsLinkIsDeleted: a resource
+// copied with another's slug and destination, planned after the other is
+// refreshed (depends_on orders them here), is only warned of, since a
+// -replace is planned the same way; the apply takes the link over and two
+// resources name it. The next plan fails on it, before destroying either
+// can delete the link both name, and `terraform state rm` ends it.
+func TestLeftovers_copiedBlockIsCaughtBeforeItsLinkIsDeleted(t *testing.T) {
+	s := newService(t, instantFilter)
+	block := func(name, dependsOn string) string {
+		return fmt.Sprintf("resource \"shortlink_link\" %q {\n  domain_id   = %q\n  slug        = \"spring\"\n  destination = \"https://shop.example.com/spring\"\n  depends_on  = [%s]\n}\n", name, s.fx.DomainID, dependsOn)
+	}
+	w := s.workdir(t, "copied-block", "provider \"shortlink\" {}\n"+block("kept", ""))
+	ctx := context.Background()
+	run := func(args ...string) (string, error) {
+		return w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
+	}
+	if out, err := run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	kept := stateIDs(t, w)
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+block("kept", "")+block("copy", "shortlink_link.kept")); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run("apply", "-auto-approve"); err != nil || !strings.Contains(out, "Slug held by a link of this configuration") {
+		t.Fatalf("apply of the copy: %v; want it warned of\n%s", err, out)
+	}
+	for _, command := range [][]string{{"plan"}, {"destroy", "-auto-approve"}} {
+		out, err := run(command...)
+		if err == nil || !strings.Contains(out, "Link managed twice") || !strings.Contains(out, kept[0]) {
+			t.Fatalf("%s with two resources naming link %s: %v; want it refused, naming the link\n%s", command, kept[0], err, out)
+		}
+	}
+	if out, err := w.Terraform(ctx, runLimit, "state", "rm", "shortlink_link.copy"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+block("kept", "")); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run("plan", "-detailed-exitcode"); err != nil {
+		t.Fatalf("plan after state rm: %v; want no changes\n%s", err, out)
+	}
+	if links := s.srv.Links(s.fx.AccountID); len(links) != 1 || links[0].ID != kept[0] {
+		t.Fatalf("the service holds %d links; want the one link %s, kept throughout", len(links), kept[0])
+	}
+}

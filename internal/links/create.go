@@ -66,6 +66,8 @@ type Creator struct {
 	// out to manage one (Hold) must say so, since the apply, another
 	// process, cannot know it.
 	planned map[string]client.CreateLinkInput
+	// refreshed are the links a refresh of this process read.
+	refreshed map[string]bool
 	// takenOver are the links a create of this process took over on its
 	// slug: another object of the same apply that still names one (the
 	// old object of a replacement created before it is destroyed, a
@@ -87,7 +89,7 @@ type Creator struct {
 // and takes over leftovers created within window (0: none).
 func NewCreator(c *client.Client, maxRetries int, retryWait, window time.Duration) *Creator {
 	lc := &Creator{client: c, maxRetries: maxRetries, retryWait: retryWait, window: window, now: time.Now,
-		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, takenOver: map[string]bool{}, inflight: map[string]int{}}
+		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, refreshed: map[string]bool{}, takenOver: map[string]bool{}, inflight: map[string]int{}}
 	lc.settled = sync.NewCond(&lc.mu)
 	return lc
 }
@@ -95,16 +97,33 @@ func NewCreator(c *client.Client, maxRetries int, retryWait, window time.Duratio
 // AdoptionWindow is how recent a leftover must be to be taken over.
 func (lc *Creator) AdoptionWindow() time.Duration { return lc.window }
 
+// Holding is what Hold found of a link a resource of this run manages.
+type Holding struct {
+	// WantedBy is the create of this plan that was found to take the link
+	// over before it was held (nil: none): the plan must not go on, or two
+	// resources would manage one link.
+	WantedBy *client.CreateLinkInput
+	// Twice: another refresh of this run read the same link, so two
+	// objects of the state name it, and destroying either deletes it.
+	Twice bool
+}
+
 // Hold records a link that belongs to a resource of this process, so that
-// no create takes it over. wanted is the create of this plan that was found
-// to take it over before it was held (ok): the plan must not go on, or two
-// resources would manage one link.
-func (lc *Creator) Hold(id string) (wanted client.CreateLinkInput, ok bool) {
+// no create takes it over; refreshed says a refresh read it, as each
+// object of the state is read once in a run.
+func (lc *Creator) Hold(id string, refreshed bool) Holding {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	lc.held[id] = true
-	wanted, ok = lc.planned[id]
-	return wanted, ok
+	var h Holding
+	if wanted, ok := lc.planned[id]; ok {
+		h.WantedBy = &wanted
+	}
+	if refreshed {
+		h.Twice = lc.refreshed[id]
+		lc.refreshed[id] = true
+	}
+	return h
 }
 
 // identity is what two creates must share to be able to make the same link.

@@ -292,6 +292,12 @@ func addHandedOn(diags *diag.Diagnostics, id, shortURL string) {
 		fmt.Sprintf("This object is destroyed, but its link %s (%s) is not deleted: a create earlier in this apply, with the same slug, took it over and now manages it, with its short URL and click history. This happens when a link with a fixed slug is replaced with create_before_destroy (after a taint, -replace, or an interrupted create), or when a resource is renamed without a moved block.", id, shortURL))
 }
 
+// addManagedTwice reports a link that two objects of the state name.
+func addManagedTwice(diags *diag.Diagnostics, id, shortURL string) {
+	diags.AddError("Link managed twice",
+		fmt.Sprintf("Link %s (%s) is in the state of this resource and of another object of this configuration (another resource, most often a copied block with the same slug and destination, or an old object of this one). Destroying or replacing either would delete the link both name. Keep it in one: run `terraform state rm` on the other resource, then remove its block or give it another slug.", id, shortURL))
+}
+
 // addDuplicateSlug reports, at plan time, the second of two resources of
 // this run that would create the same domain and slug.
 func addDuplicateSlug(diags *diag.Diagnostics, in, earlier client.CreateLinkInput) {

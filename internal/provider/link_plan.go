@@ -76,7 +76,7 @@ func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		var id, shortURL types.String
 		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("id"), &id)...)
 		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("short_url"), &shortURL)...)
-		r.hold(&resp.Diagnostics, id.ValueString(), shortURL.ValueString())
+		r.hold(&resp.Diagnostics, id.ValueString(), shortURL.ValueString(), false)
 	}
 	if req.Plan.Raw.IsNull() || req.Plan.Raw.Equal(req.State.Raw) {
 		return // destroy, or no change: nothing to warn of

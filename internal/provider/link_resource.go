@@ -326,7 +326,7 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		addRefreshError(&resp.Diagnostics, r.data.client, "read the link "+state.ID.ValueString(), err)
 		return
 	}
-	r.hold(&resp.Diagnostics, link.ID, link.ShortURL)
+	r.hold(&resp.Diagnostics, link.ID, link.ShortURL, true)
 	before := state.linkModel
 	state.applyLink(link)
 	if state.equal(before) {
@@ -335,12 +335,18 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// hold records that a resource of this run manages link id: it is never
-// another resource's to take over as a leftover (see links.Creator). Found
-// to be what a create of this plan would take over, it fails the plan.
-func (r *linkResource) hold(diags *diag.Diagnostics, id, shortURL string) {
-	if wanted, ok := r.data.creator.Hold(id); ok {
-		addWantedByAnotherCreate(diags, id, shortURL, wanted)
+// hold records that a resource of this run manages link id (read by a
+// refresh, or named by a plan's prior state): it is never another
+// resource's to take over as a leftover (see links.Creator). Found to be
+// what a create of this plan would take over, or read by another refresh
+// too, it fails the plan.
+func (r *linkResource) hold(diags *diag.Diagnostics, id, shortURL string, refreshed bool) {
+	h := r.data.creator.Hold(id, refreshed)
+	if h.WantedBy != nil {
+		addWantedByAnotherCreate(diags, id, shortURL, *h.WantedBy)
+	}
+	if h.Twice {
+		addManagedTwice(diags, id, shortURL)
 	}
 }
 
