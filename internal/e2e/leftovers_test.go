@@ -148,3 +148,28 @@ func TestLeftovers_copiedBlockIsCaughtBeforeItsLinkIsDeleted(t *testing.T) {
 		t.Fatalf("the service holds %d links; want the one link %s, kept throughout", len(links), kept[0])
 	}
 }
+
+// TestLeftovers_replaceCreatedBeforeDestroyKeepsTheLink: `apply -replace`
+// of a link with a fixed slug and create_before_destroy meets its own old
+// link on the slug. The link stays on the service, named by the state.
+func TestLeftovers_replaceCreatedBeforeDestroyKeepsTheLink(t *testing.T) {
+	s := newService(t, instantFilter)
+	w := s.workdir(t, "replace-cbd", fmt.Sprintf("provider \"shortlink\" {}\nresource \"shortlink_link\" \"sale\" {\n  domain_id   = %q\n  slug        = \"sale\"\n  destination = \"https://shop.example.com/sale\"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n", s.fx.DomainID))
+	ctx := context.Background()
+	run := func(args ...string) (string, error) {
+		return w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
+	}
+	if out, err := run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	before := stateIDs(t, w)
+	out, err := run("apply", "-auto-approve", "-replace=shortlink_link.sale")
+	t.Logf("apply -replace: %v\n%s", err, out)
+	links := s.srv.Links(s.fx.AccountID)
+	if after := stateIDs(t, w); len(links) != 1 || len(after) != 1 || links[0].ID != after[0] {
+		t.Fatalf("the service holds %d links and the state %v (before %v); want the one link, named by the state", len(links), after, before)
+	}
+	if out, err := run("plan", "-detailed-exitcode"); err != nil {
+		t.Fatalf("plan after the replacement: %v; want no changes\n%s", err, out)
+	}
+}
