@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
 )
 
 // clockSkewAllowance widens "created since the attempt began" when looking
@@ -50,7 +51,9 @@ const (
 // One Creator serves a whole provider process, so that the links held are
 // shared by all its resources. It is safe for concurrent use.
 type Creator struct {
-	client     *client.Client
+	client *client.Client
+	// listings shares the listings that settle 409s (Snapshot.Since).
+	listings   *snapshot.Snapshot
 	maxRetries int
 	retryWait  time.Duration
 	// window is how recent a leftover must be to be adopted; 0 adopts none.
@@ -87,8 +90,8 @@ type Creator struct {
 // maxRetries times after an ambiguous failure that left no link, waiting
 // retryWait before the first resend and twice as long before each next,
 // and takes over leftovers created within window (0: none).
-func NewCreator(c *client.Client, maxRetries int, retryWait, window time.Duration) *Creator {
-	lc := &Creator{client: c, maxRetries: maxRetries, retryWait: retryWait, window: window, now: time.Now,
+func NewCreator(c *client.Client, listings *snapshot.Snapshot, maxRetries int, retryWait, window time.Duration) *Creator {
+	lc := &Creator{client: c, listings: listings, maxRetries: maxRetries, retryWait: retryWait, window: window, now: time.Now,
 		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, refreshed: map[string]bool{}, takenOver: map[string]bool{}, inflight: map[string]int{}}
 	lc.settled = sync.NewCond(&lc.mu)
 	return lc
@@ -180,8 +183,9 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *c
 // (attempt > 1), or a run that was interrupted after its POST. Otherwise
 // the 409 stands, as a *SlugTakenError naming the link and the import ID.
 func (lc *Creator) takeOverSlug(ctx context.Context, key string, in client.CreateLinkInput, utm *client.UTM, attempt int, conflict error) (*client.Link, Origin, error) {
+	mark := lc.listings.Mark() // the 409 is answered: its holder is in any listing started after
 	lc.waitSettled(ctx, key)
-	listed, err := lc.client.ListLinks(ctx)
+	listed, err := lc.listings.Since(ctx, mark)
 	switch {
 	case err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, client.ErrNotSent)) && attempt > 1:
 		// Stopped before the 409 was settled: what matters is the earlier

@@ -11,6 +11,7 @@ import (
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
 	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
@@ -37,7 +38,7 @@ func newCreatorEnv(t *testing.T) *creatorEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env.creator = NewCreator(c, 3, time.Millisecond, DefaultAdoptionWindow)
+	env.creator = NewCreator(c, snapshot.New(c.ListLinks, snapshot.DefaultLifetime), 3, time.Millisecond, DefaultAdoptionWindow)
 	return env
 }
 
@@ -93,7 +94,7 @@ func TestCreate_waitsForALinkTheServiceMakesAfterItsAnswer(t *testing.T) {
 	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(300 * time.Millisecond) }); err != nil {
 		t.Fatal(err)
 	}
-	e.creator = NewCreator(e.creator.client, 3, 300*time.Millisecond, DefaultAdoptionWindow)
+	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 300*time.Millisecond, DefaultAdoptionWindow)
 	if _, _, err := e.creator.Create(context.Background(), e.input("https://example.com/first", ""), nil); err != nil {
 		t.Fatal(err) // answered after the filter: how long the service works on a create
 	}
@@ -412,7 +413,7 @@ func TestCreate_namesProbableLeftoversOfLinksWithoutSlug(t *testing.T) {
 	if found := e.creator.ProbableLeftovers(context.Background(), other, nil, listed); len(found) != 0 {
 		t.Fatalf("links with another destination were named: %v", found)
 	}
-	e.creator = NewCreator(e.creator.client, 3, time.Millisecond, DefaultAdoptionWindow)
+	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, time.Millisecond, DefaultAdoptionWindow)
 	e.creator.now = func() time.Time { return time.Now().Add(DefaultAdoptionWindow + 3*time.Hour) }
 	if found := e.creator.ProbableLeftovers(context.Background(), in, nil, listed); len(found) != 0 {
 		t.Fatalf("a link older than the adoption window was named: %v", found)

@@ -90,7 +90,7 @@ func TestProbableLeftovers_indexFindsWhatAPassFinds(t *testing.T) {
 		t.Fatalf("the snapshot's view %T is not Layered: every search would read the account", view)
 	}
 	for name, listed := range map[string]client.Listing{"a listing": set, "the snapshot's view": view} {
-		lc := NewCreator(nil, 0, 0, DefaultAdoptionWindow)
+		lc := NewCreator(nil, nil, 0, 0, DefaultAdoptionWindow)
 		for _, dest := range leftoverInputs {
 			for _, utm := range []*client.UTM{nil, {Source: "news", Campaign: "spring"}} {
 				in := client.CreateLinkInput{Destination: dest, DomainID: leftoverDomain}
@@ -101,7 +101,7 @@ func TestProbableLeftovers_indexFindsWhatAPassFinds(t *testing.T) {
 			}
 		}
 	}
-	lc := NewCreator(nil, 0, 0, DefaultAdoptionWindow)
+	lc := NewCreator(nil, nil, 0, 0, DefaultAdoptionWindow)
 	in := client.CreateLinkInput{Destination: "https://example.com/a", DomainID: leftoverDomain}
 	if got := idsOf(lc.ProbableLeftovers(context.Background(), in, &client.UTM{Source: "news", Campaign: "spring"}, set)); !slices.Equal(got, []string{"domain-case", "exact", "host-case", "merged-utm"}) {
 		t.Errorf("found %v: the spellings of one destination, recent, on its domain, with no UTM parameters or this link's", got)
@@ -123,7 +123,7 @@ func TestProbableLeftovers_readsTheAccountOncePerListing(t *testing.T) {
 			Destination: fmt.Sprintf("https://example.com/%d", i), CreatedAt: now.Add(-time.Hour)}
 	}
 	set := client.LinkSetOf(links...)
-	lc := NewCreator(nil, 0, 0, DefaultAdoptionWindow)
+	lc := NewCreator(nil, nil, 0, 0, DefaultAdoptionWindow)
 	search := func(i int) []client.Link {
 		in := client.CreateLinkInput{Destination: fmt.Sprintf("https://example.com/%d", i), DomainID: leftoverDomain}
 		return lc.ProbableLeftovers(context.Background(), in, nil, set)

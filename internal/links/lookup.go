@@ -12,8 +12,8 @@ import (
 
 // Lookups of one link. The service cannot read one link, only list them
 // all, so these search a listing: ByID and BySlug the provider's shared
-// snapshot of it (see internal/snapshot), ByIDInFreshListing a listing of
-// its own. They change nothing: what a lookup means for adoption (a link
+// snapshot of it (see internal/snapshot), ByIDListedSince a listing
+// started after a mark. They change nothing: what a lookup means for adoption (a link
 // held by this run, see Creator.Hold) is the caller's to say.
 
 var (
@@ -50,10 +50,11 @@ func BySlug(ctx context.Context, listing *snapshot.Snapshot, domainID, slug stri
 	return nil, fmt.Errorf("%w: no link with slug %q on domain %s; list the account's links with data.shortlink_links", ErrNoSuchLink, slug, domainID)
 }
 
-// ByIDInFreshListing finds a link by its ID in a listing of its own, for a
-// link the shared snapshot may not know yet (one just changed).
-func ByIDInFreshListing(ctx context.Context, list snapshot.ListFunc, id string) (*client.Link, error) {
-	listed, err := list(ctx)
+// ByIDListedSince finds a link by its ID in a listing started after mark
+// (Snapshot.Since), for a link the snapshot may not know as it is now (one
+// just changed, answered without the link).
+func ByIDListedSince(ctx context.Context, listings *snapshot.Snapshot, mark uint64, id string) (*client.Link, error) {
+	listed, err := listings.Since(ctx, mark)
 	if err != nil {
 		return nil, err
 	}

@@ -52,17 +52,18 @@ func TestBySlug(t *testing.T) {
 	}
 }
 
-func TestByIDInFreshListing(t *testing.T) {
-	list := fixedListing(client.Link{ID: "other"}, client.Link{ID: lookupLinkID, Slug: "spring"})
-	link, err := ByIDInFreshListing(context.Background(), list, lookupLinkID)
+func TestByIDListedSince(t *testing.T) {
+	listings := snapshot.New(fixedListing(client.Link{ID: "other"}, client.Link{ID: lookupLinkID, Slug: "spring"}), time.Minute)
+	link, err := ByIDListedSince(context.Background(), listings, listings.Mark(), lookupLinkID)
 	if err != nil || link.Slug != "spring" {
-		t.Fatalf("ByIDInFreshListing = %v, %v; want the link", link, err)
+		t.Fatalf("ByIDListedSince = %v, %v; want the link", link, err)
 	}
-	if _, err := ByIDInFreshListing(context.Background(), list, "missing"); !errors.Is(err, ErrNotListed) {
-		t.Fatalf("ByIDInFreshListing of a missing link: %v, want ErrNotListed", err)
+	if _, err := ByIDListedSince(context.Background(), listings, listings.Mark(), "missing"); !errors.Is(err, ErrNotListed) {
+		t.Fatalf("ByIDListedSince of a missing link: %v, want ErrNotListed", err)
 	}
 	failed := errors.New("listing failed")
-	if _, err := ByIDInFreshListing(context.Background(), func(context.Context) (*client.LinkSet, error) { return nil, failed }, lookupLinkID); !errors.Is(err, failed) {
+	broken := snapshot.New(func(context.Context) (*client.LinkSet, error) { return nil, failed }, time.Minute)
+	if _, err := ByIDListedSince(context.Background(), broken, broken.Mark(), lookupLinkID); !errors.Is(err, failed) {
 		t.Fatalf("ByIDInFreshListing with a failed listing: %v, want its error", err)
 	}
 }

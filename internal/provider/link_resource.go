@@ -288,7 +288,7 @@ var errChangeNotReadBack = errors.New("the service accepted the change but answe
 func (r *linkResource) changeDestination(ctx context.Context, id string, in client.ChangeDestinationInput) (*client.Link, error) {
 	link, err := r.data.client.ChangeDestination(ctx, id, in)
 	if err == nil && link == nil {
-		link, err = links.ByIDInFreshListing(ctx, r.data.client.ListLinks, id)
+		link, err = links.ByIDListedSince(ctx, r.data.listing, r.data.listing.Mark(), id)
 		if err != nil && !errors.Is(err, links.ErrNotListed) {
 			err = fmt.Errorf("%w: %w", errChangeNotReadBack, err)
 		}

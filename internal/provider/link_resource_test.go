@@ -601,6 +601,82 @@ func TestAccLink_taintedWithCreateBeforeDestroyKeepsItsLink(t *testing.T) {
 	})
 }
 
+// TestAccLink_leftoversOfAKilledRunShareTheirListings: a killed run
+// leaves every link it sent; the next apply meets a 409 on each slug. The
+// 409s share the listings that find their holders, which on a large
+// account would otherwise cost a listing of the whole account each.
+func TestAccLink_leftoversOfAKilledRunShareTheirListings(t *testing.T) {
+	e := newTestEnv(t)
+	const n = 10
+	left := e.seedLinks(t, e.fx.DomainID, "left", n)
+	e.srv.ResetCounts()
+	e.testLink(t, []resource.TestStep{{
+		Config: e.config(fmt.Sprintf(`
+resource "shortlink_link" "test" {
+  count       = %d
+  domain_id   = %q
+  slug        = "left-${count.index}"
+  destination = "https://example.com/left/${count.index}"
+}
+`, n, e.fx.DomainID)),
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue("shortlink_link.test[0]", tfjsonpath.New("id"), knownvalue.StringExact(left[0].ID)),
+			statecheck.ExpectKnownValue(fmt.Sprintf("shortlink_link.test[%d]", n-1), tfjsonpath.New("id"), knownvalue.StringExact(left[n-1].ID)),
+		},
+		Check: func(*terraform.State) error {
+			if got := e.srv.Count(http.MethodPost, "/api/links", http.StatusConflict); got != n {
+				return fmt.Errorf("%d creates answered 409, want %d", got, n)
+			}
+			// The plan lists once; the apply's 409s settle on a few
+			// listings (one in flight when a later 409 came does not do).
+			// Each listing its own: 11.
+			if got := e.srv.Count(http.MethodGet, "/api/links"); got > 6 {
+				return fmt.Errorf("%d listings for %d 409s, want them shared", got, n)
+			}
+			return nil
+		},
+	}})
+}
+
+// TestAccLink_changesAnsweredWithoutTheLinkShareTheirListings: a service
+// that answers a change 204, without the link, has it read back from a
+// listing started after the answer; the changes of one apply share those
+// listings rather than list the account once each.
+func TestAccLink_changesAnsweredWithoutTheLinkShareTheirListings(t *testing.T) {
+	e := newTestEnv(t, func(s *emulator.Settings) { s.Variants.ChangeStatus = 204 })
+	config := func(version string) string {
+		return e.config(fmt.Sprintf(`
+resource "shortlink_link" "test" {
+  count       = 10
+  domain_id   = %q
+  slug        = "page-${count.index}"
+  destination = "https://example.com/%s/${count.index}"
+}
+`, e.fx.DomainID, version))
+	}
+	e.testLink(t, []resource.TestStep{
+		{Config: config("v1")},
+		{
+			PreConfig: e.srv.ResetCounts,
+			Config:    config("v2"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("shortlink_link.test[9]", tfjsonpath.New("destination"), knownvalue.StringExact("https://example.com/v2/9")),
+			},
+			Check: func(*terraform.State) error {
+				if got := e.srv.Count(http.MethodPatch, "/api/links/{id}"); got != 10 {
+					return fmt.Errorf("%d changes sent, want 10", got)
+				}
+				// The plan lists once; the changes read back on a few
+				// listings. Each its own: 11.
+				if got := e.srv.Count(http.MethodGet, "/api/links"); got > 6 {
+					return fmt.Errorf("%d listings for 10 changes answered 204, want them shared", got)
+				}
+				return nil
+			},
+		},
+	})
+}
+
 // TestAccLink_expiresAtInLowerCase: RFC 3339 lets the T and Z be written
 // in lower case (section 5.6); such an expiry is sent as the instant it
 // names, kept as written, and plans nothing after.

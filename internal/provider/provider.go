@@ -176,10 +176,11 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 	if !cfg.BulkRefresh.IsNull() && !cfg.BulkRefresh.IsUnknown() && !cfg.BulkRefresh.ValueBool() {
 		lifetime = 0
 	}
+	listing := snapshot.New(c.ListLinks, lifetime)
 	data := &providerData{
 		client:  c,
-		listing: snapshot.New(c.ListLinks, lifetime),
-		creator: links.NewCreator(c, maxRetries, createRetryWait, durationSetting(cfg.AdoptionWindow, links.DefaultAdoptionWindow)),
+		listing: listing,
+		creator: links.NewCreator(c, listing, maxRetries, createRetryWait, durationSetting(cfg.AdoptionWindow, links.DefaultAdoptionWindow)),
 		plans:   links.NewPlans(),
 		stop:    p.stop,
 	}

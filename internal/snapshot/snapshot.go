@@ -56,7 +56,10 @@ type Snapshot struct {
 	// so any listing installed after the one that missed a link started
 	// after that one ended: it is the second look that confirms the miss.
 	generation uint64
-	inflight   *listing
+	// started counts the listings started; curSeq is the number of the
+	// one cur lays its writes over (Mark, Since).
+	started, curSeq uint64
+	inflight        *listing
 	// journal holds the writes made while a listing is in flight: the
 	// listing may predate them, so they are laid over it.
 	journal []write
@@ -81,6 +84,7 @@ type write struct {
 // listing is one list request that concurrent callers share.
 type listing struct {
 	done chan struct{}
+	seq  uint64 // its number among the listings started
 	err  error
 	// callers counts the callers that joined it, the one that runs it
 	// included (one that gave up is not taken off): tests that hold a
@@ -226,6 +230,39 @@ func (s *Snapshot) findUnshared(ctx context.Context, lookup func(client.Listing)
 	return client.Link{}, false, nil
 }
 
+// Mark is a point among the snapshot's listings: Since waits for one
+// started after it. A caller marks when an answer has told it that the
+// service changed (a 409, a change answered without the link).
+func (s *Snapshot) Mark() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.started
+}
+
+// Since returns a listing started after mark, as the service gave it,
+// without this provider's writes laid over it: the current one if it was,
+// else the next, which concurrent callers share. So many answers that each
+// need the service's latest links (409s after a killed run, on every link
+// it left) cost one or two listings of the account, not one each.
+func (s *Snapshot) Since(ctx context.Context, mark uint64) (client.Listing, error) {
+	if s.lifetime <= 0 {
+		return s.list(ctx)
+	}
+	for {
+		s.mu.Lock()
+		if s.cur != nil && s.curSeq > mark {
+			base := s.cur.base
+			s.mu.Unlock()
+			return base, nil
+		}
+		after := s.generation
+		s.mu.Unlock()
+		if err := s.await(ctx, after); err != nil {
+			return nil, err
+		}
+	}
+}
+
 // Put records a link this provider created or changed.
 func (s *Snapshot) Put(l client.Link) { s.record(write{link: l}) }
 
@@ -276,7 +313,8 @@ func (s *Snapshot) await(ctx context.Context, after uint64) error {
 		}
 		call := s.inflight
 		if call == nil {
-			call = &listing{done: make(chan struct{}), callers: 1}
+			s.started++
+			call = &listing{done: make(chan struct{}), seq: s.started, callers: 1}
 			s.inflight = call
 			s.mu.Unlock()
 			s.run(ctx, call)
@@ -314,7 +352,7 @@ func (s *Snapshot) run(ctx context.Context, call *listing) {
 		for _, w := range journal {
 			v = v.with(w)
 		}
-		s.cur = v
+		s.cur, s.curSeq = v, call.seq
 		s.fetchedAt = s.now()
 		s.generation++
 	}

@@ -926,3 +926,38 @@ func TestSnapshotLinksListsOnceWhenOneAnswerHeldThemAll(t *testing.T) {
 		})
 	}
 }
+
+// Since serves a listing started after the mark: not the current one, nor
+// one in flight that started before, but the next, which callers marking
+// at once share; a caller whose mark precedes the current listing takes it.
+func TestSnapshotSinceWaitsForAListingStartedAfterTheMark(t *testing.T) {
+	svc := newService("a")
+	s, _ := newSnapshot(svc, lifetime)
+	ctx := context.Background()
+	if _, err := s.Links(ctx); err != nil { // a current listing, started before the mark
+		t.Fatal(err)
+	}
+	before := svc.listCalls()
+	mark := s.Mark()
+	svc.set(func(svc *service) { svc.links = append(svc.links, link("b", "https://example.com/b")) })
+	const n = 10
+	done := make(chan error, n)
+	startAll(n, func(int) {
+		listed, err := s.Since(ctx, mark)
+		if _, ok := listed.Get("b"); err == nil && !ok {
+			err = errors.New("the listing lacks link b, made after the mark")
+		}
+		done <- err
+	})
+	for range n {
+		if err := testsupport.Receive(t, done, "a Since"); err != nil {
+			t.Error(err)
+		}
+	}
+	if got := svc.listCalls() - before; got != 1 {
+		t.Errorf("%d listings for %d callers marking at once, want 1", got, n)
+	}
+	if _, err := s.Since(ctx, mark); err != nil || svc.listCalls()-before != 1 {
+		t.Errorf("a caller whose mark precedes the current listing listed again (%d listings): %v", svc.listCalls()-before, err)
+	}
+}
