@@ -339,9 +339,10 @@ func (lc *Creator) end(key string, created *client.Link, started time.Time) {
 	}
 }
 
-// adopt lists the links (bypassing the shared snapshot: the link may be
-// brand new) and claims the one the failed attempt, begun at started, made
-// for a resource that sets utm, if any.
+// adopt lists the links (in a listing started after the wait, which
+// concurrent searches share: the link may be brand new) and claims the one
+// the failed attempt, begun at started, made for a resource that sets
+// utm, if any.
 func (lc *Creator) adopt(ctx context.Context, key string, in client.CreateLinkInput, utm *client.UTM, started time.Time) (*client.Link, error) {
 	// The service may still be making the link when a gateway in front of
 	// it gives up and answers 5xx: from that answer, give it as long as a
@@ -350,7 +351,7 @@ func (lc *Creator) adopt(ctx context.Context, key string, in client.CreateLinkIn
 		return nil, err
 	}
 	lc.waitSettled(ctx, key)
-	listed, err := lc.client.ListLinks(ctx)
+	listed, err := lc.listings.Since(ctx, lc.listings.Mark())
 	if err != nil {
 		return nil, err
 	}

@@ -601,15 +601,25 @@ func TestAccLink_taintedWithCreateBeforeDestroyKeepsItsLink(t *testing.T) {
 	})
 }
 
+// slowListings makes the next n listings take d each, as a large
+// account's do: answers that come while one is on its way wait for the
+// next, which they share.
+func (e *testEnv) slowListings(n int, d time.Duration) {
+	for range n {
+		e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultDelay, Delay: emulator.Duration(d), Method: http.MethodGet, Path: "/api/links"})
+	}
+}
+
 // TestAccLink_leftoversOfAKilledRunShareTheirListings: a killed run
 // leaves every link it sent; the next apply meets a 409 on each slug. The
 // 409s share the listings that find their holders, which on a large
 // account would otherwise cost a listing of the whole account each.
 func TestAccLink_leftoversOfAKilledRunShareTheirListings(t *testing.T) {
 	e := newTestEnv(t)
-	const n = 10
+	const n = 20
 	left := e.seedLinks(t, e.fx.DomainID, "left", n)
 	e.srv.ResetCounts()
+	e.slowListings(2*n, 300*time.Millisecond)
 	e.testLink(t, []resource.TestStep{{
 		Config: e.config(fmt.Sprintf(`
 resource "shortlink_link" "test" {
@@ -629,9 +639,43 @@ resource "shortlink_link" "test" {
 			}
 			// The plan lists once; the apply's 409s settle on a few
 			// listings (one in flight when a later 409 came does not do).
-			// Each listing its own: 11.
-			if got := e.srv.Count(http.MethodGet, "/api/links"); got > 6 {
+			// Each listing its own: 21.
+			if got := e.srv.Count(http.MethodGet, "/api/links"); got > n/2+2 {
 				return fmt.Errorf("%d listings for %d 409s, want them shared", got, n)
+			}
+			return nil
+		},
+	}})
+}
+
+// TestAccLink_createsLeftUnansweredShareTheirSearch: creates the service
+// made but whose answers were lost each search the account for their link;
+// concurrent searches share the listings, and each finds its own link.
+func TestAccLink_createsLeftUnansweredShareTheirSearch(t *testing.T) {
+	e := newTestEnv(t)
+	const n = 20
+	for range n {
+		e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultCloseAfterCommit, Method: http.MethodPost, Path: "/api/links"})
+	}
+	e.slowListings(2*n, 300*time.Millisecond)
+	e.testLink(t, []resource.TestStep{{
+		PreConfig: e.srv.ResetCounts,
+		Config: e.config(fmt.Sprintf(`
+resource "shortlink_link" "test" {
+  count       = %d
+  domain_id   = %q
+  slug        = "lost-${count.index}"
+  destination = "https://example.com/lost/${count.index}"
+}
+`, n, e.fx.DomainID)),
+		Check: func(*terraform.State) error {
+			if got := len(e.srv.Links(e.fx.AccountID)); got != n {
+				return fmt.Errorf("the service holds %d links, want %d", got, n)
+			}
+			// The plan lists once; the searches share a few listings.
+			// Each its own: 21.
+			if got := e.srv.Count(http.MethodGet, "/api/links"); got > n/2+2 {
+				return fmt.Errorf("%d listings for %d searches, want them shared", got, n)
 			}
 			return nil
 		},
@@ -644,32 +688,33 @@ resource "shortlink_link" "test" {
 // listings rather than list the account once each.
 func TestAccLink_changesAnsweredWithoutTheLinkShareTheirListings(t *testing.T) {
 	e := newTestEnv(t, func(s *emulator.Settings) { s.Variants.ChangeStatus = 204 })
+	const n = 20
 	config := func(version string) string {
 		return e.config(fmt.Sprintf(`
 resource "shortlink_link" "test" {
-  count       = 10
+  count       = %d
   domain_id   = %q
   slug        = "page-${count.index}"
   destination = "https://example.com/%s/${count.index}"
 }
-`, e.fx.DomainID, version))
+`, n, e.fx.DomainID, version))
 	}
 	e.testLink(t, []resource.TestStep{
 		{Config: config("v1")},
 		{
-			PreConfig: e.srv.ResetCounts,
+			PreConfig: func() { e.srv.ResetCounts(); e.slowListings(2*n, 300*time.Millisecond) },
 			Config:    config("v2"),
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("shortlink_link.test[9]", tfjsonpath.New("destination"), knownvalue.StringExact("https://example.com/v2/9")),
+				statecheck.ExpectKnownValue("shortlink_link.test[0]", tfjsonpath.New("destination"), knownvalue.StringExact("https://example.com/v2/0")),
 			},
 			Check: func(*terraform.State) error {
-				if got := e.srv.Count(http.MethodPatch, "/api/links/{id}"); got != 10 {
-					return fmt.Errorf("%d changes sent, want 10", got)
+				if got := e.srv.Count(http.MethodPatch, "/api/links/{id}"); got != n {
+					return fmt.Errorf("%d changes sent, want %d", got, n)
 				}
 				// The plan lists once; the changes read back on a few
-				// listings. Each its own: 11.
-				if got := e.srv.Count(http.MethodGet, "/api/links"); got > 6 {
-					return fmt.Errorf("%d listings for 10 changes answered 204, want them shared", got)
+				// listings. Each its own: 21.
+				if got := e.srv.Count(http.MethodGet, "/api/links"); got > n/2+2 {
+					return fmt.Errorf("%d listings for %d changes answered 204, want them shared", got, n)
 				}
 				return nil
 			},
