@@ -2,11 +2,12 @@ package client
 
 import (
 	"context"
-	"encoding/json"
+	"fmt"
 	"html"
-	"net/url"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
@@ -36,19 +37,43 @@ func NewSecret(key string) *Secret {
 	if key == "" {
 		return &Secret{}
 	}
-	quoted, _ := json.Marshal(key) // escapes <, > and & as \u003c…
-	asJSON := strings.Trim(string(quoted), `"`)
-	forms := []string{key, url.QueryEscape(key), url.PathEscape(key), asJSON,
-		strings.ReplaceAll(asJSON, "/", `\/`), html.EscapeString(key)}
-	alternatives := make([]string, 0, len(forms))
-	for _, f := range forms {
-		alternatives = append(alternatives, regexp.QuoteMeta(f))
-	}
-	pattern := strings.Join(alternatives, "|")
+	var pattern strings.Builder
 	if len(key) >= minFoldedKey {
-		pattern = "(?i)" + pattern
+		pattern.WriteString("(?i)")
 	}
-	return &Secret{key: key, forms: regexp.MustCompile(pattern)}
+	for _, r := range key {
+		pattern.WriteString(charForms(r))
+	}
+	return &Secret{key: key, forms: regexp.MustCompile(pattern.String())}
+}
+
+// charForms is a pattern of the forms one character of the key takes in
+// a text: as it is; percent-encoded; escaped as JSON (\u002B, \/) or
+// HTML (&#43;, &#x2B;, &amp;). Each character is matched on its own, since
+// encoders escape different characters (.NET's JSON escapes +, Go's does
+// not).
+func charForms(r rune) string {
+	if r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_.~", r)) {
+		return regexp.QuoteMeta(string(r)) // no encoder escapes these
+	}
+	forms := []string{string(r), fmt.Sprintf(`\u%04x`, r), fmt.Sprintf(`\u%04X`, r),
+		fmt.Sprintf("&#%d;", r), fmt.Sprintf("&#x%x;", r), fmt.Sprintf("&#x%X;", r), html.EscapeString(string(r))}
+	if r == '/' {
+		forms = append(forms, `\/`)
+	}
+	if r == '\'' {
+		forms = append(forms, "&apos;")
+	}
+	var encoded strings.Builder
+	for _, b := range []byte(string(r)) {
+		fmt.Fprintf(&encoded, "%%%02X", b)
+	}
+	forms = append(forms, encoded.String(), strings.ToLower(encoded.String()))
+	quoted := make([]string, 0, len(forms))
+	for _, f := range forms {
+		quoted = append(quoted, regexp.QuoteMeta(f))
+	}
+	return "(?:" + strings.Join(quoted, "|") + ")"
 }
 
 // Redact is s with every form of the key replaced by Redacted.
@@ -64,17 +89,19 @@ func (s *Secret) Holds(text string) bool {
 	return s != nil && s.forms != nil && s.forms.MatchString(text)
 }
 
-// cutBeginning is text, redacted, without an ending that begins the key:
-// a quote of an answer still arriving stops where reading stopped, which
-// may be the first bytes of a key that the rest would have completed. The
-// cut is marked as a snippet's is.
+// cutBeginning is text, redacted, without an ending that is the first
+// minFoldedKey characters of the key or more: a quote of an answer still
+// arriving stops where reading stopped, which may be in a key that the
+// rest would have completed. Fewer are left, since ordinary text ends in
+// a key's first letters often, and those of a key (sk_live_) are no
+// secret. The cut is marked as a snippet's is.
 func (s *Secret) cutBeginning(text string) string {
 	text = s.Redact(text)
 	if s == nil {
 		return text
 	}
-	for n := min(len(s.key)-1, len(text)); n > 0; n-- {
-		if strings.EqualFold(text[len(text)-n:], s.key[:n]) {
+	for n := min(len(s.key)-1, len(text)); n >= min(minFoldedKey, len(s.key)-1) && n > 0; n-- {
+		if text[len(text)-n:] == s.key[:n] {
 			return text[:len(text)-n] + "…"
 		}
 	}

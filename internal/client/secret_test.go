@@ -29,6 +29,9 @@ func TestSecret_redactsEveryForm(t *testing.T) {
 		"in JSON":            `sk_live_S3CRET+k3y/456=\u003c\u0026\u003e`,
 		"in JSON, slash too": `sk_live_S3CRET+k3y\/456=\u003c\u0026\u003e`,
 		"in HTML":            "sk_live_S3CRET+k3y/456=&lt;&amp;&gt;",
+		"in HTML, by number": "sk_live_S3CRET&#43;k3y&#x2F;456&#61;&lt;&amp;&gt;",
+		"in .NET's JSON":     `sk_live_S3CRET\u002Bk3y/456=\u003C\u0026\u003E`,
+		"partly encoded":     "sk_live_S3CRET%2Bk3y/456=<&>",
 	} {
 		if got := secret.Redact("key " + form + " revoked"); got != "key "+Redacted+" revoked" {
 			t.Errorf("%s: Redact(%q) = %q", name, form, got)
@@ -60,10 +63,13 @@ func TestSecret_redactsEveryForm(t *testing.T) {
 func TestSecret_cutBeginning(t *testing.T) {
 	secret := NewSecret(testKey)
 	for text, want := range map[string]string{
-		"Bearer " + testKey[:12]:                 "Bearer …",
-		"Bearer " + strings.ToUpper(testKey[:3]): "Bearer …",
-		"Bearer " + testKey + " and more":        "Bearer " + Redacted + " and more",
-		"nothing of it":                          "nothing of it",
+		"Bearer " + testKey[:12]:          "Bearer …",
+		"Bearer " + testKey[:8]:           "Bearer …",
+		"Bearer " + testKey + " and more": "Bearer " + Redacted + " and more",
+		"nothing of it":                   "nothing of it",
+		// Ordinary text ends in a key's first letters often (sk_…).
+		"Too many requests":     "Too many requests",
+		"Bearer " + testKey[:7]: "Bearer " + testKey[:7],
 	} {
 		if got := secret.cutBeginning(text); got != want {
 			t.Errorf("cutBeginning(%q) = %q, want %q", text, got, want)

@@ -3,11 +3,14 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
+	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
 // TestLeftovers_anotherCampaignIsNoLeftover: marketing makes several links
@@ -179,5 +182,67 @@ func TestLeftovers_replaceCreatedBeforeDestroyKeepsTheLink(t *testing.T) {
 	}
 	if out, err := run("plan", "-detailed-exitcode"); err != nil {
 		t.Fatalf("plan after the replacement: %v; want no changes\n%s", err, out)
+	}
+}
+
+// TestLeftovers_renamedWithoutMovedLosesNoLink: resources renamed without a
+// moved block are destroyed and created again at the same slugs, in one
+// apply, in any order. A create that meets a link whose delete this apply
+// has sent (slow here) does not take it over, which would leave the state
+// naming a deleted link: it fails, saying so, and the next apply creates
+// it. The plan passes every time, whatever order Terraform plans in.
+func TestLeftovers_renamedWithoutMovedLosesNoLink(t *testing.T) {
+	s := newService(t, instantFilter)
+	const n = 20
+	block := func(name string) string {
+		return fmt.Sprintf("resource \"shortlink_link\" %q {\n  count       = %d\n  domain_id   = %q\n  slug        = \"sale-${count.index}\"\n  destination = \"https://shop.example.com/sale/${count.index}\"\n}\n", name, n, s.fx.DomainID)
+	}
+	w := s.workdir(t, "renamed", "provider \"shortlink\" {}\n"+block("old"))
+	ctx := context.Background()
+	run := func(args ...string) (string, error) {
+		return w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
+	}
+	if out, err := run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+block("renamed")); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if out, err := run("plan"); err != nil {
+			t.Fatalf("plan of the rename: %v\n%s", err, out)
+		}
+	}
+	for range n {
+		s.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultDelay, Delay: emulator.Duration(time.Second), Method: http.MethodDelete, Path: "/api/links/{id}"})
+	}
+	stateOnService := func(when string) (ids []string, onService map[string]bool) {
+		onService = map[string]bool{}
+		for _, l := range s.srv.Links(s.fx.AccountID) {
+			onService[l.ID] = true
+		}
+		ids = stateIDs(t, w)
+		for _, id := range ids {
+			if !onService[id] {
+				t.Errorf("%s, the state names link %s, which the service no longer has", when, id)
+			}
+		}
+		return ids, onService
+	}
+	out, err := run("apply", "-auto-approve")
+	t.Logf("the rename's apply: %v", err)
+	if err != nil && !strings.Contains(out, "this apply is deleting it") {
+		t.Fatalf("the rename's apply failed otherwise than on links being deleted: %v\n%s", err, out)
+	}
+	stateOnService("after the rename's apply")
+	if out, err := run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("the apply after: %v\n%s", err, out)
+	}
+	ids, onService := stateOnService("after the next apply")
+	if len(ids) != n || len(onService) != n {
+		t.Errorf("the state names %d links and the service holds %d, want %d each", len(ids), len(onService), n)
+	}
+	if out, err := run("plan", "-detailed-exitcode"); err != nil {
+		t.Fatalf("plan after: %v; want no changes\n%s", err, out)
 	}
 }

@@ -69,13 +69,18 @@ type Creator struct {
 	// out to manage one (Hold) must say so, since the apply, another
 	// process, cannot know it.
 	planned map[string]client.CreateLinkInput
-	// refreshed are the links a refresh of this process read.
-	refreshed map[string]bool
-	// takenOver are the links a create of this process took over on its
-	// slug: another object of the same apply that still names one (the
+	// objects are the links refreshes of this process read, with the
+	// object of the state each was read for (see Hold).
+	objects map[string]string
+	// takenOver are the links a create of this process adopted (found
+	// after a lost answer, or took over on its slug): another object of
+	// the same apply that still names one (the
 	// old object of a replacement created before it is destroyed, a
 	// resource renamed without a moved block) must not delete it.
 	takenOver map[string]bool
+	// deleting are the links a delete of this process has sent: a 409
+	// they still answer is no leftover to take over, and is refused.
+	deleting map[string]bool
 	// inflight counts the creates under way per identity, so a search waits
 	// until every create that could have made the same link has answered.
 	inflight map[string]int
@@ -92,7 +97,7 @@ type Creator struct {
 // and takes over leftovers created within window (0: none).
 func NewCreator(c *client.Client, listings *snapshot.Snapshot, maxRetries int, retryWait, window time.Duration) *Creator {
 	lc := &Creator{client: c, listings: listings, maxRetries: maxRetries, retryWait: retryWait, window: window, now: time.Now,
-		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, refreshed: map[string]bool{}, takenOver: map[string]bool{}, inflight: map[string]int{}}
+		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, objects: map[string]string{}, takenOver: map[string]bool{}, deleting: map[string]bool{}, inflight: map[string]int{}}
 	lc.settled = sync.NewCond(&lc.mu)
 	return lc
 }
@@ -100,33 +105,44 @@ func NewCreator(c *client.Client, listings *snapshot.Snapshot, maxRetries int, r
 // AdoptionWindow is how recent a leftover must be to be taken over.
 func (lc *Creator) AdoptionWindow() time.Duration { return lc.window }
 
-// Holding is what Hold found of a link a resource of this run manages.
-type Holding struct {
-	// WantedBy is the create of this plan that was found to take the link
-	// over before it was held (nil: none): the plan must not go on, or two
-	// resources would manage one link.
-	WantedBy *client.CreateLinkInput
-	// Twice: another refresh of this run read the same link, so two
-	// objects of the state name it, and destroying either deletes it.
-	Twice bool
-}
-
-// Hold records a link that belongs to a resource of this process, so that
-// no create takes it over; refreshed says a refresh read it, as each
-// object of the state is read once in a run.
-func (lc *Creator) Hold(id string, refreshed bool) Holding {
+// Hold records a link that a refresh read for a resource of this process,
+// so that no create takes it over. object tells the state's objects apart
+// ("": not known, as for one an older version of the provider made or
+// one imported). twice: it was read for another object too, so two
+// objects of the state name it, and destroying either deletes it.
+func (lc *Creator) Hold(id, object string) (twice bool) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	lc.held[id] = true
-	var h Holding
-	if wanted, ok := lc.planned[id]; ok {
-		h.WantedBy = &wanted
+	if object != "" {
+		earlier := lc.objects[id]
+		twice = earlier != "" && earlier != object
+		lc.objects[id] = object
 	}
-	if refreshed {
-		h.Twice = lc.refreshed[id]
-		lc.refreshed[id] = true
+	return twice
+}
+
+// WantedBy is the create of this plan found to take link id over as a
+// leftover (ok): a resource that keeps the link must fail the plan, or
+// the apply, another process, takes it, and two resources manage it.
+func (lc *Creator) WantedBy(id string) (wanted client.CreateLinkInput, ok bool) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	wanted, ok = lc.planned[id]
+	return wanted, ok
+}
+
+// BeginDelete says whether a delete of link id may go: not when a create
+// of this process took it over (handedOn), which now names it. Otherwise
+// the link is deleting from now on, and no create takes it over.
+func (lc *Creator) BeginDelete(id string) (handedOn bool) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if lc.takenOver[id] {
+		return true
 	}
-	return h
+	lc.deleting[id] = true
+	return false
 }
 
 // identity is what two creates must share to be able to make the same link.
@@ -203,20 +219,11 @@ func (lc *Creator) takeOverSlug(ctx context.Context, key string, in client.Creat
 		return nil, Made, &SlugTakenError{DomainID: in.DomainID, Slug: in.Slug, Holder: holder, Reason: problem, cause: conflict}
 	}
 	lc.held[holder.ID] = true
+	lc.takenOver[holder.ID] = true
 	if attempt > 1 {
 		return holder, Retaken, nil
 	}
-	lc.takenOver[holder.ID] = true
 	return holder, Leftover, nil
-}
-
-// TakenOver says whether a create of this process took link id over on
-// its slug: an object that still names it has handed it on, and must
-// leave it on the service.
-func (lc *Creator) TakenOver(id string) bool {
-	lc.mu.Lock()
-	defer lc.mu.Unlock()
-	return lc.takenOver[id]
 }
 
 // SlugHolder finds the link among listed that holds in's slug, and says
@@ -245,6 +252,8 @@ func (lc *Creator) slugHolderLocked(listed client.Listing, in client.CreateLinkI
 // whose resource sets utm, or "" when it can.
 func (lc *Creator) leftoverProblemLocked(l *client.Link, in client.CreateLinkInput, utm *client.UTM) string {
 	switch {
+	case lc.deleting[l.ID]:
+		return BeingDeleted
 	case lc.held[l.ID]:
 		return ManagedHere
 	case !SameDestination(in.Destination, l.Destination, l.UTM):
@@ -288,6 +297,10 @@ func (lc *Creator) ProbableLeftovers(ctx context.Context, in client.CreateLinkIn
 // ManagedHere is why a link held by a resource of this run is not taken
 // over: the slug is declared twice, or held by a link being replaced.
 const ManagedHere = "another resource of this configuration already manages it"
+
+// BeingDeleted is why a link this run is deleting is not taken over: a
+// resource renamed without a moved block, whose delete is on its way.
+const BeingDeleted = "this apply is deleting it (a resource renamed without a moved block?); run the apply again once it is gone, and the link is created anew"
 
 // OtherUTM is the reason a slug's holder is not taken over when its UTM
 // parameters are neither none nor the resource's own: no create of the
@@ -360,7 +373,7 @@ func (lc *Creator) adopt(ctx context.Context, key string, in client.CreateLinkIn
 	since := lc.clock.since(started)
 	for l := range listed.All() {
 		if !lc.held[l.ID] && madeBy(&l, in, utm, since) {
-			lc.held[l.ID] = true
+			lc.held[l.ID], lc.takenOver[l.ID] = true, true
 			return &l, nil
 		}
 	}

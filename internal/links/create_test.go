@@ -361,7 +361,7 @@ func TestCreate_leavesASlugHolderItMayNotTakeOver(t *testing.T) {
 	}{
 		"other destination": {time.Minute, "https://example.com/mine", nil, `destination "https://example.com/left/0" differs`},
 		"too old":           {DefaultAdoptionWindow + 3*time.Hour, "https://example.com/left/0", nil, "longer ago than adoption_window (24h)"},
-		"held by this run": {time.Minute, "https://example.com/left/0", func(e *creatorEnv, l emulator.Link) { e.creator.Hold(l.ID, true) },
+		"held by this run": {time.Minute, "https://example.com/left/0", func(e *creatorEnv, l emulator.Link) { e.creator.Hold(l.ID, "") },
 			"another resource of this configuration already manages it"},
 		"window 0": {time.Minute, "https://example.com/left/0", func(e *creatorEnv, _ emulator.Link) { e.creator.window = 0 },
 			"adoption_window is 0"},
@@ -405,7 +405,7 @@ func TestCreate_namesProbableLeftoversOfLinksWithoutSlug(t *testing.T) {
 	if len(found) != 1 || found[0].ID != recent.ID {
 		t.Fatalf("probable leftovers %v, want only %s", found, recent.ID)
 	}
-	e.creator.Hold(recent.ID, true) // now a resource of this run manages it
+	e.creator.Hold(recent.ID, "") // now a resource of this run manages it
 	if found := e.creator.ProbableLeftovers(context.Background(), in, nil, listed); len(found) != 0 {
 		t.Fatalf("a held link was named: %v", found)
 	}

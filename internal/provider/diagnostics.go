@@ -289,13 +289,13 @@ func addWantedByAnotherCreate(diags *diag.Diagnostics, id, shortURL string, want
 // create of the same apply took it over.
 func addHandedOn(diags *diag.Diagnostics, id, shortURL string) {
 	diags.AddWarning("Link kept for the object that took it over",
-		fmt.Sprintf("This object is destroyed, but its link %s (%s) is not deleted: a create earlier in this apply, with the same slug, took it over and now manages it, with its short URL and click history. This happens when a link with a fixed slug is replaced with create_before_destroy (after a taint, -replace, or an interrupted create), or when a resource is renamed without a moved block.", id, shortURL))
+		fmt.Sprintf("This object is destroyed, but its link %s (%s) is not deleted: a create earlier in this apply, with the same slug, took it over and now manages it, with its short URL and click history. This happens when a link with a fixed slug is replaced with create_before_destroy (after a taint, -replace, or an interrupted create), or when a resource renamed without a moved block is created before the old one is destroyed.", id, shortURL))
 }
 
 // addManagedTwice reports a link that two objects of the state name.
 func addManagedTwice(diags *diag.Diagnostics, id, shortURL string) {
 	diags.AddError("Link managed twice",
-		fmt.Sprintf("Link %s (%s) is in the state of this resource and of another object of this configuration (another resource, most often a copied block with the same slug and destination, or an old object of this one). Destroying or replacing either would delete the link both name. Keep it in one: run `terraform state rm` on the other resource, then remove its block or give it another slug.", id, shortURL))
+		fmt.Sprintf("Link %s (%s) is in the state of this resource and of another object of this configuration (another resource, most often a copied block with the same slug and destination, or an old object of this one). Destroying or replacing either would delete the link both name. Keep it in one: run `terraform state rm` on the other resource, then remove its block or give it another slug. If the other is an old (deposed) object of this resource, left by a replacement created before destroy that did not finish, run `terraform state rm` on this resource, then `terraform import` it with the ID %s: the link is kept.", id, shortURL, id))
 }
 
 // addDuplicateSlug reports, at plan time, the second of two resources of

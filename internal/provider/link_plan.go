@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
@@ -71,12 +72,8 @@ func checkTimeoutsPositive(diags *diag.Diagnostics, t timeouts.Value) {
 // or already taken, and an error when the service cannot be asked. It
 // changes no planned value.
 func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if !req.State.Raw.IsNull() && r.data != nil {
-		// Held here too, for a plan that does not refresh (-refresh=false).
-		var id, shortURL types.String
-		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("id"), &id)...)
-		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("short_url"), &shortURL)...)
-		r.hold(&resp.Diagnostics, id.ValueString(), shortURL.ValueString(), false)
+	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() && r.data != nil {
+		r.keepsNoLinkAnotherCreateWants(ctx, req.State, &resp.Diagnostics)
 	}
 	if req.Plan.Raw.IsNull() || req.Plan.Raw.Equal(req.State.Raw) {
 		return // destroy, or no change: nothing to warn of
@@ -112,6 +109,21 @@ func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	if in, known := plannedCreate(plan); known && len(replacing) > 0 && r.data != nil {
 		old, _ := state.createInput()
 		r.data.plans.Replacing(old, in)
+	}
+}
+
+// keepsNoLinkAnotherCreateWants fails the plan of a resource that keeps
+// its link when a create planned earlier in the same plan would take that
+// link over (a copied block, planned first): the apply, another process,
+// would take it, and two resources would manage one link. A resource
+// being destroyed is not asked: its link goes, and a rename without a
+// moved block is planned so.
+func (r *linkResource) keepsNoLinkAnotherCreateWants(ctx context.Context, state tfsdk.State, diags *diag.Diagnostics) {
+	var id, shortURL types.String
+	diags.Append(state.GetAttribute(ctx, path.Root("id"), &id)...)
+	diags.Append(state.GetAttribute(ctx, path.Root("short_url"), &shortURL)...)
+	if wanted, ok := r.data.creator.WantedBy(id.ValueString()); ok {
+		addWantedByAnotherCreate(diags, id.ValueString(), shortURL.ValueString(), wanted)
 	}
 }
 

@@ -2,8 +2,10 @@ package provider
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -161,6 +163,7 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 	if !ok {
 		return
 	}
+	markObject(ctx, resp.Private, &resp.Diagnostics)
 	if utm != nil {
 		r.applyCreatedUTM(ctx, created, plan.UTM, link, client.ChangeDestinationInput{Destination: in.Destination, UTM: utm}, resp)
 	}
@@ -326,7 +329,7 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		addRefreshError(&resp.Diagnostics, r.data.client, "read the link "+state.ID.ValueString(), err)
 		return
 	}
-	r.hold(&resp.Diagnostics, link.ID, link.ShortURL, true)
+	r.hold(ctx, &resp.Diagnostics, link, req.Private)
 	before := state.linkModel
 	state.applyLink(link)
 	if state.equal(before) {
@@ -335,19 +338,39 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// hold records that a resource of this run manages link id (read by a
-// refresh, or named by a plan's prior state): it is never another
-// resource's to take over as a leftover (see links.Creator). Found to be
-// what a create of this plan would take over, or read by another refresh
-// too, it fails the plan.
-func (r *linkResource) hold(diags *diag.Diagnostics, id, shortURL string, refreshed bool) {
-	h := r.data.creator.Hold(id, refreshed)
-	if h.WantedBy != nil {
-		addWantedByAnotherCreate(diags, id, shortURL, *h.WantedBy)
+// hold records that a refresh read link for a resource of this run: it is
+// never another resource's to take over as a leftover (see
+// links.Creator). Read for another object of the state too, it fails the
+// plan.
+func (r *linkResource) hold(ctx context.Context, diags *diag.Diagnostics, link *client.Link, private privateData) {
+	if r.data.creator.Hold(link.ID, objectOf(ctx, private)) {
+		addManagedTwice(diags, link.ID, link.ShortURL)
 	}
-	if h.Twice {
-		addManagedTwice(diags, id, shortURL)
-	}
+}
+
+// privateData is a resource's private state (the framework's type is
+// internal to it).
+type privateData interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+// objectKey names, in an object's private state, a value no other object
+// of the state has: two resources that name one link (a copied block's
+// create took it over) are told from one object a CLI reads twice.
+const objectKey = "object"
+
+// markObject gives an object the create made its own objectKey. An
+// imported one has none: a CLI may import it more than once in a run
+// (OpenTofu does), and each would have its own.
+func markObject(ctx context.Context, private privateData, diags *diag.Diagnostics) {
+	diags.Append(private.SetKey(ctx, objectKey, []byte(strconv.Quote(rand.Text())))...)
+}
+
+// objectOf is an object's objectKey, "" for one made before objects had one.
+func objectOf(ctx context.Context, private privateData) string {
+	raw, _ := private.GetKey(ctx, objectKey)
+	return string(raw)
 }
 
 func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -400,7 +423,7 @@ func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	}
 	defer done()
 
-	if r.data.creator.TakenOver(state.ID.ValueString()) {
+	if r.data.creator.BeginDelete(state.ID.ValueString()) {
 		addHandedOn(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString())
 		return
 	}

@@ -533,8 +533,8 @@ func TestAccLink_takesOverLeftoverOfInterruptedRun(t *testing.T) {
 // resource of the configuration manages. Planned before that resource
 // (depends_on orders them here), its create finds the link free to take
 // over as a leftover; the apply, another process, would take it, and two
-// resources would manage one link. The other resource's refresh then
-// fails the plan, and nothing is sent.
+// resources would manage one link. The other resource's plan, which keeps
+// the link, then fails, and nothing is sent.
 func TestAccLink_copyPlannedBeforeTheLinkItWantsFailsThePlan(t *testing.T) {
 	e := newTestEnv(t)
 	block := func(name, dependsOn string) string {
@@ -573,32 +573,44 @@ resource "shortlink_link" %q {
 // takes it over; the old object, destroyed next, must leave the link on
 // the service rather than delete the link the new object names.
 func TestAccLink_taintedWithCreateBeforeDestroyKeepsItsLink(t *testing.T) {
-	e := newTestEnv(t)
-	config := e.linkConfig(`
+	for name, firstAnswer := range map[string]int{
+		"the create answered 409":                        0,
+		"the create's first answer lost (502), then 409": http.StatusBadGateway,
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newTestEnv(t)
+			config := e.linkConfig(`
   destination = "https://example.com/sale"
   slug        = "sale"
   lifecycle {
     create_before_destroy = true
   }`)
-	var id string
-	e.testLink(t, []resource.TestStep{
-		{Config: config, Check: func(*terraform.State) error { id = e.onlyLink(t).ID; return nil }},
-		{
-			Config: config,
-			Taint:  []string{linkAddr},
-			Check: func(s *terraform.State) error {
-				l := e.onlyLink(t)
-				if l.ID != id || s.RootModule().Resources[linkAddr].Primary.ID != id {
-					return fmt.Errorf("the service holds link %s and the state names %s; want both the link %s, kept", l.ID, s.RootModule().Resources[linkAddr].Primary.ID, id)
-				}
-				if n := e.srv.Count(http.MethodDelete, "/api/links/{id}"); n != 0 {
-					return fmt.Errorf("%d deletes sent, want none", n)
-				}
-				return nil
-			},
-		},
-		{Config: config, PlanOnly: true},
-	})
+			var id string
+			e.testLink(t, []resource.TestStep{
+				{Config: config, Check: func(*terraform.State) error { id = e.onlyLink(t).ID; return nil }},
+				{
+					PreConfig: func() {
+						if firstAnswer != 0 {
+							e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: firstAnswer, Method: http.MethodPost, Path: "/api/links"})
+						}
+					},
+					Config: config,
+					Taint:  []string{linkAddr},
+					Check: func(s *terraform.State) error {
+						l := e.onlyLink(t)
+						if l.ID != id || s.RootModule().Resources[linkAddr].Primary.ID != id {
+							return fmt.Errorf("the service holds link %s and the state names %s; want both the link %s, kept", l.ID, s.RootModule().Resources[linkAddr].Primary.ID, id)
+						}
+						if n := e.srv.Count(http.MethodDelete, "/api/links/{id}"); n != 0 {
+							return fmt.Errorf("%d deletes sent, want none", n)
+						}
+						return nil
+					},
+				},
+				{Config: config, PlanOnly: true},
+			})
+		})
+	}
 }
 
 // slowListings makes the next n listings take d each, as a large
