@@ -622,6 +622,29 @@ func (e *testEnv) slowListings(n int, d time.Duration) {
 	}
 }
 
+// countedLinks is a configuration of n links with slugs <name>-<i> and
+// destinations https://example.com/<path>/<i>.
+func (e *testEnv) countedLinks(n int, name, path string) string {
+	return e.config(fmt.Sprintf(`
+resource "shortlink_link" "test" {
+  count       = %d
+  domain_id   = %q
+  slug        = "%s-${count.index}"
+  destination = "https://example.com/%s/${count.index}"
+}
+`, n, e.fx.DomainID, name, path))
+}
+
+// listingsShared fails unless n answers of an apply, beside its plan's
+// listing, took at most about half as many listings as answers (each its
+// own would be n+1).
+func (e *testEnv) listingsShared(n int, answers string) error {
+	if got := e.srv.Count(http.MethodGet, "/api/links"); got > n/2+2 {
+		return fmt.Errorf("%d listings for %d %s, want them shared (each its own: %d)", got, n, answers, n+1)
+	}
+	return nil
+}
+
 // TestAccLink_leftoversOfAKilledRunShareTheirListings: a killed run
 // leaves every link it sent; the next apply meets a 409 on each slug. The
 // 409s share the listings that find their holders, which on a large
@@ -633,14 +656,7 @@ func TestAccLink_leftoversOfAKilledRunShareTheirListings(t *testing.T) {
 	e.srv.ResetCounts()
 	e.slowListings(2*n, 300*time.Millisecond)
 	e.testLink(t, []resource.TestStep{{
-		Config: e.config(fmt.Sprintf(`
-resource "shortlink_link" "test" {
-  count       = %d
-  domain_id   = %q
-  slug        = "left-${count.index}"
-  destination = "https://example.com/left/${count.index}"
-}
-`, n, e.fx.DomainID)),
+		Config: e.countedLinks(n, "left", "left"),
 		ConfigStateChecks: []statecheck.StateCheck{
 			statecheck.ExpectKnownValue("shortlink_link.test[0]", tfjsonpath.New("id"), knownvalue.StringExact(left[0].ID)),
 			statecheck.ExpectKnownValue(fmt.Sprintf("shortlink_link.test[%d]", n-1), tfjsonpath.New("id"), knownvalue.StringExact(left[n-1].ID)),
@@ -649,13 +665,7 @@ resource "shortlink_link" "test" {
 			if got := e.srv.Count(http.MethodPost, "/api/links", http.StatusConflict); got != n {
 				return fmt.Errorf("%d creates answered 409, want %d", got, n)
 			}
-			// The plan lists once; the apply's 409s settle on a few
-			// listings (one in flight when a later 409 came does not do).
-			// Each listing its own: 21.
-			if got := e.srv.Count(http.MethodGet, "/api/links"); got > n/2+2 {
-				return fmt.Errorf("%d listings for %d 409s, want them shared", got, n)
-			}
-			return nil
+			return e.listingsShared(n, "409s") // one in flight when a later 409 came does not do
 		},
 	}})
 }
@@ -672,24 +682,12 @@ func TestAccLink_createsLeftUnansweredShareTheirSearch(t *testing.T) {
 	e.slowListings(2*n, 300*time.Millisecond)
 	e.testLink(t, []resource.TestStep{{
 		PreConfig: e.srv.ResetCounts,
-		Config: e.config(fmt.Sprintf(`
-resource "shortlink_link" "test" {
-  count       = %d
-  domain_id   = %q
-  slug        = "lost-${count.index}"
-  destination = "https://example.com/lost/${count.index}"
-}
-`, n, e.fx.DomainID)),
+		Config:    e.countedLinks(n, "lost", "lost"),
 		Check: func(*terraform.State) error {
 			if got := len(e.srv.Links(e.fx.AccountID)); got != n {
 				return fmt.Errorf("the service holds %d links, want %d", got, n)
 			}
-			// The plan lists once; the searches share a few listings.
-			// Each its own: 21.
-			if got := e.srv.Count(http.MethodGet, "/api/links"); got > n/2+2 {
-				return fmt.Errorf("%d listings for %d searches, want them shared", got, n)
-			}
-			return nil
+			return e.listingsShared(n, "searches")
 		},
 	}})
 }
@@ -701,21 +699,11 @@ resource "shortlink_link" "test" {
 func TestAccLink_changesAnsweredWithoutTheLinkShareTheirListings(t *testing.T) {
 	e := newTestEnv(t, func(s *emulator.Settings) { s.Variants.ChangeStatus = 204 })
 	const n = 20
-	config := func(version string) string {
-		return e.config(fmt.Sprintf(`
-resource "shortlink_link" "test" {
-  count       = %d
-  domain_id   = %q
-  slug        = "page-${count.index}"
-  destination = "https://example.com/%s/${count.index}"
-}
-`, n, e.fx.DomainID, version))
-	}
 	e.testLink(t, []resource.TestStep{
-		{Config: config("v1")},
+		{Config: e.countedLinks(n, "page", "v1")},
 		{
 			PreConfig: func() { e.srv.ResetCounts(); e.slowListings(2*n, 300*time.Millisecond) },
-			Config:    config("v2"),
+			Config:    e.countedLinks(n, "page", "v2"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("shortlink_link.test[0]", tfjsonpath.New("destination"), knownvalue.StringExact("https://example.com/v2/0")),
 			},
@@ -723,12 +711,7 @@ resource "shortlink_link" "test" {
 				if got := e.srv.Count(http.MethodPatch, "/api/links/{id}"); got != n {
 					return fmt.Errorf("%d changes sent, want %d", got, n)
 				}
-				// The plan lists once; the changes read back on a few
-				// listings. Each its own: 21.
-				if got := e.srv.Count(http.MethodGet, "/api/links"); got > n/2+2 {
-					return fmt.Errorf("%d listings for %d changes answered 204, want them shared", got, n)
-				}
-				return nil
+				return e.listingsShared(n, "changes answered 204")
 			},
 		},
 	})
