@@ -23,8 +23,10 @@ const Redacted = "[REDACTED]"
 // The Secret of no key, and a nil one, redact nothing. Safe for
 // concurrent use.
 type Secret struct {
-	key   string
 	forms *regexp.Regexp // every form, in any letter case
+	// begun matches, at the end of a text, the key's first minFoldedKey
+	// characters or more, in any form (nil for a shorter key).
+	begun *regexp.Regexp
 }
 
 // minFoldedKey is the shortest key matched in any letter case: a key of a
@@ -37,14 +39,25 @@ func NewSecret(key string) *Secret {
 	if key == "" {
 		return &Secret{}
 	}
-	var pattern strings.Builder
+	flags := ""
 	if len(key) >= minFoldedKey {
-		pattern.WriteString("(?i)")
+		flags = "(?i)"
 	}
+	var chars []string
 	for _, r := range key {
-		pattern.WriteString(charForms(r))
+		chars = append(chars, charForms(r))
 	}
-	return &Secret{key: key, forms: regexp.MustCompile(pattern.String())}
+	s := &Secret{forms: regexp.MustCompile(flags + strings.Join(chars, ""))}
+	if len(chars) > minFoldedKey {
+		// The first minFoldedKey characters, then each next one optional
+		// only if all before it are there, at the text's end.
+		tail := ""
+		for i := len(chars) - 2; i >= minFoldedKey; i-- {
+			tail = "(?:" + chars[i] + tail + ")?"
+		}
+		s.begun = regexp.MustCompile(flags + strings.Join(chars[:minFoldedKey], "") + tail + "$")
+	}
+	return s
 }
 
 // charForms is a pattern of the forms one character of the key takes in
@@ -97,13 +110,11 @@ func (s *Secret) Holds(text string) bool {
 // secret. The cut is marked as a snippet's is.
 func (s *Secret) cutBeginning(text string) string {
 	text = s.Redact(text)
-	if s == nil {
+	if s == nil || s.begun == nil {
 		return text
 	}
-	for n := min(len(s.key)-1, len(text)); n >= min(minFoldedKey, len(s.key)-1) && n > 0; n-- {
-		if text[len(text)-n:] == s.key[:n] {
-			return text[:len(text)-n] + "…"
-		}
+	if at := s.begun.FindStringIndex(text); at != nil {
+		return text[:at[0]] + "…"
 	}
 	return text
 }

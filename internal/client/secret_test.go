@@ -75,6 +75,13 @@ func TestSecret_cutBeginning(t *testing.T) {
 			t.Errorf("cutBeginning(%q) = %q, want %q", text, got, want)
 		}
 	}
+	// The first characters in any form the whole key is redacted in.
+	special := NewSecret(specialKey)
+	for _, begun := range []string{strings.ToUpper(specialKey[:20]), `sk_live_S3CRET\u002Bk3y\/4`, "sk_live_S3CRET%2Bk3y%2F456%3D"} {
+		if got := special.cutBeginning("ends in " + begun); got != "ends in …" {
+			t.Errorf("cutBeginning of a text ending in %q = %q", begun, got)
+		}
+	}
 }
 
 // tflog masks every form of the key, in messages and fields.

@@ -79,8 +79,12 @@ type Creator struct {
 	// resource renamed without a moved block) must not delete it.
 	takenOver map[string]bool
 	// deleting are the links a delete of this process has sent: a 409
-	// they still answer is no leftover to take over, and is refused.
+	// they still answer is no leftover to take over. deletes are those
+	// deletes by the identity (domain and slug) of their link, each closed
+	// when its DELETE has returned: a create of that slug that meets a 409
+	// waits for it and sends its POST again.
 	deleting map[string]bool
+	deletes  map[string]chan struct{}
 	// inflight counts the creates under way per identity, so a search waits
 	// until every create that could have made the same link has answered.
 	inflight map[string]int
@@ -97,7 +101,7 @@ type Creator struct {
 // and takes over leftovers created within window (0: none).
 func NewCreator(c *client.Client, listings *snapshot.Snapshot, maxRetries int, retryWait, window time.Duration) *Creator {
 	lc := &Creator{client: c, listings: listings, maxRetries: maxRetries, retryWait: retryWait, window: window, now: time.Now,
-		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, objects: map[string]string{}, takenOver: map[string]bool{}, deleting: map[string]bool{}, inflight: map[string]int{}}
+		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, objects: map[string]string{}, takenOver: map[string]bool{}, deleting: map[string]bool{}, deletes: map[string]chan struct{}{}, inflight: map[string]int{}}
 	lc.settled = sync.NewCond(&lc.mu)
 	return lc
 }
@@ -132,17 +136,41 @@ func (lc *Creator) WantedBy(id string) (wanted client.CreateLinkInput, ok bool) 
 	return wanted, ok
 }
 
-// BeginDelete says whether a delete of link id may go: not when a create
-// of this process took it over (handedOn), which now names it. Otherwise
-// the link is deleting from now on, and no create takes it over.
-func (lc *Creator) BeginDelete(id string) (handedOn bool) {
+// BeginDelete says whether a delete of link id, which holds slug on
+// domainID, may go: not when a create of this process took it over
+// (handedOn), which now names it. Otherwise the link is deleting from now
+// on, no create takes it over, and end must be called once the DELETE has
+// returned.
+func (lc *Creator) BeginDelete(id, domainID, slug string) (handedOn bool, end func()) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	if lc.takenOver[id] {
-		return true
+		return true, func() {}
 	}
 	lc.deleting[id] = true
-	return false
+	if slug == "" {
+		return false, func() {}
+	}
+	done := make(chan struct{})
+	lc.deletes[identity(client.CreateLinkInput{DomainID: domainID, Slug: slug})] = done
+	return false, sync.OnceFunc(func() { close(done) })
+}
+
+// awaitDelete waits for a delete of this process of a link with key's
+// slug, if one was sent; ok says one was (and has returned).
+func (lc *Creator) awaitDelete(ctx context.Context, key string) (ok bool) {
+	lc.mu.Lock()
+	done, ok := lc.deletes[key]
+	lc.mu.Unlock()
+	if !ok {
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // identity is what two creates must share to be able to make the same link.
@@ -160,6 +188,7 @@ func identity(in client.CreateLinkInput) string {
 func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *client.UTM) (link *client.Link, from Origin, err error) {
 	key := identity(in)
 	ctx, lastSent := client.TrackSent(ctx)
+	resent := false // after this process's delete of the slug's holder
 	for attempt := 1; ; attempt++ {
 		started := lc.now()
 		lc.begin(key)
@@ -171,6 +200,11 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *c
 		switch {
 		case err == nil:
 			return link, Made, nil
+		case in.Slug != "" && errors.Is(err, client.ErrConflict) && !resent && lc.awaitDelete(ctx, key):
+			// The holder is a link this apply deletes (a resource renamed
+			// without a moved block): its slug is free once that is done.
+			resent, attempt = true, attempt-1
+			continue
 		case in.Slug != "" && errors.Is(err, client.ErrConflict):
 			return lc.takeOverSlug(ctx, key, in, utm, attempt, err)
 		case !errors.Is(err, client.ErrAmbiguous) || ctx.Err() != nil:
@@ -299,8 +333,9 @@ func (lc *Creator) ProbableLeftovers(ctx context.Context, in client.CreateLinkIn
 const ManagedHere = "another resource of this configuration already manages it"
 
 // BeingDeleted is why a link this run is deleting is not taken over: a
-// resource renamed without a moved block, whose delete is on its way.
-const BeingDeleted = "this apply is deleting it (a resource renamed without a moved block?); run the apply again once it is gone, and the link is created anew"
+// resource renamed without a moved block, whose delete did not free the
+// slug by the time the create was sent again.
+const BeingDeleted = "this apply sent its delete (a resource renamed without a moved block?), and the slug was still taken after it"
 
 // OtherUTM is the reason a slug's holder is not taken over when its UTM
 // parameters are neither none nor the resource's own: no create of the

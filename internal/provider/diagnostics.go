@@ -263,6 +263,10 @@ func slugTakenDetail(e *links.SlugTakenError) string {
 		fmt.Fprintf(&b, "), which was not taken over: %s", e.Reason)
 	}
 	b.WriteString(".\n\n")
+	if e.Reason == links.BeingDeleted {
+		b.WriteString("Run the apply again once the delete has gone through: the link is then created anew.")
+		return b.String()
+	}
 	if e.Holder != nil {
 		b.WriteString("If this resource is being replaced with create_before_destroy, that link is most likely its own old one, which keeps the slug until it is destroyed: a link with a fixed slug cannot be replaced create-before-destroy, so remove create_before_destroy from it or change the slug. Otherwise, choose")
 	} else {

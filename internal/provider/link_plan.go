@@ -72,11 +72,14 @@ func checkTimeoutsPositive(diags *diag.Diagnostics, t timeouts.Value) {
 // or already taken, and an error when the service cannot be asked. It
 // changes no planned value.
 func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() && r.data != nil {
-		r.keepsNoLinkAnotherCreateWants(ctx, req.State, &resp.Diagnostics)
+	if req.Plan.Raw.IsNull() {
+		return // destroy: nothing to warn of
 	}
-	if req.Plan.Raw.IsNull() || req.Plan.Raw.Equal(req.State.Raw) {
-		return // destroy, or no change: nothing to warn of
+	if req.Plan.Raw.Equal(req.State.Raw) {
+		if r.data != nil { // no change: the resource keeps its link
+			r.keepsNoLinkAnotherCreateWants(ctx, req.State, &resp.Diagnostics)
+		}
+		return
 	}
 	var plan linkResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -103,6 +106,9 @@ func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		return
 	}
 	replacing := replacedBy(state, plan)
+	if len(replacing) == 0 && r.data != nil { // changed in place: it keeps its link
+		r.keepsNoLinkAnotherCreateWants(ctx, req.State, &resp.Diagnostics)
+	}
 	warnOfReplacement(&resp.Diagnostics, replacing, state, plan, configuredSlug)
 	// Terraform plans the create of a replacement next, with no prior
 	// state: tell that plan whether the old link holds its slug.
@@ -116,8 +122,8 @@ func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 // its link when a create planned earlier in the same plan would take that
 // link over (a copied block, planned first): the apply, another process,
 // would take it, and two resources would manage one link. A resource
-// being destroyed is not asked: its link goes, and a rename without a
-// moved block is planned so.
+// being destroyed or replaced is not asked: its link goes (a rename
+// without a moved block, slugs swapped or shifted along a list).
 func (r *linkResource) keepsNoLinkAnotherCreateWants(ctx context.Context, state tfsdk.State, diags *diag.Diagnostics) {
 	var id, shortURL types.String
 	diags.Append(state.GetAttribute(ctx, path.Root("id"), &id)...)

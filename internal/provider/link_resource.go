@@ -423,11 +423,13 @@ func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	}
 	defer done()
 
-	if r.data.creator.BeginDelete(state.ID.ValueString()) {
+	handedOn, deleted := r.data.creator.BeginDelete(state.ID.ValueString(), state.DomainID.ValueString(), state.Slug.ValueString())
+	if handedOn {
 		addHandedOn(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString())
 		return
 	}
 	err := r.data.client.DeleteLink(ctx, state.ID.ValueString())
+	deleted()
 	if err != nil && !client.IsNotFound(err) { // 404: already gone, which is what we want
 		addOperationError(&resp.Diagnostics, r.data.client, "delete the link "+state.ID.ValueString(), err)
 		return

@@ -567,6 +567,33 @@ resource "shortlink_link" %q {
 	})
 }
 
+// TestAccLink_swappedSlugsPlanEveryTime: two links to one page swap
+// slugs, so each is replaced at the other's slug. Planned in either order
+// (depends_on fixes one here), the plan passes: a resource being replaced
+// does not keep the link a create of the plan found free to take over.
+func TestAccLink_swappedSlugsPlanEveryTime(t *testing.T) {
+	e := newTestEnv(t)
+	links := func(slugA, slugB string) string {
+		return e.config(fmt.Sprintf(`
+resource "shortlink_link" "a" {
+  domain_id   = %[1]q
+  destination = "https://example.com/page"
+  slug        = %[2]q
+}
+resource "shortlink_link" "b" {
+  domain_id   = %[1]q
+  destination = "https://example.com/page"
+  slug        = %[3]q
+  depends_on  = [shortlink_link.a]
+}
+`, e.fx.DomainID, slugA, slugB))
+	}
+	e.testLink(t, []resource.TestStep{
+		{Config: links("x", "y")},
+		{Config: links("y", "x"), PlanOnly: true, ExpectNonEmptyPlan: true},
+	})
+}
+
 // TestAccLink_taintedWithCreateBeforeDestroyKeepsItsLink: replacing a
 // link with a fixed slug create-before-destroy (here after a taint, as an
 // interrupted create leaves one) meets its own old link on the slug and
