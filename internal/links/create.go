@@ -74,9 +74,9 @@ type Creator struct {
 	objects map[string]string
 	// takenOver are the links a create of this process adopted (found
 	// after a lost answer, or took over on its slug): another object of
-	// the same apply that still names one (the
-	// old object of a replacement created before it is destroyed, a
-	// resource renamed without a moved block) must not delete it.
+	// the same apply that still names one (the old object of a replacement
+	// created before it is destroyed, a resource renamed without a moved
+	// block) must not delete it.
 	takenOver map[string]bool
 	// deleting are the links a delete of this process has sent: a 409
 	// they still answer is no leftover to take over. deletes are those
