@@ -225,7 +225,7 @@ func TestInterrupt_killed(t *testing.T) {
 			if len(leftovers) == 0 {
 				t.Fatal("the kill left no link unrecorded; it should have come while creates were in flight")
 			}
-			warning, want := ", left by an interrupted run", 20
+			warning, want := ", which already held the slug", 20
 			if !slugs(0) {
 				warning, want = "Possible leftover of an interrupted run", 20+len(leftovers)
 				// The plan names them, before the apply makes their twins.

@@ -358,12 +358,12 @@ func addRetakenWarning(diags *diag.Diagnostics, l *client.Link) {
 			l.ID, l.ShortURL, l.CreatedAt.Format(time.RFC3339)))
 }
 
-// addLeftoverAdopted warns that a create took over a link a previous,
-// interrupted run had made.
+// addLeftoverAdopted warns that a create took over the link that held its
+// slug. The summary names no cause: the detail gives the likely ones.
 func addLeftoverAdopted(diags *diag.Diagnostics, l *client.Link) {
 	// The link in the summary keeps Terraform from folding these warnings
 	// into one, which would hide all but the first link.
-	diags.AddAttributeWarning(path.Root("slug"), "Took over link "+l.ID+", left by an interrupted run",
+	diags.AddAttributeWarning(path.Root("slug"), "Took over link "+l.ID+", which already held the slug",
 		fmt.Sprintf("The slug %q was already held by link %s (%s, created %s), which has exactly this resource's domain, destination and expiry (and no UTM parameters or its own), was created within adoption_window and was not created or taken over by another resource of this apply: most probably a run that was interrupted or killed after sending its create, or this resource's own old link if it is being replaced with create_before_destroy (its old object then leaves the link on the service), or else another configuration that declares the same slug and was applied at the same time. This resource now manages that link, with its short URL and click history. If it belongs to another configuration, run `terraform state rm` on this resource and choose another slug: both states hold the link, and destroying either deletes it.",
 			l.Slug, l.ID, l.ShortURL, l.CreatedAt.Format(time.RFC3339)))
 }
