@@ -128,29 +128,17 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 	}
 	baseURL := settingOrEnv(cfg.BaseURL, EnvBaseURL)
 	apiKey := settingOrEnv(cfg.APIKey, EnvAPIKey)
-	if cfg.BaseURL.IsUnknown() || cfg.APIKey.IsUnknown() {
-		// Known only after another resource is applied: resources will
-		// be planned as unknown and configured on apply.
-		return
+	// A setting known at plan is checked there, even beside one that is
+	// known only after another resource is applied.
+	if !cfg.APIKey.IsUnknown() {
+		p.guard.set(apiKey)
+		checkSetting(&resp.Diagnostics, cfg.APIKey, apiKey, "api_key", EnvAPIKey, "an API key from the dashboard's API-key section", client.CheckAPIKey)
 	}
-	p.guard.set(apiKey)
-	if baseURL == "" {
-		addMissingSetting(&resp.Diagnostics, "base_url", EnvBaseURL, "the service's base URL")
+	if !cfg.BaseURL.IsUnknown() {
+		checkSetting(&resp.Diagnostics, cfg.BaseURL, baseURL, "base_url", EnvBaseURL, "the service's base URL", client.CheckBaseURL)
 	}
-	if apiKey == "" {
-		addMissingSetting(&resp.Diagnostics, "api_key", EnvAPIKey, "an API key from the dashboard's API-key section")
-	}
-	if baseURL != "" {
-		if err := client.CheckBaseURL(baseURL); err != nil {
-			addInvalidSetting(&resp.Diagnostics, "base_url", EnvBaseURL, err, isUnset(cfg.BaseURL))
-		}
-	}
-	if apiKey != "" {
-		if err := client.CheckAPIKey(apiKey); err != nil {
-			addInvalidSetting(&resp.Diagnostics, "api_key", EnvAPIKey, err, isUnset(cfg.APIKey))
-		}
-	}
-	if resp.Diagnostics.HasError() {
+	if resp.Diagnostics.HasError() || cfg.BaseURL.IsUnknown() || cfg.APIKey.IsUnknown() {
+		// An unknown one: resources are planned as unknown and configured on apply.
 		return
 	}
 	maxRetries := client.DefaultMaxRetries
@@ -204,6 +192,16 @@ func durationSetting(v types.String, fallback time.Duration) time.Duration {
 		return fallback
 	}
 	return d
+}
+
+// checkSetting reports a setting that is missing (what it should hold) or
+// that check refuses, on the setting or on its environment variable.
+func checkSetting(diags *diag.Diagnostics, setting types.String, value, name, env, what string, check func(string) error) {
+	if value == "" {
+		addMissingSetting(diags, name, env, what)
+	} else if err := check(value); err != nil {
+		addInvalidSetting(diags, name, env, err, isUnset(setting))
+	}
 }
 
 // isUnset reports whether a setting is left to its environment variable.
