@@ -358,6 +358,20 @@ func addRetakenWarning(diags *diag.Diagnostics, l *client.Link) {
 			l.ID, l.ShortURL, l.CreatedAt.Format(time.RFC3339)))
 }
 
+// addAnsweredOtherwise reports a create or change the service carried out
+// otherwise than declared (diffs: answeredOtherwise). The state records the
+// link as the service keeps it, so that nothing is lost; a create's error
+// leaves it tainted.
+func addAnsweredOtherwise(diags *diag.Diagnostics, id, action string, diffs []string) {
+	next := "The next plan shows the difference again and the next apply sends the same change."
+	if action == "create" {
+		next = "Terraform marks the new link tainted: the next apply would delete it and create it again, with the same result. To keep it, write the values as the service keeps them, then run `terraform untaint` on this resource."
+	}
+	diags.AddError("Service kept link "+id+" otherwise than declared",
+		fmt.Sprintf("The service answered the %s of link %s with values other than this resource declares:\n  - %s\nThe state records the link as the service answered, so it is not lost. The service changes such values its own way (a slug in lower case, for example); declare them as it keeps them. %s",
+			action, id, strings.Join(diffs, "\n  - "), next))
+}
+
 // addLeftoverAdopted warns that a create took over the link that held its
 // slug. The summary names no cause: the detail gives the likely ones.
 func addLeftoverAdopted(diags *diag.Diagnostics, l *client.Link) {

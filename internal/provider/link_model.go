@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -100,6 +101,34 @@ func (m *linkModel) applyLink(l *client.Link) {
 	if m.CreatedAt.IsUnknown() {
 		m.CreatedAt = timetypes.NewRFC3339Null()
 	}
+}
+
+// answeredOtherwise lists, as "name: declared X, the service kept Y", the
+// attributes declared (known at plan) that an answer, applied to answered
+// with applyLink, set to something else: applyLink keeps the declared
+// spelling of what means the same, so each is a real difference. utm is
+// compared only when the request sent it.
+func answeredOtherwise(declared, answered linkModel, withUTM bool) []string {
+	type pair struct {
+		name     string
+		was, got attr.Value
+	}
+	pairs := []pair{
+		{"domain_id", declared.DomainID, answered.DomainID},
+		{"destination", declared.Destination, answered.Destination},
+		{"slug", declared.Slug, answered.Slug},
+		{"expires_at", declared.ExpiresAt, answered.ExpiresAt},
+	}
+	if withUTM {
+		pairs = append(pairs, pair{"utm", declared.UTM, answered.UTM})
+	}
+	var diffs []string
+	for _, p := range pairs {
+		if !p.was.IsUnknown() && !p.was.Equal(p.got) {
+			diffs = append(diffs, fmt.Sprintf("%s: declared %s, the service kept %s", p.name, p.was, p.got))
+		}
+	}
+	return diffs
 }
 
 // equal reports whether every attribute of m is that of o.

@@ -266,6 +266,9 @@ func recordCreatedLink(ctx context.Context, plan linkResourceModel, link *client
 	created.applyLink(link)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &created)...)
 	setIdentity(ctx, resp.Identity, created.ID, &resp.Diagnostics)
+	if diffs := answeredOtherwise(plan.linkModel, created.linkModel, false); len(diffs) > 0 {
+		addAnsweredOtherwise(&resp.Diagnostics, link.ID, "create", diffs)
+	}
 	return created, !resp.Diagnostics.HasError()
 }
 
@@ -277,9 +280,14 @@ func (r *linkResource) applyCreatedUTM(ctx context.Context, created linkResource
 		addUTMStepError(&resp.Diagnostics, link, err)
 		return
 	}
-	created.UTM = configuredUTM
-	created.applyLink(changed)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &created)...)
+	declared := created
+	declared.UTM = configuredUTM
+	answered := declared
+	answered.applyLink(changed)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &answered)...)
+	if diffs := answeredOtherwise(declared.linkModel, answered.linkModel, true); len(diffs) > 0 {
+		addAnsweredOtherwise(&resp.Diagnostics, link.ID, "create", diffs)
+	}
 }
 
 // errChangeNotReadBack is a change the service made (it answered 204)
@@ -411,9 +419,13 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		addOperationError(&resp.Diagnostics, r.data.client, "change the link's destination", err)
 		return
 	}
-	plan.applyLink(link)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	answered := plan
+	answered.applyLink(link)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &answered)...)
 	setIdentity(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
+	if diffs := answeredOtherwise(plan.linkModel, answered.linkModel, true); len(diffs) > 0 {
+		addAnsweredOtherwise(&resp.Diagnostics, plan.ID.ValueString(), "change", diffs)
+	}
 }
 
 func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

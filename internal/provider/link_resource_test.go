@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
@@ -1236,5 +1237,69 @@ func TestAccLink_changeAcceptedButNotReadBack(t *testing.T) {
 			Config:           link("https://example.com/after"),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		},
+	})
+}
+
+// rewriteWrites is the emulator behind a service that changes what writes
+// of method ask before carrying them out: change edits the JSON body.
+func (e *testEnv) rewriteWrites(t *testing.T, method string, change func(body map[string]any)) {
+	t.Helper()
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == method {
+			var body map[string]any
+			raw, err := io.ReadAll(r.Body)
+			if err == nil && json.Unmarshal(raw, &body) == nil {
+				change(body)
+				raw, _ = json.Marshal(body)
+			}
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(raw)), int64(len(raw))
+		}
+		e.srv.ServeHTTP(w, r)
+	})
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	e.url = ts.URL
+}
+
+// A service that keeps a write otherwise than asked (here a slug in lower
+// case, a destination with a path of its own) gets an error that says what
+// it kept, on the create and on the change, rather than Terraform's
+// "Provider produced inconsistent result"; the state records the link as
+// the service keeps it, so it is destroyed with the rest.
+func TestAccLink_serviceKeptOtherwiseThanDeclared(t *testing.T) {
+	t.Run("create", func(t *testing.T) {
+		e := newTestEnv(t)
+		e.rewriteWrites(t, http.MethodPost, func(body map[string]any) {
+			if slug, ok := body["slug"].(string); ok {
+				body["slug"] = strings.ToLower(slug)
+			}
+		})
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: protoV6Providers,
+			CheckDestroy:             e.checkNoLinks,
+			Steps: []resource.TestStep{{
+				Config:      e.linkConfig("destination = \"https://example.com/a\"\nslug = \"Spring-Sale\""),
+				ExpectError: expectErr("Service kept link", "otherwise than declared", `slug: declared "Spring-Sale", the service kept "spring-sale"`, "terraform untaint"),
+			}},
+		})
+	})
+	t.Run("change", func(t *testing.T) {
+		e := newTestEnv(t)
+		e.rewriteWrites(t, http.MethodPatch, func(body map[string]any) {
+			if dest, ok := body["destination"].(string); ok {
+				body["destination"] = dest + "/kept"
+			}
+		})
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: protoV6Providers,
+			CheckDestroy:             e.checkNoLinks,
+			Steps: []resource.TestStep{
+				{Config: e.linkConfig(`destination = "https://example.com/a"`)},
+				{
+					Config:      e.linkConfig(`destination = "https://example.com/b"`),
+					ExpectError: expectErr("Service kept link", `destination: declared "https://example.com/b", the service kept "https://example.com/b/kept"`, "sends the same change"),
+				},
+			},
+		})
 	})
 }
