@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
 )
@@ -30,13 +31,14 @@ func (c *Client) ReadExport(ctx context.Context, q analytics.Query, needed []ana
 	}
 	cl := call{method: http.MethodGet, path: pathExport, url: c.endpoint(pathExport, query), accept: "text/csv", limit: MaxCSVBodyBytes}
 	cl.stream = func(resp *http.Response) error {
-		// A 200 HTML page is a proxy's (a login or maintenance page), not CSV.
-		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/html" {
-			return c.htmlInsteadOfCSV(resp)
+		// A 200 HTML page is a proxy's (a login or maintenance page), and
+		// JSON an error body with the wrong status: neither is CSV.
+		if kind := notCSV(resp.Header.Get("Content-Type")); kind != "" {
+			return c.notCSVError(resp, kind)
 		}
 		err := analytics.Read(resp.Body, q, needed, v, c.redact)
 		if errors.Is(err, analytics.ErrMalformed) {
-			return fmt.Errorf("%w: %w", ErrUnexpectedResponse, err)
+			return fmt.Errorf("%w: status %d, Content-Type %q: %w", ErrUnexpectedResponse, resp.StatusCode, resp.Header.Get("Content-Type"), err)
 		}
 		return err
 	}
@@ -44,8 +46,21 @@ func (c *Client) ReadExport(ctx context.Context, q analytics.Query, needed []ana
 	return err
 }
 
-func (c *Client) htmlInsteadOfCSV(resp *http.Response) error {
+// notCSV names what a body of media type contentType is when it cannot be
+// the export's CSV ("" when it may be: an unlabelled body is read).
+func notCSV(contentType string) string {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	switch {
+	case mt == "text/html":
+		return "an HTML page"
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		return "JSON"
+	}
+	return ""
+}
+
+func (c *Client) notCSVError(resp *http.Response, kind string) error {
 	begin, _, _ := readBounded(resp.Body, 200+int64(len(c.apiKey))) // a key across byte 200 is still found whole
-	return fmt.Errorf("%w: status %d, Content-Type %q, expected CSV: the body is an HTML page; it begins %q",
-		ErrUnexpectedResponse, resp.StatusCode, resp.Header.Get("Content-Type"), redactedSnippet(c.secret, string(begin), 200))
+	return fmt.Errorf("%w: status %d, Content-Type %q, expected CSV: the body is %s; it begins %q",
+		ErrUnexpectedResponse, resp.StatusCode, resp.Header.Get("Content-Type"), kind, redactedSnippet(c.secret, string(begin), 200))
 }

@@ -57,8 +57,10 @@ func TestReadExport(t *testing.T) {
 			columns: []string{"link_id", "clicked_at", "destination"}, rows: [][]string{{"l-1", "2026-01-02T03:04:05Z", "https://e/?a=1,b"}}},
 		{name: "HTML page with 200", answer: step{body: "<html>Please log in</html>", header: map[string]string{"Content-Type": "text/html; charset=utf-8"}},
 			wantErrIs: ErrUnexpectedResponse, wantErr: `status 200, Content-Type "text/html; charset=utf-8", expected CSV: the body is an HTML page; it begins "<html>Please log in</html>"`},
+		{name: "JSON error body with 200", answer: step{body: `{"error":"export_unavailable"}`, header: map[string]string{"Content-Type": "application/json"}},
+			wantErrIs: ErrUnexpectedResponse, wantErr: `status 200, Content-Type "application/json", expected CSV: the body is JSON; it begins "{\"error\":\"export_unavailable\"}"`},
 		{name: "broken quoting", answer: step{body: "a,b\n1,x\"y\n", header: csvHeaders},
-			wantErrIs: ErrUnexpectedResponse, wantErr: `GET /api/analytics/export: unexpected response from the service: export: parse error on line 2, column 4: bare " in non-quoted-field`},
+			wantErrIs: ErrUnexpectedResponse, wantErr: `GET /api/analytics/export: unexpected response from the service: status 200, Content-Type "text/csv; charset=utf-8": export: parse error on line 2, column 4: bare " in non-quoted-field`},
 		{name: "403 insufficient scope", answer: step{status: 403, body: `{"error":"insufficient_scope"}`}, wantErrIs: ErrForbidden},
 		{name: "404 unknown link", answer: step{status: 404, body: `{"error":"not_found"}`}, wantErrIs: ErrNotFound},
 	}

@@ -545,7 +545,7 @@ func addExportError(diags *diag.Diagnostics, c *client.Client, linkID string, er
 			fmt.Sprintf("No link with ID %s exists on this account (404 not_found): %v. Check link_id; the account's links are listed by data.shortlink_links, and a link managed here is referenced as shortlink_link.<name>.id. If the link was deleted, change or remove link_id: every plan reads this data source, a destroy's plan too, and terraform destroy -refresh=false destroys without reading it.", linkID, err))
 	case errors.Is(err, analytics.ErrMalformed):
 		diags.AddError(summary, err.Error()+"\n\nThe service's answer to GET /api/analytics/export cannot be read as CSV with a header row and one record per click. "+
-			"Please report this to the provider's developers, with the beginning of the export and the line named.")
+			"Read that line of the export with the same key (GET /api/analytics/export, the header Authorization: Bearer <key>) to see what the service sent: a proxy's page or an error body is for the service or the network in between to mend; CSV that this provider cannot read is for its developers, to whom report the line.")
 	default:
 		addOperationError(diags, c, "export the analytics", err)
 	}

@@ -509,7 +509,7 @@ func TestAddExportError_notCSVIsNotACSVFault(t *testing.T) {
 		},
 		"a malformed record": {
 			err:  fmt.Errorf("%w: line 3: wrong number of fields", analytics.ErrMalformed),
-			want: []string{"CSV with a header row", "line 3"},
+			want: []string{"CSV with a header row", "line 3", "to see what the service sent"},
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
