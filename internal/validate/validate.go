@@ -6,7 +6,9 @@ package validate
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -61,6 +63,9 @@ func checkHTTPURL(v string) string {
 	if i := strings.IndexFunc(v, unicode.IsSpace); i >= 0 {
 		return fmt.Sprintf("%q contains white space at character %d; a URL holds none: write a space as %%20", v, utf8.RuneCountInString(v[:i])+1)
 	}
+	if i := strings.IndexFunc(v, invisible); i >= 0 {
+		return fmt.Sprintf("%q contains the invisible character %U at character %d (pasted text often carries one); remove it", v, []rune(v[i:])[0], utf8.RuneCountInString(v[:i])+1)
+	}
 	u, err := url.Parse(v)
 	if err != nil {
 		return fmt.Sprintf("%q is not a URL: %v", v, err)
@@ -88,10 +93,10 @@ func checkHTTPURL(v string) string {
 }
 
 // slugDescription says what a slug, and so the beginning of one, may hold.
-var slugDescription = fmt.Sprintf("must be 1 to %d characters without '/', '?', '#', spaces or control characters", MaxSlugLength)
+var slugDescription = fmt.Sprintf("must be 1 to %d characters without '/', '?', '#', spaces, control or invisible characters", MaxSlugLength)
 
-// Slug accepts a path segment: no '/', '?', '#', no white space or control
-// characters, at most MaxSlugLength characters.
+// Slug accepts a path segment: no '/', '?', '#', no white space, control or
+// invisible characters, at most MaxSlugLength characters.
 func Slug() validator.String { return stringCheck{description: slugDescription, check: slugProblem} }
 
 func slugProblem(v string) string {
@@ -104,8 +109,8 @@ func slugProblem(v string) string {
 // slugCharProblem names the first character of v no slug can hold.
 func slugCharProblem(v, what string) string {
 	for _, r := range v {
-		if r == '/' || r == '?' || r == '#' || unicode.IsSpace(r) || unicode.IsControl(r) {
-			return fmt.Sprintf("%q contains %q; %s one path segment without '/', '?', '#', spaces or control characters", v, r, what)
+		if r == '/' || r == '?' || r == '#' || unicode.IsSpace(r) || invisible(r) {
+			return fmt.Sprintf("%q contains %q; %s one path segment without '/', '?', '#', spaces, control or invisible characters", v, r, what)
 		}
 	}
 	return ""
@@ -150,7 +155,7 @@ func HostNameProblem(v string) string {
 		return fmt.Sprintf("%q is a URL; write only its host, such as shop.example.com", v)
 	}
 	if i := strings.IndexFunc(v, func(r rune) bool {
-		return strings.ContainsRune("/?#@", r) || unicode.IsSpace(r) || unicode.IsControl(r)
+		return strings.ContainsRune("/?#@", r) || unicode.IsSpace(r) || invisible(r)
 	}); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(v[i:])
 		return fmt.Sprintf("%q contains %q; write only a host name, such as shop.example.com", v, r)
@@ -182,7 +187,22 @@ func UTMValueProblem(v string) string {
 	if v == "" {
 		return "is empty: leave it out, or set it to null, for a link without this parameter. From a CSV whose cell may be blank, write for example `content = each.value.content != \"\" ? each.value.content : null`"
 	}
-	return edgeSpaceProblem(v)
+	if problem := edgeSpaceProblem(v); problem != "" {
+		return problem
+	}
+	if i := strings.IndexFunc(v, invisible); i >= 0 {
+		return fmt.Sprintf("%q contains the control or invisible character %U; analytics would count the value apart from the one without it: remove it", v, []rune(v[i:])[0])
+	}
+	return ""
+}
+
+// invisible reports a control character (a line break, a tab) or a format
+// character (a zero-width space, a right-to-left override): pasted text
+// carries them unseen, and a value holding one is not the value it reads as.
+// The zero-width non-joiner and joiner are left alone: Persian and Indic
+// words, and emoji sequences, are written with them.
+func invisible(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d'
 }
 
 // edgeSpaceProblem reports white space at either end of v, which mostly
@@ -238,8 +258,11 @@ func (notEmptyObject) ValidateObject(_ context.Context, req validator.ObjectRequ
 			return
 		}
 	}
+	// Terraform drops an attribute name the object does not have before the
+	// provider sees it, so a misspelt one ends here: name the right ones.
+	names := slices.Sorted(maps.Keys(req.ConfigValue.Attributes()))
 	resp.Diagnostics.AddAttributeError(req.Path, "Empty "+req.Path.String(),
-		req.Path.String()+" sets no attribute; set at least one of its attributes, or remove it to clear the parameters.")
+		fmt.Sprintf("%s sets no attribute; set at least one of %s (a name spelt otherwise is dropped by Terraform), or remove it to clear the parameters.", req.Path, strings.Join(names, ", ")))
 }
 
 // Duration accepts a Go duration ("5s", "90m", "24h") between lo and hi.

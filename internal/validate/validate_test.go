@@ -30,6 +30,9 @@ func TestStringValidators(t *testing.T) {
 		{"utm inner space ok", UTMValue(), "spring sale", ""},
 		{"utm trailing space", UTMValue(), "newsletter ", `"newsletter " starts or ends with white space; remove it (from a CSV cell, with trimspace())`},
 		{"utm leading tab", UTMValue(), "\temail", "starts or ends with white space"},
+		{"utm inner line break", UTMValue(), "a\nb", "contains the control or invisible character U+000A"},
+		{"utm byte-order mark", UTMValue(), "\ufeffspring", "character U+FEFF"},
+		{"utm emoji sequence ok", UTMValue(), "\U0001F469\u200d\U0001F4BB", ""},
 		{"uuid ok", UUID(), "2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", ""},
 		{"uuid upper ok", UUID(), "2F1C6A1E-8D3B-4C2A-9F0E-1B2C3D4E5F60", ""},
 		{"uuid short", UUID(), "2f1c6a1e", "is not a UUID"},
@@ -51,6 +54,9 @@ func TestStringValidators(t *testing.T) {
 		{"url inner space", HTTPURL(), "https://example.com/spring sale", "contains white space at character 27; a URL holds none: write a space as %20"},
 		{"url space in query", HTTPURL(), "https://example.com/?q=a b", "at character 25"},
 		{"url no-break space", HTTPURL(), "https://example.com/é\u00a0x", "at character 22"},
+		{"url zero-width space", HTTPURL(), "https://example.com/\u200bsale", "contains the invisible character U+200B at character 21"},
+		{"url right-to-left override", HTTPURL(), "https://example.com/\u202egnp.exe", "invisible character U+202E"},
+		{"url zero-width non-joiner of a Persian word ok", HTTPURL(), "https://fa.example/\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", ""},
 		{"url encoded space ok", HTTPURL(), "https://example.com/spring%20sale", ""},
 		{"url credentials", HTTPURL(), "https://user:s3cret@example.com/x", "holds a user name or password before its host (…@example.com)"},
 		{"url user only", HTTPURL(), "https://trusted.example@evil.example/", "(…@evil.example)"},
@@ -62,7 +68,8 @@ func TestStringValidators(t *testing.T) {
 		{"slug unicode ok", Slug(), "frühling", ""},
 		{"slug slash", Slug(), "a/b", "contains '/'"},
 		{"slug space", Slug(), "a b", "contains ' '"},
-		{"slug control", Slug(), "a\x01b", "control characters"},
+		{"slug control", Slug(), "a\x01b", "control or invisible characters"},
+		{"slug zero-width space", Slug(), "spring\u200bsale", `contains '\u200b'`},
 		{"slug query", Slug(), "a?b", "contains '?'"},
 		{"slug too long", Slug(), strings.Repeat("a", MaxSlugLength+1), "1 to 64 characters"},
 		{"slug prefix ok", SlugPrefix(), "spring-", ""},
@@ -139,6 +146,11 @@ func TestNotEmptyObject(t *testing.T) {
 		NotEmptyObject().ValidateObject(context.Background(), validator.ObjectRequest{Path: path.Root("utm"), ConfigValue: tc.value}, &resp)
 		if resp.Diagnostics.HasError() != tc.wantErr {
 			t.Errorf("%s: error = %v, want %v", name, resp.Diagnostics, tc.wantErr)
+		}
+		// A misspelt name reaches the provider as an empty object: the
+		// message names the ones to write.
+		if tc.wantErr && !strings.Contains(resp.Diagnostics.Errors()[0].Detail(), "at least one of medium, source (a name spelt otherwise") {
+			t.Errorf("%s: detail %q does not name the attributes", name, resp.Diagnostics.Errors()[0].Detail())
 		}
 	}
 }
