@@ -850,7 +850,7 @@ func TestAccValidation_badInputAtPlanTime(t *testing.T) {
 		{`destination = "https://example.com/a"` + "\n" + `expires_at = "next friday"`, expectErr(`Invalid time`, `expires_at is "next friday"`, `for example 2027-01-05T23:59:59Z`)},
 		{`destination = "https://example.com/a"` + "\n" + `utm = {}`, expectErr(`Empty utm`, `set at least one of campaign, content, medium, source, term`)},
 		// Terraform drops the misspelt name: the provider sees an empty utm.
-		{`destination = "https://example.com/a"` + "\n" + `utm = { campain = "spring" }`, expectErr(`Empty utm`, `set at least one of campaign, content, medium, source, term (a name spelt otherwise is dropped by Terraform)`)},
+		{`destination = "https://example.com/a"` + "\n" + `utm = { utm_campaign = "spring" }`, expectErr(`Empty utm`, `set at least one of campaign, content, medium, source, term (a name spelt otherwise is dropped by Terraform)`)},
 		{`destination = "https://example.com/\u200bsale"`, expectErr(`contains the invisible character U+200B at character 21`)},
 		{`destination = "https://example.com/a"` + "\n" + `utm = { source = "news\nletter" }`, expectErr(`Invalid utm.source`, `control or invisible character U+000A`)},
 		{`destination = "https://example.com/a"` + "\n" + `utm = { source = "" }`, expectErr(`utm.source is empty: leave it out, or set it to null`)},

@@ -63,8 +63,8 @@ func checkHTTPURL(v string) string {
 	if i := strings.IndexFunc(v, unicode.IsSpace); i >= 0 {
 		return fmt.Sprintf("%q contains white space at character %d; a URL holds none: write a space as %%20", v, utf8.RuneCountInString(v[:i])+1)
 	}
-	if i := strings.IndexFunc(v, invisible); i >= 0 {
-		return fmt.Sprintf("%q contains the invisible character %U at character %d (pasted text often carries one); remove it", v, []rune(v[i:])[0], utf8.RuneCountInString(v[:i])+1)
+	if r, at := firstInvisible(v); at > 0 {
+		return fmt.Sprintf("%q contains the invisible character %U at character %d (pasted text often carries one); remove it", v, r, at)
 	}
 	u, err := url.Parse(v)
 	if err != nil {
@@ -190,8 +190,8 @@ func UTMValueProblem(v string) string {
 	if problem := edgeSpaceProblem(v); problem != "" {
 		return problem
 	}
-	if i := strings.IndexFunc(v, invisible); i >= 0 {
-		return fmt.Sprintf("%q contains the control or invisible character %U; analytics would count the value apart from the one without it: remove it", v, []rune(v[i:])[0])
+	if r, at := firstInvisible(v); at > 0 {
+		return fmt.Sprintf("%q contains the control or invisible character %U; analytics would count the value apart from the one without it: remove it", v, r)
 	}
 	return ""
 }
@@ -203,6 +203,17 @@ func UTMValueProblem(v string) string {
 // words, and emoji sequences, are written with them.
 func invisible(r rune) bool {
 	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d'
+}
+
+// firstInvisible returns v's first invisible character and its place,
+// counted in characters from 1 (0: none).
+func firstInvisible(v string) (rune, int) {
+	i := strings.IndexFunc(v, invisible)
+	if i < 0 {
+		return 0, 0
+	}
+	r, _ := utf8.DecodeRuneInString(v[i:])
+	return r, utf8.RuneCountInString(v[:i]) + 1
 }
 
 // edgeSpaceProblem reports white space at either end of v, which mostly
