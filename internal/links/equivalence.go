@@ -64,8 +64,12 @@ func canonicalURL(u *url.URL, utm *client.UTM) string {
 // ComparableHost spells a host so that the spellings of one host compare
 // equal: lower case, a Unicode name in its ASCII (IDNA) form (bücher.example
 // and xn--bcher-kva.example), without the trailing dot of a fully qualified
-// name. A host IDNA cannot read (an IP literal) is only lower-cased.
+// name; an IP address in one spelling, without the brackets of an IPv6
+// literal (2001:DB8:0::1 and [2001:db8::1]).
 func ComparableHost(host string) string {
+	if ip := net.ParseIP(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")); ip != nil {
+		return ip.String()
+	}
 	host = strings.TrimSuffix(host, ".")
 	if isASCII(host) {
 		return strings.ToLower(host) // all IDNA would do, at a tenth of the cost

@@ -110,6 +110,7 @@ func TestComparableHost(t *testing.T) {
 		"xn--bcher-kva.example": "xn--bcher-kva.example",
 		"192.0.2.1":             "192.0.2.1",
 		"2001:DB8::1":           "2001:db8::1",
+		"[2001:db8:0::1]":       "2001:db8::1",
 	} {
 		if got := ComparableHost(host); got != want {
 			t.Errorf("ComparableHost(%q) = %q, want %q", host, got, want)

@@ -237,3 +237,33 @@ func TestAccLinksDataSource_refusalsOutlastMaxRetries(t *testing.T) {
 		}},
 	})
 }
+
+// A destination on an IP address is found by its host in any spelling:
+// with or without the brackets of an IPv6 literal, zeros shortened or not.
+func TestAccLinksDataSource_hostIsAnIPAddress(t *testing.T) {
+	e := newTestEnv(t)
+	c := e.apiClient(t)
+	for _, destination := range []string{"https://[2001:db8::1]/d", "https://192.0.2.1/x", "https://example.com/y"} {
+		if _, err := c.CreateLink(context.Background(), client.CreateLinkInput{DomainID: e.fx.DomainID, Destination: destination}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	found := func(destination string) knownvalue.Check {
+		return knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectPartial(map[string]knownvalue.Check{"destination": knownvalue.StringExact(destination)})})
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config: e.config(`
+data "shortlink_links" "bracketed" { destination_host = "[2001:DB8::1]" }
+data "shortlink_links" "bare" { destination_host = "2001:db8:0::1" }
+data "shortlink_links" "ipv4" { destination_host = "192.0.2.1" }
+`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.shortlink_links.bracketed", tfjsonpath.New("links"), found("https://[2001:db8::1]/d")),
+				statecheck.ExpectKnownValue("data.shortlink_links.bare", tfjsonpath.New("links"), found("https://[2001:db8::1]/d")),
+				statecheck.ExpectKnownValue("data.shortlink_links.ipv4", tfjsonpath.New("links"), found("https://192.0.2.1/x")),
+			},
+		}},
+	})
+}

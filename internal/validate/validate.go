@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net"
 	"net/url"
 	"slices"
 	"strconv"
@@ -137,7 +138,7 @@ func SlugPrefixProblem(v string) string {
 // filter on a URL's host compares with, without scheme, port or path.
 func HostName() validator.String {
 	return stringCheck{
-		description: "must be a host name such as shop.example.com, without scheme, port or path",
+		description: "must be a host name such as shop.example.com, or an IP address, without scheme, port or path",
 		check:       HostNameProblem,
 	}
 }
@@ -147,6 +148,9 @@ func HostName() validator.String {
 func HostNameProblem(v string) string {
 	if v == "" {
 		return "is empty; remove it to match every destination"
+	}
+	if net.ParseIP(v) != nil || strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") && net.ParseIP(v[1:len(v)-1]) != nil {
+		return "" // an IP address, an IPv6 one with or without its brackets
 	}
 	if strings.Contains(v, "://") {
 		if u, err := url.Parse(v); err == nil && u.Hostname() != "" {
