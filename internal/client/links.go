@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,8 +103,11 @@ func (c *Client) CreateLink(ctx context.Context, in CreateLinkInput) (*Link, err
 		// The link was most likely created; only its answer is unreadable.
 		return nil, fmt.Errorf("%w; %w", c.unexpected(cl, resp, "a link", err), ErrAmbiguous)
 	}
-	if len(missing) > 0 {
-		c.completeFromList(ctx, link, missing)
+	if len(missing) > 0 && !c.completeFromList(ctx, link, missing) && slices.Contains(missing, "expiresAt") {
+		// Neither the answer nor the list says what expiry the link has:
+		// the one sent stands until a refresh reads it (nil would read as
+		// none, like an empty field the provider keeps as declared).
+		link.ExpiresAt = in.ExpiresAt
 	}
 	return link, nil
 }
@@ -112,21 +116,23 @@ func (c *Client) CreateLink(ctx context.Context, in CreateLinkInput) (*Link, err
 // answer only {"id", "shortUrl"}) from the link as the list shows it, rather
 // than guess them. It is best effort: the link exists whatever happens here,
 // so a failed listing leaves those fields empty (the next refresh reads
-// them) instead of failing a create that succeeded.
-func (c *Client) completeFromList(ctx context.Context, link *Link, missing []string) {
+// them) instead of failing a create that succeeded. It reports whether the
+// list had the link.
+func (c *Client) completeFromList(ctx context.Context, link *Link, missing []string) bool {
 	logFields := map[string]any{"id": link.ID, "missing": strings.Join(missing, ",")}
 	links, err := c.ListLinks(ctx)
 	if err != nil {
 		logFields["error"] = err.Error()
 		tflog.Warn(ctx, "the create's answer lacked fields and listing the links to complete them failed", logFields)
-		return
+		return false
 	}
 	if listed, ok := links.Get(link.ID); ok {
 		fillMissing(link, &listed, missing)
 		tflog.Debug(ctx, "completed the create's answer from the list", logFields)
-		return
+		return true
 	}
 	tflog.Warn(ctx, "the create's answer lacked fields and the new link is not in the list yet", logFields)
+	return false
 }
 
 // maxIdlePages is how many pages in a row may bring no link not listed

@@ -2,6 +2,7 @@ package links
 
 import (
 	"net"
+	"net/netip"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -67,7 +68,9 @@ func canonicalURL(u *url.URL, utm *client.UTM) string {
 // name; an IP address in one spelling, without the brackets of an IPv6
 // literal (2001:DB8:0::1 and [2001:db8::1]).
 func ComparableHost(host string) string {
-	if ip := net.ParseIP(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")); ip != nil {
+	// netip, not net: net spells an IPv4-mapped IPv6 address as the IPv4
+	// one, another host to compare.
+	if ip, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")); err == nil {
 		return ip.String()
 	}
 	host = strings.TrimSuffix(host, ".")

@@ -111,6 +111,7 @@ func TestComparableHost(t *testing.T) {
 		"192.0.2.1":             "192.0.2.1",
 		"2001:DB8::1":           "2001:db8::1",
 		"[2001:db8:0::1]":       "2001:db8::1",
+		"::ffff:192.0.2.1":      "::ffff:192.0.2.1",
 	} {
 		if got := ComparableHost(host); got != want {
 			t.Errorf("ComparableHost(%q) = %q, want %q", host, got, want)

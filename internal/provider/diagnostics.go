@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -359,17 +360,27 @@ func addRetakenWarning(diags *diag.Diagnostics, l *client.Link) {
 }
 
 // addAnsweredOtherwise reports a create or change the service carried out
-// otherwise than declared (diffs: answeredOtherwise). The state records the
-// link as the service keeps it, so that nothing is lost; a create's error
-// leaves it tainted.
-func addAnsweredOtherwise(diags *diag.Diagnostics, id, action string, diffs []string) {
-	next := "The next plan shows the difference again and the next apply sends the same change."
-	if action == "create" {
+// otherwise than declared (answeredOtherwise). The state records the link
+// as the service keeps it, so that nothing is lost; a create's error leaves
+// it tainted, and an attribute a change cannot set plans a replacement.
+func addAnsweredOtherwise(diags *diag.Diagnostics, id, action string, kept []valueKept) {
+	lines, replaced := make([]string, len(kept)), []string{}
+	for i, k := range kept {
+		lines[i] = fmt.Sprintf("%s: declared %s, the service kept %s", k.name, k.declared, k.kept)
+		if !k.inPlace {
+			replaced = append(replaced, k.name)
+		}
+	}
+	next := "The next plan shows the difference again, and its apply sends the same change."
+	switch {
+	case action == "create":
 		next = "Terraform marks the new link tainted: the next apply would delete it and create it again, with the same result. To keep it, write the values as the service keeps them, then run `terraform untaint` on this resource."
+	case len(replaced) > 0:
+		next = fmt.Sprintf("A change cannot set %s again: the next plan replaces the link, which deletes it with its click history. Write the values as the service keeps them before you apply again.", strings.Join(replaced, " or "))
 	}
 	diags.AddError("Service kept link "+id+" otherwise than declared",
 		fmt.Sprintf("The service answered the %s of link %s with values other than this resource declares:\n  - %s\nThe state records the link as the service answered, so it is not lost. The service changes such values its own way (a slug in lower case, for example); declare them as it keeps them. %s",
-			action, id, strings.Join(diffs, "\n  - "), next))
+			action, id, strings.Join(lines, "\n  - "), next))
 }
 
 // addLeftoverAdopted warns that a create took over the link that held its
@@ -544,8 +555,12 @@ func addExportError(diags *diag.Diagnostics, c *client.Client, linkID string, er
 		diags.AddAttributeError(path.Root("link_id"), summary,
 			fmt.Sprintf("No link with ID %s exists on this account (404 not_found): %v. Check link_id; the account's links are listed by data.shortlink_links, and a link managed here is referenced as shortlink_link.<name>.id. If the link was deleted, change or remove link_id: every plan reads this data source, a destroy's plan too, and terraform destroy -refresh=false destroys without reading it.", linkID, err))
 	case errors.Is(err, analytics.ErrMalformed):
-		diags.AddError(summary, err.Error()+"\n\nThe service's answer to GET /api/analytics/export cannot be read as CSV with a header row and one record per click. "+
-			"Read that line of the export with the same key (GET /api/analytics/export, the header Authorization: Bearer <key>) to see what the service sent: a proxy's page or an error body is for the service or the network in between to mend; CSV that this provider cannot read is for its developers, to whom report the line.")
+		request := "GET /api/analytics/export"
+		if linkID != "" {
+			request += "?linkId=" + url.QueryEscape(linkID)
+		}
+		diags.AddError(summary, err.Error()+"\n\nThe service's answer to "+request+" cannot be read as CSV with a header row and one record per click. "+
+			"Read that line of the export with the same key ("+request+", the header Authorization: Bearer <key>) to see what the service sent: a proxy's page or an error body is for the service or the network in between to mend; CSV that this provider cannot read is for its developers, to whom report the line.")
 	default:
 		addOperationError(diags, c, "export the analytics", err)
 	}

@@ -499,6 +499,7 @@ func TestAddUTMStepError(t *testing.T) {
 // client's bound) is not blamed on the CSV's format.
 func TestAddExportError_notCSVIsNotACSVFault(t *testing.T) {
 	for name, tc := range map[string]struct {
+		linkID       string
 		err          error
 		want, absent []string
 	}{
@@ -509,12 +510,17 @@ func TestAddExportError_notCSVIsNotACSVFault(t *testing.T) {
 		},
 		"a malformed record": {
 			err:  fmt.Errorf("%w: line 3: wrong number of fields", analytics.ErrMalformed),
-			want: []string{"CSV with a header row", "line 3", "to see what the service sent"},
+			want: []string{"CSV with a header row", "line 3", "(GET /api/analytics/export, the header", "to see what the service sent"},
+		},
+		"a malformed record of one link's export": {
+			linkID: "2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60",
+			err:    fmt.Errorf("%w: line 3: wrong number of fields", analytics.ErrMalformed),
+			want:   []string{"(GET /api/analytics/export?linkId=2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60, the header"},
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var diags diag.Diagnostics
-			addExportError(&diags, nil, "", tc.err)
+			addExportError(&diags, nil, tc.linkID, tc.err)
 			expectDiagnostic(t, diags, tc.want, tc.absent, "")
 		})
 	}

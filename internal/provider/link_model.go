@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -103,12 +102,19 @@ func (m *linkModel) applyLink(l *client.Link) {
 	}
 }
 
-// answeredOtherwise lists, as "name: declared X, the service kept Y", the
-// attributes declared (known at plan) that an answer, applied to answered
-// with applyLink, set to something else: applyLink keeps the declared
-// spelling of what means the same, so each is a real difference. utm is
-// compared only when the request sent it.
-func answeredOtherwise(declared, answered linkModel, withUTM bool) []string {
+// valueKept is a declared attribute the service kept otherwise.
+type valueKept struct {
+	name, declared, kept string
+	// inPlace: a change can set it again (destination, utm); the others
+	// only a new link can.
+	inPlace bool
+}
+
+// answeredOtherwise lists the attributes declared (known at plan) that an
+// answer, applied to answered with applyLink, set to something else:
+// applyLink keeps the declared spelling of what means the same, so each is
+// a real difference. utm is compared only when the request sent it.
+func answeredOtherwise(declared, answered linkModel, withUTM bool) []valueKept {
 	type pair struct {
 		name     string
 		was, got attr.Value
@@ -122,13 +128,13 @@ func answeredOtherwise(declared, answered linkModel, withUTM bool) []string {
 	if withUTM {
 		pairs = append(pairs, pair{"utm", declared.UTM, answered.UTM})
 	}
-	var diffs []string
+	var kept []valueKept
 	for _, p := range pairs {
 		if !p.was.IsUnknown() && !p.was.Equal(p.got) {
-			diffs = append(diffs, fmt.Sprintf("%s: declared %s, the service kept %s", p.name, p.was, p.got))
+			kept = append(kept, valueKept{p.name, p.was.String(), p.got.String(), p.name == "destination" || p.name == "utm"})
 		}
 	}
-	return diffs
+	return kept
 }
 
 // equal reports whether every attribute of m is that of o.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -1306,4 +1307,84 @@ func TestAccLink_serviceKeptOtherwiseThanDeclared(t *testing.T) {
 			},
 		})
 	})
+	// From its first change on, the service spells the slug in lower case.
+	t.Run("change that kept the slug otherwise", func(t *testing.T) {
+		e := newTestEnv(t)
+		var lowered atomic.Bool
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPatch {
+				lowered.Store(true)
+			}
+			rec := httptest.NewRecorder()
+			e.srv.ServeHTTP(rec, r)
+			body := rec.Body.Bytes()
+			if lowered.Load() {
+				body = bytes.ReplaceAll(body, []byte(`"slug":"Spring"`), []byte(`"slug":"spring"`))
+			}
+			maps.Copy(w.Header(), rec.Header())
+			w.Header().Del("Content-Length")
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(body)
+		}))
+		t.Cleanup(ts.Close)
+		e.url = ts.URL
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: protoV6Providers,
+			CheckDestroy:             e.checkNoLinks,
+			Steps: []resource.TestStep{
+				{Config: e.linkConfig("destination = \"https://example.com/a\"\nslug = \"Spring\"")},
+				{
+					Config:      e.linkConfig("destination = \"https://example.com/b\"\nslug = \"Spring\""),
+					ExpectError: expectErr("Service kept link", `slug: declared "Spring", the service kept "spring"`, "A change cannot set slug again: the next plan replaces the link"),
+				},
+			},
+		})
+	})
+}
+
+// lagPartialCreates puts the emulator behind a service that answers a
+// create with only its id and short URL (partialAnswers) and whose list,
+// right after a create, does not show the new link yet.
+func (e *testEnv) lagPartialCreates(t *testing.T) {
+	t.Helper()
+	var lagging atomic.Bool
+	partial := partialAnswers(e.srv)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodPost && r.URL.Path == "/api/links":
+			lagging.Store(true)
+			partial.ServeHTTP(w, r)
+		case r.Method == http.MethodGet && r.URL.Path == "/api/links" && lagging.CompareAndSwap(true, false):
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`[]`))
+		default:
+			e.srv.ServeHTTP(w, r)
+		}
+	})
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	e.url = ts.URL
+}
+
+// A create whose answer and list say nothing of the expiry keeps the one
+// it sent, with or without the UTM step after it, rather than record none
+// and fail the create that succeeded.
+func TestAccLink_createAnsweredWithoutItsExpiryKeepsIt(t *testing.T) {
+	for name, utm := range map[string]string{"without utm": "", "with utm": `utm = { source = "news" }`} {
+		t.Run(name, func(t *testing.T) {
+			e := newTestEnv(t)
+			e.lagPartialCreates(t)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: protoV6Providers,
+				CheckDestroy:             e.checkNoLinks,
+				Steps: []resource.TestStep{{
+					Config: e.linkConfig("destination = \"https://example.com/a\"\nslug = \"lagging\"\nexpires_at = \"2030-01-05T23:59:59Z\"\n" + utm),
+					ConfigStateChecks: []statecheck.StateCheck{
+						statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact("2030-01-05T23:59:59Z")),
+					},
+				}},
+			})
+			e.expectRequests(t, http.MethodPost, "/api/links", 1, "one create")
+		})
+	}
 }

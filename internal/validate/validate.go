@@ -200,13 +200,19 @@ func UTMValueProblem(v string) string {
 	return ""
 }
 
-// invisible reports a control character (a line break, a tab) or a format
-// character (a zero-width space, a right-to-left override): pasted text
-// carries them unseen, and a value holding one is not the value it reads as.
-// The zero-width non-joiner and joiner are left alone: Persian and Indic
-// words, and emoji sequences, are written with them.
+// invisible reports a control character (a line break, a tab), a
+// zero-width space, word joiner or byte-order mark, or a bidirectional
+// embedding, override or isolate (the right-to-left override that makes
+// "gnp.exe" read "exe.png"): pasted text carries them unseen, and a value
+// holding one is not the value it reads as. Other format characters are
+// left alone: Persian and Indic words, right-to-left text, emoji sequences
+// and flags are written with them.
 func invisible(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d'
+	switch {
+	case unicode.IsControl(r), r == '\u200b', r == '\u2060', r == '\ufeff':
+		return true
+	}
+	return '\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069'
 }
 
 // firstInvisible returns v's first invisible character and its place,
