@@ -360,26 +360,28 @@ func addRetakenWarning(diags *diag.Diagnostics, l *client.Link) {
 }
 
 // addAnsweredOtherwise reports a create or change the service carried out
-// otherwise than declared (answeredOtherwise). The state records the link
+// otherwise than planned (answeredOtherwise). The state records the link
 // as the service keeps it, so that nothing is lost; a create's error leaves
-// it tainted, and an attribute a change cannot set plans a replacement.
+// it tainted, and what the next plan does depends on what was kept.
 func addAnsweredOtherwise(diags *diag.Diagnostics, id, action string, kept []valueKept) {
-	lines, replaced := make([]string, len(kept)), []string{}
+	lines, byNext := make([]string, len(kept)), map[nextPlan][]string{}
 	for i, k := range kept {
-		lines[i] = fmt.Sprintf("%s: declared %s, the service kept %s", k.name, k.declared, k.kept)
-		if !k.inPlace {
-			replaced = append(replaced, k.name)
-		}
+		lines[i] = fmt.Sprintf("%s: planned %s, the service kept %s", k.name, k.planned, k.kept)
+		byNext[k.next] = append(byNext[k.next], k.name)
 	}
-	next := "The next plan shows the difference again, and its apply sends the same change."
+	var next string
 	switch {
 	case action == "create":
 		next = "Terraform marks the new link tainted: the next apply would delete it and create it again, with the same result. To keep it, write the values as the service keeps them, then run `terraform untaint` on this resource."
-	case len(replaced) > 0:
-		next = fmt.Sprintf("A change cannot set %s again: the next plan replaces the link, which deletes it with its click history. Write the values as the service keeps them before you apply again.", strings.Join(replaced, " or "))
+	case len(byNext[replaces]) > 0:
+		next = fmt.Sprintf("A change cannot set %s again: the next plan replaces the link, which deletes it with its click history. Write the values as the service keeps them before you apply again.", strings.Join(byNext[replaces], " or "))
+	case len(byNext[changesAgain]) > 0:
+		next = "Declare them as the service keeps them: otherwise the next plan shows the difference again, and its apply sends the same change."
+	default:
+		next = "The configuration leaves them to the service, so the next plan takes them as they are."
 	}
-	diags.AddError("Service kept link "+id+" otherwise than declared",
-		fmt.Sprintf("The service answered the %s of link %s with values other than this resource declares:\n  - %s\nThe state records the link as the service answered, so it is not lost. The service changes such values its own way (a slug in lower case, for example); declare them as it keeps them. %s",
+	diags.AddError("Service kept link "+id+" otherwise than planned",
+		fmt.Sprintf("The service answered the %s of link %s with values other than this resource planned:\n  - %s\nThe state records the link as the service answered, so it is not lost. The service changes such values its own way (a slug in lower case, for example). %s",
 			action, id, strings.Join(lines, "\n  - "), next))
 }
 

@@ -102,36 +102,49 @@ func (m *linkModel) applyLink(l *client.Link) {
 	}
 }
 
-// valueKept is a declared attribute the service kept otherwise.
+// valueKept is an attribute the service kept otherwise than planned.
 type valueKept struct {
-	name, declared, kept string
-	// inPlace: a change can set it again (destination, utm); the others
-	// only a new link can.
-	inPlace bool
+	name, planned, kept string
+	next                nextPlan
 }
 
-// answeredOtherwise lists the attributes declared (known at plan) that an
+// nextPlan is what the next plan does about a value kept otherwise.
+type nextPlan int
+
+const (
+	changesAgain nextPlan = iota // destination, utm: a change sets them
+	replaces                     // a configured slug, expires_at, domain_id: only a new link has them
+	acceptsIt                    // a slug left to the service: the state's is the one
+)
+
+// answeredOtherwise lists the attributes planned (known at plan) that an
 // answer, applied to answered with applyLink, set to something else:
-// applyLink keeps the declared spelling of what means the same, so each is
-// a real difference. utm is compared only when the request sent it.
-func answeredOtherwise(declared, answered linkModel, withUTM bool) []valueKept {
+// applyLink keeps the planned spelling of what means the same, so each is
+// a real difference. utm is compared only when the request sent it;
+// slugConfigured says whether the slug was written or is the service's.
+func answeredOtherwise(planned, answered linkModel, withUTM, slugConfigured bool) []valueKept {
+	slugNext := replaces
+	if !slugConfigured {
+		slugNext = acceptsIt
+	}
 	type pair struct {
 		name     string
 		was, got attr.Value
+		next     nextPlan
 	}
 	pairs := []pair{
-		{"domain_id", declared.DomainID, answered.DomainID},
-		{"destination", declared.Destination, answered.Destination},
-		{"slug", declared.Slug, answered.Slug},
-		{"expires_at", declared.ExpiresAt, answered.ExpiresAt},
+		{"domain_id", planned.DomainID, answered.DomainID, replaces},
+		{"destination", planned.Destination, answered.Destination, changesAgain},
+		{"slug", planned.Slug, answered.Slug, slugNext},
+		{"expires_at", planned.ExpiresAt, answered.ExpiresAt, replaces},
 	}
 	if withUTM {
-		pairs = append(pairs, pair{"utm", declared.UTM, answered.UTM})
+		pairs = append(pairs, pair{"utm", planned.UTM, answered.UTM, changesAgain})
 	}
 	var kept []valueKept
 	for _, p := range pairs {
 		if !p.was.IsUnknown() && !p.was.Equal(p.got) {
-			kept = append(kept, valueKept{p.name, p.was.String(), p.got.String(), p.name == "destination" || p.name == "utm"})
+			kept = append(kept, valueKept{p.name, p.was.String(), p.got.String(), p.next})
 		}
 	}
 	return kept

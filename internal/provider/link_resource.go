@@ -266,7 +266,8 @@ func recordCreatedLink(ctx context.Context, plan linkResourceModel, link *client
 	created.applyLink(link)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &created)...)
 	setIdentity(ctx, resp.Identity, created.ID, &resp.Diagnostics)
-	if diffs := answeredOtherwise(plan.linkModel, created.linkModel, false); len(diffs) > 0 {
+	// A slug left to the service is unknown in a create's plan: not compared.
+	if diffs := answeredOtherwise(plan.linkModel, created.linkModel, false, true); len(diffs) > 0 {
 		addAnsweredOtherwise(&resp.Diagnostics, link.ID, "create", diffs)
 	}
 	return created, !resp.Diagnostics.HasError()
@@ -285,7 +286,7 @@ func (r *linkResource) applyCreatedUTM(ctx context.Context, created linkResource
 	answered := declared
 	answered.applyLink(changed)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &answered)...)
-	if diffs := answeredOtherwise(declared.linkModel, answered.linkModel, true); len(diffs) > 0 {
+	if diffs := answeredOtherwise(declared.linkModel, answered.linkModel, true, true); len(diffs) > 0 {
 		addAnsweredOtherwise(&resp.Diagnostics, link.ID, "create", diffs)
 	}
 }
@@ -423,7 +424,9 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	answered.applyLink(link)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &answered)...)
 	setIdentity(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
-	if diffs := answeredOtherwise(plan.linkModel, answered.linkModel, true); len(diffs) > 0 {
+	var configuredSlug types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("slug"), &configuredSlug)...)
+	if diffs := answeredOtherwise(plan.linkModel, answered.linkModel, true, !configuredSlug.IsNull()); len(diffs) > 0 {
 		addAnsweredOtherwise(&resp.Diagnostics, plan.ID.ValueString(), "change", diffs)
 	}
 }

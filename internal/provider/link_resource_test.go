@@ -1271,7 +1271,7 @@ func (e *testEnv) rewriteWrites(t *testing.T, method string, change func(body ma
 // it kept, on the create and on the change, rather than Terraform's
 // "Provider produced inconsistent result"; the state records the link as
 // the service keeps it, so it is destroyed with the rest.
-func TestAccLink_serviceKeptOtherwiseThanDeclared(t *testing.T) {
+func TestAccLink_serviceKeptOtherwiseThanPlanned(t *testing.T) {
 	t.Run("create", func(t *testing.T) {
 		e := newTestEnv(t)
 		e.rewriteWrites(t, http.MethodPost, func(body map[string]any) {
@@ -1284,7 +1284,7 @@ func TestAccLink_serviceKeptOtherwiseThanDeclared(t *testing.T) {
 			CheckDestroy:             e.checkNoLinks,
 			Steps: []resource.TestStep{{
 				Config:      e.linkConfig("destination = \"https://example.com/a\"\nslug = \"Spring-Sale\""),
-				ExpectError: expectErr("Service kept link", "otherwise than declared", `slug: declared "Spring-Sale", the service kept "spring-sale"`, "terraform untaint"),
+				ExpectError: expectErr("Service kept link", "otherwise than planned", `slug: planned "Spring-Sale", the service kept "spring-sale"`, "terraform untaint"),
 			}},
 		})
 	})
@@ -1302,44 +1302,60 @@ func TestAccLink_serviceKeptOtherwiseThanDeclared(t *testing.T) {
 				{Config: e.linkConfig(`destination = "https://example.com/a"`)},
 				{
 					Config:      e.linkConfig(`destination = "https://example.com/b"`),
-					ExpectError: expectErr("Service kept link", `destination: declared "https://example.com/b", the service kept "https://example.com/b/kept"`, "sends the same change"),
+					ExpectError: expectErr("Service kept link", `destination: planned "https://example.com/b", the service kept "https://example.com/b/kept"`, "sends the same change"),
 				},
 			},
 		})
 	})
-	// From its first change on, the service spells the slug in lower case.
-	t.Run("change that kept the slug otherwise", func(t *testing.T) {
-		e := newTestEnv(t)
-		var lowered atomic.Bool
-		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodPatch {
-				lowered.Store(true)
+	// From its first change on, the service spells every slug in upper
+	// case: a slug written in the configuration is then replaced by the
+	// next plan, one left to the service is taken as it is.
+	for name, tc := range map[string]struct {
+		slug, next string
+		after      []resource.TestStep
+	}{
+		"change that kept a written slug otherwise": {slug: `slug = "spring"`, next: "A change cannot set slug again: the next plan replaces the link", after: []resource.TestStep{{
+			PlanOnly: true, ExpectNonEmptyPlan: true, // the next plan: the replacement
+		}}},
+		"change that kept the service's slug otherwise": {next: "the next plan takes them as they are", after: []resource.TestStep{{
+			PlanOnly: true, // the next plan: nothing to do
+		}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newTestEnv(t)
+			var raised atomic.Bool
+			slugs := regexp.MustCompile(`"slug":"[^"]*"`)
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPatch {
+					raised.Store(true)
+				}
+				rec := httptest.NewRecorder()
+				e.srv.ServeHTTP(rec, r)
+				body := rec.Body.Bytes()
+				if raised.Load() {
+					body = slugs.ReplaceAllFunc(body, func(m []byte) []byte {
+						return append([]byte(`"slug":`), bytes.ToUpper(m[len(`"slug":`):])...)
+					})
+				}
+				maps.Copy(w.Header(), rec.Header())
+				w.Header().Del("Content-Length")
+				w.WriteHeader(rec.Code)
+				_, _ = w.Write(body)
+			}))
+			t.Cleanup(ts.Close)
+			e.url = ts.URL
+			changed := e.linkConfig("destination = \"https://example.com/b\"\n" + tc.slug)
+			steps := []resource.TestStep{
+				{Config: e.linkConfig("destination = \"https://example.com/a\"\n" + tc.slug)},
+				{Config: changed, ExpectError: expectErr("Service kept link", `slug: planned "`, `", the service kept "`, tc.next)},
 			}
-			rec := httptest.NewRecorder()
-			e.srv.ServeHTTP(rec, r)
-			body := rec.Body.Bytes()
-			if lowered.Load() {
-				body = bytes.ReplaceAll(body, []byte(`"slug":"Spring"`), []byte(`"slug":"spring"`))
+			for _, s := range tc.after {
+				s.Config = changed
+				steps = append(steps, s)
 			}
-			maps.Copy(w.Header(), rec.Header())
-			w.Header().Del("Content-Length")
-			w.WriteHeader(rec.Code)
-			_, _ = w.Write(body)
-		}))
-		t.Cleanup(ts.Close)
-		e.url = ts.URL
-		resource.Test(t, resource.TestCase{
-			ProtoV6ProviderFactories: protoV6Providers,
-			CheckDestroy:             e.checkNoLinks,
-			Steps: []resource.TestStep{
-				{Config: e.linkConfig("destination = \"https://example.com/a\"\nslug = \"Spring\"")},
-				{
-					Config:      e.linkConfig("destination = \"https://example.com/b\"\nslug = \"Spring\""),
-					ExpectError: expectErr("Service kept link", `slug: declared "Spring", the service kept "spring"`, "A change cannot set slug again: the next plan replaces the link"),
-				},
-			},
+			resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: protoV6Providers, CheckDestroy: e.checkNoLinks, Steps: steps})
 		})
-	})
+	}
 }
 
 // lagPartialCreates puts the emulator behind a service that answers a

@@ -64,7 +64,7 @@ func checkHTTPURL(v string) string {
 	if i := strings.IndexFunc(v, unicode.IsSpace); i >= 0 {
 		return fmt.Sprintf("%q contains white space at character %d; a URL holds none: write a space as %%20", v, utf8.RuneCountInString(v[:i])+1)
 	}
-	if r, at := firstInvisible(v); at > 0 {
+	if r, at := firstInvisible(v, false); at > 0 {
 		return fmt.Sprintf("%q contains the invisible character %U at character %d (pasted text often carries one); remove it", v, r, at)
 	}
 	u, err := url.Parse(v)
@@ -110,7 +110,7 @@ func slugProblem(v string) string {
 // slugCharProblem names the first character of v no slug can hold.
 func slugCharProblem(v, what string) string {
 	for _, r := range v {
-		if r == '/' || r == '?' || r == '#' || unicode.IsSpace(r) || invisible(r) {
+		if r == '/' || r == '?' || r == '#' || unicode.IsSpace(r) || invisible(r, false) {
 			return fmt.Sprintf("%q contains %q; %s one path segment without '/', '?', '#', spaces, control or invisible characters", v, r, what)
 		}
 	}
@@ -159,7 +159,7 @@ func HostNameProblem(v string) string {
 		return fmt.Sprintf("%q is a URL; write only its host, such as shop.example.com", v)
 	}
 	if i := strings.IndexFunc(v, func(r rune) bool {
-		return strings.ContainsRune("/?#@", r) || unicode.IsSpace(r) || invisible(r)
+		return strings.ContainsRune("/?#@", r) || unicode.IsSpace(r) || invisible(r, false)
 	}); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(v[i:])
 		return fmt.Sprintf("%q contains %q; write only a host name, such as shop.example.com", v, r)
@@ -194,31 +194,37 @@ func UTMValueProblem(v string) string {
 	if problem := edgeSpaceProblem(v); problem != "" {
 		return problem
 	}
-	if r, at := firstInvisible(v); at > 0 {
+	if r, at := firstInvisible(v, true); at > 0 {
 		return fmt.Sprintf("%q contains the control or invisible character %U; analytics would count the value apart from the one without it: remove it", v, r)
 	}
 	return ""
 }
 
-// invisible reports a control character (a line break, a tab), a
-// zero-width space, word joiner or byte-order mark, or a bidirectional
-// embedding, override or isolate (the right-to-left override that makes
-// "gnp.exe" read "exe.png"): pasted text carries them unseen, and a value
-// holding one is not the value it reads as. Other format characters are
-// left alone: Persian and Indic words, right-to-left text, emoji sequences
-// and flags are written with them.
-func invisible(r rune) bool {
+// invisible reports a control character (a line break, a tab) or a format
+// character (Unicode Cf: a zero-width space, a soft hyphen, a byte-order
+// mark, the right-to-left override that makes "gnp.exe" read "exe.png"):
+// pasted text carries them unseen, and a value holding one is not the value
+// it reads as. Words need a few: the joiners of Persian and Indic scripts
+// and of emoji sequences, the tags of subdivision flags, the number signs
+// of Arabic and Syriac. Text (inText) needs the direction marks too, which
+// a URL or a slug does not.
+func invisible(r rune, inText bool) bool {
 	switch {
-	case unicode.IsControl(r), r == '\u200b', r == '\u2060', r == '\ufeff':
+	case unicode.IsControl(r):
 		return true
+	case !unicode.Is(unicode.Cf, r), r == '\u200c', r == '\u200d', '\U000E0020' <= r && r <= '\U000E007F',
+		'\u0600' <= r && r <= '\u0605', r == '\u06dd', r == '\u070f', r == '\u08e2', r == '\U000110BD', r == '\U000110CD':
+		return false
+	case r == '\u200e', r == '\u200f', r == '\u061c':
+		return !inText
 	}
-	return '\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069'
+	return true
 }
 
-// firstInvisible returns v's first invisible character and its place,
-// counted in characters from 1 (0: none).
-func firstInvisible(v string) (rune, int) {
-	i := strings.IndexFunc(v, invisible)
+// firstInvisible returns v's first invisible character (see invisible) and
+// its place, counted in characters from 1 (0: none).
+func firstInvisible(v string, inText bool) (rune, int) {
+	i := strings.IndexFunc(v, func(r rune) bool { return invisible(r, inText) })
 	if i < 0 {
 		return 0, 0
 	}
