@@ -180,6 +180,9 @@ func TestLeftovers_replaceCreatedBeforeDestroyKeepsTheLink(t *testing.T) {
 	if after := stateIDs(t, w); len(links) != 1 || len(after) != 1 || links[0].ID != after[0] {
 		t.Fatalf("the service holds %d links and the state %v (before %v); want the one link, named by the state", len(links), after, before)
 	}
+	if !strings.Contains(out, "Warning: Link kept for the object that took it over") {
+		t.Errorf("the replacement's destroy left the link without its warning:\n%s", out)
+	}
 	if out, err := run("plan", "-detailed-exitcode"); err != nil {
 		t.Fatalf("plan after the replacement: %v; want no changes\n%s", err, out)
 	}
