@@ -281,12 +281,12 @@ func (r *linkResource) applyCreatedUTM(ctx context.Context, created linkResource
 		addUTMStepError(&resp.Diagnostics, link, err)
 		return
 	}
-	declared := created
-	declared.UTM = configuredUTM
-	answered := declared
+	planned := created
+	planned.UTM = configuredUTM
+	answered := planned
 	answered.applyLink(changed)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &answered)...)
-	if diffs := answeredOtherwise(declared.linkModel, answered.linkModel, true, true); len(diffs) > 0 {
+	if diffs := answeredOtherwise(planned.linkModel, answered.linkModel, true, true); len(diffs) > 0 {
 		addAnsweredOtherwise(&resp.Diagnostics, link.ID, "create", diffs)
 	}
 }
