@@ -96,7 +96,7 @@ func expectAdopted(t *testing.T, w *clitest.Workdir, ids []string) {
 	if got, want := stateIDs(t, w), slices.Sorted(slices.Values(ids)); !slices.Equal(got, want) {
 		t.Fatalf("the state holds %v, want %v", got, want)
 	}
-	out, err := w.Terraform(context.Background(), runLimit, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+	out, err := runCLI(context.Background(), w, "plan", "-detailed-exitcode")
 	if err != nil {
 		t.Fatalf("the plan after adopting the links is not empty (%v):\n%s", err, out)
 	}
@@ -107,7 +107,7 @@ func expectAdopted(t *testing.T, w *clitest.Workdir, ids []string) {
 // (expectAdopted).
 func applyAdoption(ctx context.Context, t *testing.T, w *clitest.Workdir, ids []string) {
 	t.Helper()
-	out, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color")
+	out, err := runCLI(ctx, w, "apply", "-auto-approve")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ import {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if out, err := w.Terraform(ctx, runLimit, "plan", "-generate-config-out=generated.tf", "-input=false", "-no-color"); err != nil {
+	if out, err := runCLI(ctx, w, "plan", "-generate-config-out=generated.tf"); err != nil {
 		t.Fatalf("plan -generate-config-out: %v\n%s", err, out)
 	}
 	generated := readFile(t, filepath.Join(w.Dir, "generated.tf"))

@@ -26,7 +26,7 @@ func TestExamples_spreadsheet(t *testing.T) {
 	ctx := context.Background()
 	run := func(args ...string) string {
 		t.Helper()
-		out, err := w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
+		out, err := runCLI(ctx, w, args...)
 		if err != nil {
 			t.Fatalf("terraform %s: %v\n%s", args[0], err, out)
 		}
@@ -50,7 +50,7 @@ func TestExamples_spreadsheet(t *testing.T) {
 	if links["spring-sale"].ExpiresAt == nil || links["careers"].ExpiresAt != nil {
 		t.Errorf("expiries: spring-sale %v (want set), careers %v (want none)", links["spring-sale"].ExpiresAt, links["careers"].ExpiresAt)
 	}
-	if _, err := w.Terraform(ctx, runLimit, "plan", "-detailed-exitcode", "-input=false", "-no-color"); clitest.ExitCode(err) != 0 {
+	if _, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); clitest.ExitCode(err) != 0 {
 		t.Fatalf("the plan after the apply is not clean (exit code %d)", clitest.ExitCode(err))
 	}
 
@@ -61,7 +61,7 @@ func TestExamples_spreadsheet(t *testing.T) {
 	if err := w.WriteFile("links.csv", "\uFEFF"+strings.ToUpper(header)+"\n"+body+",,,,,\n , ,,,,\n"); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := w.Terraform(ctx, runLimit, "plan", "-detailed-exitcode", "-input=false", "-no-color"); clitest.ExitCode(err) != 0 {
+	if out, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); clitest.ExitCode(err) != 0 {
 		t.Fatalf("the sheet as Excel saves it plans changes or fails (exit code %d):\n%s", clitest.ExitCode(err), out)
 	}
 
@@ -69,7 +69,7 @@ func TestExamples_spreadsheet(t *testing.T) {
 	if err := w.WriteFile("links.csv", strings.ReplaceAll(sheet, ",", ";")); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := w.Terraform(ctx, runLimit, "plan", "-input=false", "-no-color"); err == nil || !strings.Contains(out, `This object does not have an attribute named "slug"`) {
+	if out, err := runCLI(ctx, w, "plan"); err == nil || !strings.Contains(out, `This object does not have an attribute named "slug"`) {
 		t.Fatalf("a sheet with semicolons: want the error the guide names; got %v:\n%s", err, out)
 	}
 
@@ -132,7 +132,7 @@ func TestExamples_spreadsheet(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.srv.ResetCounts()
-	out, err := w.Terraform(ctx, runLimit, "plan", "-input=false", "-no-color")
+	out, err := runCLI(ctx, w, "plan")
 	if err == nil || !strings.Contains(out, "Duplicate object key") || !strings.Contains(out, `row.slug is "careers"`) {
 		t.Fatalf("a slug on two rows: want the plan to fail with Duplicate object key naming it; got %v:\n%s", err, out)
 	}
@@ -199,7 +199,7 @@ func TestExamples_spreadsheetWithRowsFromTheDashboard(t *testing.T) {
 	if err := w.WriteFile("import-existing.tf", readExample(t, "spreadsheet", "import-existing.tf.txt")); err != nil {
 		t.Fatal(err)
 	}
-	out, err := w.Terraform(context.Background(), runLimit, "apply", "-auto-approve", "-input=false", "-no-color")
+	out, err := runCLI(context.Background(), w, "apply", "-auto-approve")
 	if err != nil || !strings.Contains(out, "Apply complete! Resources: 1 imported, 2 added, 0 changed, 0 destroyed.") {
 		t.Fatalf("want the dashboard's link imported and the other rows created: %v\n%s", err, out)
 	}

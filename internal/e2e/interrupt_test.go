@@ -66,6 +66,11 @@ func (s *service) workdir(t *testing.T, name, config string) *clitest.Workdir {
 	return w
 }
 
+// runCLI runs terraform in w as a pipeline does: no prompt, no colour.
+func runCLI(ctx context.Context, w *clitest.Workdir, args ...string) (string, error) {
+	return w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
+}
+
 // linkIDs are the IDs of the links the service holds.
 func (s *service) linkIDs() []string {
 	var ids []string
@@ -155,17 +160,17 @@ func idsOf(st []clitest.StateInstance) []string {
 func finish(t *testing.T, s *service, w *clitest.Workdir, want int) string {
 	t.Helper()
 	ctx := context.Background()
-	out, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color")
+	out, err := runCLI(ctx, w, "apply", "-auto-approve")
 	if err != nil {
 		t.Fatalf("the apply after the interrupted one failed: %v", err)
 	}
 	if got := len(s.linkIDs()); got != want {
 		t.Fatalf("the service holds %d links after the second apply, want %d\n%s", got, want, out)
 	}
-	if plan, err := w.Terraform(ctx, runLimit, "plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
+	if plan, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); err != nil {
 		t.Fatalf("the plan after the second apply is not empty: %v\n%s", err, plan)
 	}
-	if _, err := w.Terraform(ctx, runLimit, "destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
+	if _, err := runCLI(ctx, w, "destroy", "-auto-approve"); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -229,7 +234,7 @@ func TestInterrupt_killed(t *testing.T) {
 			if !slugs(0) {
 				warning, want = "Possible leftover of an interrupted run", 20+len(leftovers)
 				// The plan names them, before the apply makes their twins.
-				plan, err := w.Terraform(context.Background(), runLimit, "plan", "-input=false", "-no-color")
+				plan, err := runCLI(context.Background(), w, "plan")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -310,7 +315,7 @@ func TestInterrupt_changeOutlivingGrace(t *testing.T) {
 	}
 	w := s.workdir(t, "change-outliving-grace", config("/promo/"))
 	ctx := context.Background()
-	if out, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	if err := w.WriteFile("main.tf", clitest.RequiredProviders+config("/autumn/")); err != nil {
@@ -347,7 +352,7 @@ func TestInterrupt_changeOutlivingGrace(t *testing.T) {
 	if err := s.writes.WaitIdle(2 * writeDelay); err != nil {
 		t.Fatal(err)
 	}
-	if plan, err := w.Terraform(ctx, runLimit, "plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
+	if plan, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); err != nil {
 		t.Fatalf("the plan after the interrupt is not empty, though the service made every change: %v\n%s", err, plan)
 	}
 }

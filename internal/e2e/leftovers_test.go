@@ -54,7 +54,7 @@ func TestLeftovers_anotherCampaignIsNoLeftover(t *testing.T) {
 		if err := w.WriteFile("main.tf", config); err != nil {
 			t.Fatal(err)
 		}
-		out, err := w.Terraform(ctx, runLimit, "plan", "-input=false", "-no-color")
+		out, err := runCLI(ctx, w, "plan")
 		if err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
@@ -84,25 +84,22 @@ func TestLeftovers_slugHeldIsTakenOver(t *testing.T) {
 		return "provider \"shortlink\" {\n" + provider + "}\n" + fmt.Sprintf("resource \"shortlink_link\" \"sale\" {\n  domain_id   = %q\n  slug        = \"spring-sale\"\n  destination = \"https://shop.example.com/spring\"\n}\n", s.fx.DomainID)
 	}
 	w := s.workdir(t, "slug-held", config("  adoption_window = \"0s\"\n"))
-	run := func(args ...string) (string, error) {
-		return w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
-	}
-	out, err := run("plan")
+	out, err := runCLI(ctx, w, "plan")
 	if err != nil || !strings.Contains(out, "Slug already taken") || strings.Contains(out, "would take over") {
 		t.Fatalf("plan with adoption_window = \"0s\": %v; want the slug named as taken, not to be taken over\n%s", err, out)
 	}
-	if out, err := run("apply", "-auto-approve"); err == nil || !strings.Contains(out, "409 slug_taken") || !strings.Contains(out, left.ID) {
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err == nil || !strings.Contains(out, "409 slug_taken") || !strings.Contains(out, left.ID) {
 		t.Fatalf("apply with adoption_window = \"0s\": %v; want it to fail on the slug, naming link %s\n%s", err, left.ID, out)
 	}
 
 	if err := w.WriteFile("main.tf", clitest.RequiredProviders+config("")); err != nil {
 		t.Fatal(err)
 	}
-	out, err = run("plan")
+	out, err = runCLI(ctx, w, "plan")
 	if err != nil || !strings.Contains(out, "Slug held by a link this resource would take over") || !strings.Contains(out, left.ID) {
 		t.Fatalf("plan: %v; want it to name link %s, which the apply takes over\n%s", err, left.ID, out)
 	}
-	out, err = run("apply", "-auto-approve")
+	out, err = runCLI(ctx, w, "apply", "-auto-approve")
 	if err != nil || !strings.Contains(out, "Took over link "+left.ID) {
 		t.Fatalf("apply: %v; want link %s taken over\n%s", err, left.ID, out)
 	}
@@ -127,21 +124,18 @@ func TestLeftovers_copiedBlockIsCaughtBeforeItsLinkIsDeleted(t *testing.T) {
 	}
 	w := s.workdir(t, "copied-block", "provider \"shortlink\" {}\n"+block("kept", ""))
 	ctx := context.Background()
-	run := func(args ...string) (string, error) {
-		return w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
-	}
-	if out, err := run("apply", "-auto-approve"); err != nil {
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	kept := stateIDs(t, w)
 	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+block("kept", "")+block("copy", "shortlink_link.kept")); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := run("apply", "-auto-approve"); err != nil || !strings.Contains(out, "Slug held by a link of this configuration") {
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil || !strings.Contains(out, "Slug held by a link of this configuration") {
 		t.Fatalf("apply of the copy: %v; want it warned of\n%s", err, out)
 	}
 	for _, command := range [][]string{{"plan"}, {"destroy", "-auto-approve"}} {
-		out, err := run(command...)
+		out, err := runCLI(ctx, w, command...)
 		if err == nil || !strings.Contains(out, "Link managed twice") || !strings.Contains(out, kept[0]) {
 			t.Fatalf("%s with two resources naming link %s: %v; want it refused, naming the link\n%s", command, kept[0], err, out)
 		}
@@ -152,7 +146,7 @@ func TestLeftovers_copiedBlockIsCaughtBeforeItsLinkIsDeleted(t *testing.T) {
 	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+block("kept", "")); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := run("plan", "-detailed-exitcode"); err != nil {
+	if out, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); err != nil {
 		t.Fatalf("plan after state rm: %v; want no changes\n%s", err, out)
 	}
 	if links := s.srv.Links(s.fx.AccountID); len(links) != 1 || links[0].ID != kept[0] {
@@ -167,14 +161,11 @@ func TestLeftovers_replaceCreatedBeforeDestroyKeepsTheLink(t *testing.T) {
 	s := newService(t, instantFilter)
 	w := s.workdir(t, "replace-cbd", fmt.Sprintf("provider \"shortlink\" {}\nresource \"shortlink_link\" \"sale\" {\n  domain_id   = %q\n  slug        = \"sale\"\n  destination = \"https://shop.example.com/sale\"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n", s.fx.DomainID))
 	ctx := context.Background()
-	run := func(args ...string) (string, error) {
-		return w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
-	}
-	if out, err := run("apply", "-auto-approve"); err != nil {
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	before := stateIDs(t, w)
-	out, err := run("apply", "-auto-approve", "-replace=shortlink_link.sale")
+	out, err := runCLI(ctx, w, "apply", "-auto-approve", "-replace=shortlink_link.sale")
 	t.Logf("apply -replace: %v\n%s", err, out)
 	links := s.srv.Links(s.fx.AccountID)
 	if after := stateIDs(t, w); len(links) != 1 || len(after) != 1 || links[0].ID != after[0] {
@@ -183,7 +174,7 @@ func TestLeftovers_replaceCreatedBeforeDestroyKeepsTheLink(t *testing.T) {
 	if !strings.Contains(out, "Warning: Link kept for the object that took it over") {
 		t.Errorf("the replacement's destroy left the link without its warning:\n%s", out)
 	}
-	if out, err := run("plan", "-detailed-exitcode"); err != nil {
+	if out, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); err != nil {
 		t.Fatalf("plan after the replacement: %v; want no changes\n%s", err, out)
 	}
 }
@@ -203,17 +194,14 @@ func TestLeftovers_renamedWithoutMovedLosesNoLink(t *testing.T) {
 	}
 	w := s.workdir(t, "renamed", "provider \"shortlink\" {}\n"+block("old"))
 	ctx := context.Background()
-	run := func(args ...string) (string, error) {
-		return w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
-	}
-	if out, err := run("apply", "-auto-approve"); err != nil {
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+block("renamed")); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
-		if out, err := run("plan"); err != nil {
+		if out, err := runCLI(ctx, w, "plan"); err != nil {
 			t.Fatalf("plan of the rename: %v\n%s", err, out)
 		}
 	}
@@ -239,7 +227,7 @@ func TestLeftovers_renamedWithoutMovedLosesNoLink(t *testing.T) {
 				s.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultDelay, Delay: emulator.Duration(time.Second), Method: http.MethodDelete, Path: "/api/links/{id}"})
 			}
 		}
-		if out, err := run("apply", "-auto-approve"); err != nil {
+		if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
 			t.Fatalf("the rename's apply (slow deletes %t): %v\n%s", slowDeletes, err, out)
 		}
 		stateOnService(fmt.Sprintf("after the rename's apply (slow deletes %t)", slowDeletes))
@@ -248,7 +236,7 @@ func TestLeftovers_renamedWithoutMovedLosesNoLink(t *testing.T) {
 	if len(ids) != n || len(onService) != n {
 		t.Errorf("the state names %d links and the service holds %d, want %d each", len(ids), len(onService), n)
 	}
-	if out, err := run("plan", "-detailed-exitcode"); err != nil {
+	if out, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); err != nil {
 		t.Fatalf("plan after: %v; want no changes\n%s", err, out)
 	}
 }

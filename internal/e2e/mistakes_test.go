@@ -54,13 +54,13 @@ func TestMistakes_badBaseURL(t *testing.T) {
 				want := 0
 				if inState {
 					want = 15
-					if _, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+					if _, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
 						t.Fatal(err)
 					}
 				}
 				w.Setenv("SHORTLINK_BASE_URL=" + tc.baseURL(s))
 				start := time.Now()
-				out, err := w.Terraform(ctx, runLimit, "plan", "-input=false", "-no-color")
+				out, err := runCLI(ctx, w, "plan")
 				t.Logf("%s: the plan failed after %s", label, time.Since(start).Round(100*time.Millisecond))
 				if err == nil {
 					t.Fatalf("the plan succeeded against a bad base_url:\n%s", out)
@@ -89,7 +89,7 @@ func TestMistakes_keyRefused(t *testing.T) {
 	ctx := context.Background()
 	run := func(w *clitest.Workdir, args ...string) string {
 		t.Helper()
-		out, err := w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
+		out, err := runCLI(ctx, w, args...)
 		if err == nil {
 			t.Fatalf("terraform %s succeeded with a refused key:\n%s", args[0], out)
 		}
@@ -106,7 +106,7 @@ func TestMistakes_keyRefused(t *testing.T) {
 	}
 
 	managed := s.workdir(t, "key-refused-state", campaign(s.fx.DomainID, 12, halfWithSlugs))
-	if out, err := managed.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+	if out, err := runCLI(ctx, managed, "apply", "-auto-approve"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	managed.Setenv("SHORTLINK_API_KEY=sk_unknown_key")
@@ -209,7 +209,7 @@ func TestMistakes_badValues(t *testing.T) {
 			if tc.env != "" {
 				w.Setenv(tc.env)
 			}
-			out, err := w.Terraform(context.Background(), runLimit, "plan", "-input=false", "-no-color")
+			out, err := runCLI(context.Background(), w, "plan")
 			if err == nil {
 				t.Fatalf("the plan succeeded:\n%s", out)
 			}
@@ -237,7 +237,7 @@ func TestMistakes_rateLimitWait(t *testing.T) {
 	})
 	w := s.workdir(t, "rate-limit-wait", campaign(s.fx.DomainID, 6, halfWithSlugs))
 	w.Setenv("TF_LOG_PROVIDER=INFO")
-	out, err := w.Terraform(context.Background(), runLimit, "apply", "-auto-approve", "-input=false", "-no-color")
+	out, err := runCLI(context.Background(), w, "apply", "-auto-approve")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestMistakes_planWarnings(t *testing.T) {
 	ctx := context.Background()
 	run := func(args ...string) string {
 		t.Helper()
-		out, err := w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
+		out, err := runCLI(ctx, w, args...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -362,7 +362,7 @@ resource "shortlink_link" "generated" {
 	ctx := context.Background()
 	run := func(args ...string) string {
 		t.Helper()
-		out, err := w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
+		out, err := runCLI(ctx, w, args...)
 		if err != nil {
 			t.Fatalf("%v:\n%s", err, out)
 		}
@@ -405,7 +405,7 @@ func TestMistakes_utmStepRefused(t *testing.T) {
 	w := s.workdir(t, "utm-step-refused", campaign(s.fx.DomainID, 1, func(int) bool { return true }))
 	s.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusPaymentRequired, Method: http.MethodPatch})
 	ctx := context.Background()
-	out, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color")
+	out, err := runCLI(ctx, w, "apply", "-auto-approve")
 	if err == nil {
 		t.Fatalf("the apply succeeded; want the UTM step's 402:\n%s", out)
 	}
@@ -422,7 +422,7 @@ func TestMistakes_utmStepRefused(t *testing.T) {
 		t.Fatalf("untaint: %v\n%s", err, out)
 	}
 	creates := s.srv.Count(http.MethodPost, "/api/links")
-	if out, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
 		t.Fatalf("the apply after untaint: %v\n%s", err, out)
 	}
 	if n := s.srv.Count(http.MethodPost, "/api/links"); n != creates {
@@ -432,7 +432,7 @@ func TestMistakes_utmStepRefused(t *testing.T) {
 	if len(links) != 1 || links[0].ID != created[0] || links[0].UTM == nil || links[0].UTM.Source != "newsletter" {
 		t.Fatalf("the service holds %+v; want link %s with its UTM parameters", links, created[0])
 	}
-	if out, err := w.Terraform(ctx, runLimit, "plan", "-detailed-exitcode", "-input=false", "-no-color"); clitest.ExitCode(err) != 0 {
+	if out, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); clitest.ExitCode(err) != 0 {
 		t.Fatalf("the plan after it is not empty: %v\n%s", err, out)
 	}
 }
@@ -446,7 +446,7 @@ func TestMistakes_createMadeButUnanswered(t *testing.T) {
 	w := s.workdir(t, "create-unanswered", campaign(s.fx.DomainID, 1, func(int) bool { return false }))
 	s.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultCloseAfterCommit, Method: http.MethodPost})
 	ctx := context.Background()
-	out, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color")
+	out, err := runCLI(ctx, w, "apply", "-auto-approve")
 	if err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
@@ -480,7 +480,7 @@ func TestMistakes_listingUnreadableAtPlan(t *testing.T) {
 	t.Cleanup(proxy.Close)
 	w := s.workdir(t, "listing-unreadable", campaign(s.fx.DomainID, 2, halfWithSlugs))
 	w.Setenv("SHORTLINK_BASE_URL=" + proxy.URL)
-	out, err := w.Terraform(context.Background(), runLimit, "plan", "-input=false", "-no-color")
+	out, err := runCLI(context.Background(), w, "plan")
 	if err != nil {
 		t.Fatalf("the plan failed: %v\n%s", err, out)
 	}
@@ -506,7 +506,7 @@ func TestMistakes_clicksOfADeletedLink(t *testing.T) {
 	w := s.workdir(t, "clicks-of-a-deleted-link", config)
 	ctx := context.Background()
 	run := func(args ...string) (string, error) {
-		return w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)
+		return runCLI(ctx, w, args...)
 	}
 	if out, err := run("apply", "-auto-approve"); err != nil {
 		t.Fatalf("%v\n%s", err, out)

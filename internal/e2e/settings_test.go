@@ -57,7 +57,7 @@ func TestSettings_providerBlock(t *testing.T) {
 	w := s.workdir(t, "provider-settings", config("  max_rate_limit_percent = 50\n"))
 	w.Setenv("SHORTLINK_BASE_URL=" + proxy.URL)
 	ctx := context.Background()
-	if out, err := w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	// The answers of the first half window all belong to the first window,
@@ -81,7 +81,7 @@ func TestSettings_providerBlock(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := s.srv.Count(http.MethodGet, "/api/links")
-		if out, err := w.Terraform(ctx, runLimit, "plan", "-input=false", "-no-color"); err != nil {
+		if out, err := runCLI(ctx, w, "plan"); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
 		return s.srv.Count(http.MethodGet, "/api/links") - before

@@ -36,7 +36,7 @@ func TestShared_runsAtOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, w := range workdirs {
 		wg.Go(func() {
-			outs[i], errs[i] = w.Terraform(ctx, runLimit, "apply", "-auto-approve", "-input=false", "-no-color")
+			outs[i], errs[i] = runCLI(ctx, w, "apply", "-auto-approve")
 		})
 	}
 	wg.Wait()
@@ -60,7 +60,7 @@ func TestShared_runsAtOnce(t *testing.T) {
 		}
 	}
 	for i, w := range workdirs {
-		if plan, err := w.Terraform(ctx, runLimit, "plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
+		if plan, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); err != nil {
 			t.Errorf("the plan of pipeline %d after its apply is not empty: %v\n%s", i, err, plan)
 		}
 	}
