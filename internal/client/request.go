@@ -344,6 +344,9 @@ func (x *exchange) noteOutcome(resp *http.Response, err error) {
 // "One key, several runs at once").
 func (x *exchange) backoff(waitMin, waitMax time.Duration, attempt int, resp *http.Response) time.Duration {
 	d := retryWait(waitMin, waitMax, attempt, resp)
+	if resp == nil { // not answered: a failure to connect ends the patience on time
+		d = x.client.reach.capWait(time.Now(), d)
+	}
 	x.logWait(d)
 	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
 		noteRateWait(x.ctx, rateClass(x.call.method), d, true)

@@ -75,6 +75,19 @@ func (v *verdict) unreachable(now time.Time, err error) bool {
 	return v.final != nil
 }
 
+// capWait shortens a retry's wait d so that, while the service cannot be
+// reached, the retry goes when the patience ends, not after it: a doubling
+// back-off would otherwise conclude up to three times the patience late
+// (20 s of patience told a user after 44 s).
+func (v *verdict) capWait(now time.Time, d time.Duration) time.Duration {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.failingSince.IsZero() {
+		return d
+	}
+	return max(min(d, v.failingSince.Add(v.patience).Sub(now)), 0)
+}
+
 // conclude makes err the final verdict, unless one is set already.
 func (v *verdict) conclude(err error) error {
 	v.mu.Lock()

@@ -161,3 +161,40 @@ func TestVerdict_refusedKey(t *testing.T) {
 		})
 	}
 }
+
+func TestVerdict_retryGoesWhenThePatienceEnds(t *testing.T) {
+	v := &verdict{patience: 20 * time.Second}
+	start := time.Now()
+	if got := v.capWait(start, 16*time.Second); got != 16*time.Second {
+		t.Fatalf("wait before any failure = %v, want the back-off's 16s", got)
+	}
+	refused := &net.OpError{Op: "dial", Err: errors.New("connection refused")}
+	v.unreachable(start, refused)
+	if got := v.capWait(start.Add(15*time.Second), 16*time.Second); got != 5*time.Second {
+		t.Fatalf("wait 15s into the patience = %v, want the 5s left of it", got)
+	}
+	if got := v.capWait(start.Add(25*time.Second), 16*time.Second); got != 0 {
+		t.Fatalf("wait past the patience = %v, want 0", got)
+	}
+	v.answered()
+	if got := v.capWait(start.Add(15*time.Second), 16*time.Second); got != 16*time.Second {
+		t.Fatalf("wait once the service answered = %v, want the back-off's 16s", got)
+	}
+}
+
+func TestVerdict_unreachableConcludedWhenThePatienceEnds(t *testing.T) {
+	// A back-off of 2 s doubling tries at 0, 2 and 4-6 s: past a patience
+	// of 2.1 s it would conclude at 4-6 s, not when the patience ends.
+	c, err := New(Config{
+		BaseURL: "http://" + testsupport.ClosedAddr(t), APIKey: testKey,
+		MaxRetries: new(100), RetryWaitMin: 2 * time.Second, RetryWaitMax: 30 * time.Second,
+		UnreachableAfter: 2100 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.ListLinks(context.Background())
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "(tried for 2s)") {
+		t.Fatalf("error = %v, want ErrUnreachable when the 2.1 s patience ends", err)
+	}
+}
