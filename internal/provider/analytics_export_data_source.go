@@ -1,12 +1,11 @@
 package provider
 
 import (
-	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -14,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
+	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
 )
 
 // NewAnalyticsExportDataSource is shortlink_analytics_export.
@@ -32,7 +32,7 @@ type analyticsExportModel struct {
 	exportFilterModel
 	IncludeCSV  types.Bool   `tfsdk:"include_csv"`
 	IncludeRows types.Bool   `tfsdk:"include_rows"`
-	MaxClicks   types.Int64  `tfsdk:"max_clicks"`
+	MaxClicks   types.Number `tfsdk:"max_clicks"`
 	CSV         types.String `tfsdk:"csv"`
 	Columns     types.List   `tfsdk:"columns"`
 	Rows        types.List   `tfsdk:"rows"`
@@ -74,10 +74,10 @@ func analyticsExportAttributes() map[string]schema.Attribute {
 			Computed:            true,
 			ElementType:         exportRowType,
 		},
-		"max_clicks": schema.Int64Attribute{
+		"max_clicks": schema.NumberAttribute{
 			MarkdownDescription: fmt.Sprintf("The most clicks the range may hold while `csv` or `rows` is kept; more is an error that says how many it holds, rather than a plan and a state that hold them all. Defaults to %d. Not applied when both `include_csv` and `include_rows` are `false`.", defaultMaxClicks),
 			Optional:            true,
-			Validators:          []validator.Int64{int64validator.AtLeast(1)},
+			Validators:          []validator.Number{validate.WholeNumber(1, math.MaxInt64)},
 		},
 		"row_count": schema.Int64Attribute{
 			MarkdownDescription: "The number of clicks (rows without the header row) in the range, whether or not `csv` and `rows` are kept.",
@@ -89,7 +89,7 @@ func analyticsExportAttributes() map[string]schema.Attribute {
 // keepExport keeps the export, the CSV and the rows only when asked for.
 func keepExport(ctx context.Context, read analytics.ReadFunc, q analytics.Query, cfg *analyticsExportModel) error {
 	kept := &exportCollector{keepCSV: trueUnlessFalse(cfg.IncludeCSV), keepRows: trueUnlessFalse(cfg.IncludeRows)}
-	kept.maxKept = cmp.Or(cfg.MaxClicks.ValueInt64(), defaultMaxClicks)
+	kept.maxKept = wholeSetting(cfg.MaxClicks, defaultMaxClicks)
 	if err := read(ctx, q, nil, kept); err != nil {
 		return err
 	}

@@ -124,6 +124,11 @@ func TestAccAnalyticsExport_maxClicks(t *testing.T) {
 				ExpectError: expectErr("Too many clicks", "5 clicks are in the range, more than max_clicks (4)", "since and until", "shortlink_clicks"),
 			},
 			{
+				Config:      e.config(`data "shortlink_analytics_export" "capped" { max_clicks = 4.5 }`),
+				PlanOnly:    true,
+				ExpectError: expectErr("Invalid max_clicks", "must be a whole number, at least 1; got 4.5"),
+			},
+			{
 				Config: e.config(`
 data "shortlink_analytics_export" "capped" { max_clicks = 5 }
 

@@ -1,13 +1,12 @@
 package provider
 
 import (
-	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -15,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
 )
 
 var (
@@ -31,7 +31,7 @@ type linksDataSourceModel struct {
 	DomainID        types.String `tfsdk:"domain_id"`
 	SlugPrefix      types.String `tfsdk:"slug_prefix"`
 	DestinationHost types.String `tfsdk:"destination_host"`
-	MaxLinks        types.Int64  `tfsdk:"max_links"`
+	MaxLinks        types.Number `tfsdk:"max_links"`
 	Links           types.List   `tfsdk:"links"`
 }
 
@@ -51,10 +51,10 @@ func (d *linksDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 			"Every link it returns is held in the plan and the state, so more than `max_links` matching is an error: on a large account, filter. " +
 			"To find links to adopt, `terraform query` (Terraform 1.14 and later) lists them without holding them in the state. Needs the scope `links:read`.",
 		Attributes: map[string]schema.Attribute{
-			"max_links": schema.Int64Attribute{
+			"max_links": schema.NumberAttribute{
 				MarkdownDescription: fmt.Sprintf("The most links that may match; more is an error that says how many did, rather than a plan and a state that hold them all. Defaults to %d.", defaultMaxLinks),
 				Optional:            true,
-				Validators:          []validator.Int64{int64validator.AtLeast(1)},
+				Validators:          []validator.Number{validate.WholeNumber(1, math.MaxInt64)},
 			},
 			"links": schema.ListNestedAttribute{
 				MarkdownDescription: "The links, with every attribute of `shortlink_link`.",
@@ -110,7 +110,7 @@ func (d *linksDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		addOperationError(&resp.Diagnostics, d.data.client, "list the links", err)
 		return
 	}
-	maxLinks := cmp.Or(cfg.MaxLinks.ValueInt64(), defaultMaxLinks)
+	maxLinks := wholeSetting(cfg.MaxLinks, defaultMaxLinks)
 	if matched := countMatches(links, filter); matched > maxLinks {
 		addTooManyLinks(&resp.Diagnostics, matched, maxLinks)
 		return

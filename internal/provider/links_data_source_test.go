@@ -151,7 +151,12 @@ resource "shortlink_link" "shop" {
 			{
 				Config:      e.config(`data "shortlink_links" "none" { max_links = 0 }`),
 				PlanOnly:    true,
-				ExpectError: expectErr("max_links", "at least 1"),
+				ExpectError: expectErr("max_links", "must be a whole number, at least 1; got 0"),
+			},
+			{
+				Config:      e.config(`data "shortlink_links" "half" { max_links = 2.5 }`),
+				PlanOnly:    true,
+				ExpectError: expectErr("Invalid max_links", "must be a whole number, at least 1; got 2.5"),
 			},
 			{
 				Config: e.config(fmt.Sprintf(shop+`

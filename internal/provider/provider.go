@@ -5,10 +5,10 @@ package provider
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
@@ -50,11 +50,11 @@ type shortlinkProvider struct {
 type providerModel struct {
 	BaseURL         types.String `tfsdk:"base_url"`
 	APIKey          types.String `tfsdk:"api_key"`
-	MaxRetries      types.Int64  `tfsdk:"max_retries"`
+	MaxRetries      types.Number `tfsdk:"max_retries"`
 	BulkRefresh     types.Bool   `tfsdk:"bulk_refresh"`
 	StopGracePeriod types.String `tfsdk:"stop_grace_period"`
 	AdoptionWindow  types.String `tfsdk:"adoption_window"`
-	MaxRatePercent  types.Int64  `tfsdk:"max_rate_limit_percent"`
+	MaxRatePercent  types.Number `tfsdk:"max_rate_limit_percent"`
 }
 
 // Bounds of the duration settings, checked at plan time.
@@ -92,10 +92,10 @@ func (p *shortlinkProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Optional:            true,
 				Sensitive:           true,
 			},
-			"max_retries": schema.Int64Attribute{
+			"max_retries": schema.NumberAttribute{
 				MarkdownDescription: fmt.Sprintf("How often a request is retried after a 5xx answer or a network error before the operation fails. Defaults to %d. A request refused with a 429 is not counted here: it is sent again when the service says, for as long as its operation's timeout allows (a read, which has none, waits at most %s). A create is never re-sent blindly: after an ambiguous failure the provider first looks for the link it may have created.", client.DefaultMaxRetries, defaults.ReadTimeout),
 				Optional:            true,
-				Validators:          []validator.Int64{int64validator.Between(0, 100)},
+				Validators:          []validator.Number{validate.WholeNumber(0, 100)},
 			},
 			"bulk_refresh": schema.BoolAttribute{
 				MarkdownDescription: fmt.Sprintf("The service has no way to read one link, only to list them all. With `bulk_refresh` (the default, `true`), one listing of the account's links serves every refresh of a Terraform run: the first refresh lists, concurrent ones wait for that same request, and later ones are served from it for %s after it came in, updated by this provider's own creates, changes and deletes. A link missing from a listing is looked for in one more, fresh listing (shared by every refresh that missed a link) before it is reported deleted, since a listing whose pages shift under another client's deletes can skip a link. Set it to `false` to list the links again for every resource.", snapshot.DefaultLifetime),
@@ -106,10 +106,10 @@ func (p *shortlinkProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Optional:            true,
 				Validators:          []validator.String{validate.Duration(0, maxStopGracePeriod)},
 			},
-			"max_rate_limit_percent": schema.Int64Attribute{
+			"max_rate_limit_percent": schema.NumberAttribute{
 				MarkdownDescription: "The service's rate limits are counted per API key. When the key is shared with integrations that must keep part of every window (a dashboard sync, another team's pipeline), this caps the part of each window, for reads and for writes alike, that one run of this provider uses: with `50` and an allowance of 60 writes a minute, a run sends at most 30 writes in each window as it places the windows from the service's answers (whole seconds: on a heavily loaded machine a write of the next part can arrive in the last moment of the window before), whatever the service says remains, and waits for the next window for the rest. A whole number from 1 to 100; defaults to 100 (no cap).",
 				Optional:            true,
-				Validators:          []validator.Int64{int64validator.Between(1, 100)},
+				Validators:          []validator.Number{validate.WholeNumber(1, 100)},
 			},
 			"adoption_window": schema.StringAttribute{
 				MarkdownDescription: fmt.Sprintf("A run killed after sending a create (SIGKILL, a lost runner) leaves a link on the service that no state records. When a later create meets `409 slug_taken` and the link holding the slug is exactly what the resource declares (domain, slug, destination, expiry; UTM parameters none yet or the resource's own), no other resource of the same apply created or took it over, and it was created within this window, the resource takes it over, with a warning naming it (the plan warns beforehand). An older link is left alone: it is more likely another configuration's. A duration such as `\"24h\"`; defaults to `%q`; `\"0s\"` never takes one over.", links.FormatDuration(links.DefaultAdoptionWindow)),
@@ -141,10 +141,7 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 		// An unknown one: resources are planned as unknown and configured on apply.
 		return
 	}
-	maxRetries := client.DefaultMaxRetries
-	if !cfg.MaxRetries.IsNull() && !cfg.MaxRetries.IsUnknown() {
-		maxRetries = int(cfg.MaxRetries.ValueInt64())
-	}
+	maxRetries := int(wholeSetting(cfg.MaxRetries, client.DefaultMaxRetries))
 	p.stop.SetGrace(durationSetting(cfg.StopGracePeriod, client.DefaultStopGrace))
 	c, err := client.New(client.Config{
 		BaseURL:    baseURL,
@@ -152,8 +149,8 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 		Stop:       p.stop,
 		UserAgent:  fmt.Sprintf("terraform-provider-shortlink/%s (+https://registry.terraform.io/providers/shortlink/shortlink; Terraform %s)", p.version, req.TerraformVersion),
 		MaxRetries: &maxRetries,
-		// Null (unset) reads as 0, which the client takes as no cap.
-		MaxRateShare: float64(cfg.MaxRatePercent.ValueInt64()) / 100,
+		// Unset reads as 0, which the client takes as no cap.
+		MaxRateShare: float64(wholeSetting(cfg.MaxRatePercent, 0)) / 100,
 	})
 	if err != nil {
 		// Both settings were checked above: what is left is a defect.
@@ -183,6 +180,19 @@ const createRetryWait = time.Second
 
 // durationSetting is a duration attribute's value, or fallback when it is
 // not set. The value was validated at plan time.
+// wholeSetting reads a whole-number setting (validate.WholeNumber checked
+// it), or fallback when it is not set.
+func wholeSetting(v types.Number, fallback int64) int64 {
+	if v.IsNull() || v.IsUnknown() {
+		return fallback
+	}
+	n, ok := validate.Whole(v.ValueBigFloat(), math.MinInt64, math.MaxInt64)
+	if !ok {
+		return fallback
+	}
+	return n
+}
+
 func durationSetting(v types.String, fallback time.Duration) time.Duration {
 	if v.IsNull() || v.IsUnknown() {
 		return fallback

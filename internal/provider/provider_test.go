@@ -325,11 +325,20 @@ func TestAccValidation_badProviderSettings(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:      "provider \"shortlink\" {\n base_url = \"https://api.example.com\"\n api_key = \"k\"\n max_retries = 500\n}\n" + body,
-				ExpectError: expectErr(`max_retries`, `must be between 0 and 100`),
+				ExpectError: expectErr(`max_retries`, `must be a whole number from 0 to 100; got 500`),
+			},
+			{
+				// A fraction is the user's mistake, not "an error in the provider".
+				Config:      "provider \"shortlink\" {\n base_url = \"https://api.example.com\"\n api_key = \"k\"\n max_retries = 1.5\n}\n" + body,
+				ExpectError: expectErr(`Invalid max_retries`, `must be a whole number from 0 to 100; got 1.5`),
 			},
 			{
 				Config:      "provider \"shortlink\" {\n base_url = \"https://api.example.com\"\n api_key = \"k\"\n max_rate_limit_percent = 0\n}\n" + body,
-				ExpectError: expectErr(`max_rate_limit_percent`, `must be between 1 and 100`),
+				ExpectError: expectErr(`max_rate_limit_percent`, `must be a whole number from 1 to 100; got 0`),
+			},
+			{
+				Config:      "provider \"shortlink\" {\n base_url = \"https://api.example.com\"\n api_key = \"k\"\n max_rate_limit_percent = 33.3\n}\n" + body,
+				ExpectError: expectErr(`Invalid max_rate_limit_percent`, `must be a whole number from 1 to 100; got 33.3`),
 			},
 			{
 				Config:      "provider \"shortlink\" {\n base_url = \"api.example.com\"\n api_key = \"k\"\n}\n" + body,

@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
+	"math/big"
 	"net"
 	"net/url"
 	"slices"
@@ -290,6 +292,44 @@ func (notEmptyObject) ValidateObject(_ context.Context, req validator.ObjectRequ
 	names := slices.Sorted(maps.Keys(req.ConfigValue.Attributes()))
 	resp.Diagnostics.AddAttributeError(req.Path, "Empty "+req.Path.String(),
 		fmt.Sprintf("%s sets no attribute; set at least one of %s (a name spelt otherwise is dropped by Terraform), or remove it to clear the parameters.", req.Path, strings.Join(names, ", ")))
+}
+
+// WholeNumber accepts a whole number from lo to hi. A Terraform number may
+// have a fraction, which an Int64 attribute reports as "always an error in
+// the provider": settings that count are numbers, checked here on their
+// attribute, and read with Whole.
+func WholeNumber(lo, hi int64) validator.Number { return wholeNumber{lo: lo, hi: hi} }
+
+// Whole returns n as an int64 when it is a whole number from lo to hi.
+func Whole(n *big.Float, lo, hi int64) (int64, bool) {
+	if n == nil || !n.IsInt() {
+		return 0, false
+	}
+	i, exact := n.Int64()
+	return i, exact == big.Exact && lo <= i && i <= hi
+}
+
+type wholeNumber struct{ lo, hi int64 }
+
+var _ validator.Number = wholeNumber{}
+
+func (v wholeNumber) Description(context.Context) string {
+	if v.hi == math.MaxInt64 {
+		return fmt.Sprintf("must be a whole number, at least %d", v.lo)
+	}
+	return fmt.Sprintf("must be a whole number from %d to %d", v.lo, v.hi)
+}
+func (v wholeNumber) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v wholeNumber) ValidateNumber(ctx context.Context, req validator.NumberRequest, resp *validator.NumberResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	n := req.ConfigValue.ValueBigFloat()
+	if _, ok := Whole(n, v.lo, v.hi); !ok {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
+			fmt.Sprintf("%s %s; got %s.", req.Path, v.Description(ctx), n.Text('g', -1)))
+	}
 }
 
 // Duration accepts a Go duration ("5s", "90m", "24h") between lo and hi.

@@ -2,6 +2,8 @@ package validate
 
 import (
 	"context"
+	"math"
+	"math/big"
 	"strings"
 	"testing"
 	"time"
@@ -163,5 +165,36 @@ func TestNotEmptyObject(t *testing.T) {
 		if tc.wantErr && !strings.Contains(resp.Diagnostics.Errors()[0].Detail(), "at least one of medium, source (a name spelt otherwise") {
 			t.Errorf("%s: detail %q does not name the attributes", name, resp.Diagnostics.Errors()[0].Detail())
 		}
+	}
+}
+
+func TestWholeNumber(t *testing.T) {
+	huge, _ := new(big.Float).SetString("1e30")
+	for name, tc := range map[string]struct {
+		value  types.Number
+		lo, hi int64
+		want   string // "": accepted
+	}{
+		"within":          {types.NumberValue(big.NewFloat(100)), 0, 100, ""},
+		"lowest":          {types.NumberValue(big.NewFloat(1)), 1, math.MaxInt64, ""},
+		"a fraction":      {types.NumberValue(big.NewFloat(1.5)), 0, 100, "n must be a whole number from 0 to 100; got 1.5."},
+		"above":           {types.NumberValue(big.NewFloat(101)), 0, 100, "n must be a whole number from 0 to 100; got 101."},
+		"below, no upper": {types.NumberValue(big.NewFloat(0)), 1, math.MaxInt64, "n must be a whole number, at least 1; got 0."},
+		"beyond int64":    {types.NumberValue(huge), 1, math.MaxInt64, "n must be a whole number, at least 1; got 1e+30."},
+		"null":            {types.NumberNull(), 1, 100, ""},
+		"unknown":         {types.NumberUnknown(), 1, 100, ""},
+	} {
+		var resp validator.NumberResponse
+		WholeNumber(tc.lo, tc.hi).ValidateNumber(context.Background(), validator.NumberRequest{Path: path.Root("n"), ConfigValue: tc.value}, &resp)
+		got := ""
+		if resp.Diagnostics.HasError() {
+			got = resp.Diagnostics.Errors()[0].Detail()
+		}
+		if got != tc.want {
+			t.Errorf("%s: %q, want %q", name, got, tc.want)
+		}
+	}
+	if n, ok := Whole(big.NewFloat(42), 1, 100); n != 42 || !ok {
+		t.Errorf("Whole(42) = %d, %v; want 42, true", n, ok)
 	}
 }
