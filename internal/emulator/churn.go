@@ -37,12 +37,11 @@ func (s *Server) churn(acct, cursor string) {
 	// Another client's changes are journaled as a client's are: a page of
 	// a large account's listing does not rewrite the whole data file.
 	for _, id := range doomed {
-		s.st.removeLink(id)
-		s.mustRecordLocked(change{Deleted: id})
+		s.mustCommitLocked(change{Deleted: id})
 	}
 	for range c.Create {
-		if l, month := s.addOtherClientLinkLocked(acct); l != nil {
-			s.mustRecordLocked(change{Put: l, Month: month})
+		if l, month := s.otherClientLinkLocked(acct); l != nil {
+			s.mustCommitLocked(change{Put: l, Month: month})
 		}
 	}
 }
@@ -84,36 +83,29 @@ func (s *Server) AddOtherClientLinks(accountID string, n int) error {
 	if s.firstDomainLocked(accountID) == "" {
 		return fmt.Errorf("account %q has no domain", accountID)
 	}
-	for range n {
-		s.addOtherClientLinkLocked(accountID)
+	for range n { // seeded: the snapshot below holds them, no journal line
+		l, month := s.otherClientLinkLocked(accountID)
+		s.st.apply(change{N: s.st.Changes, Put: l, Month: month})
 	}
 	s.mustPersistLocked()
 	return nil
 }
 
-// addOtherClientLinkLocked stores one link of the other client, counted
-// against the account's quota like any create.
-func (s *Server) addOtherClientLinkLocked(acct string) (made *Link, month string) {
+// otherClientLinkLocked makes one link of the other client, to be
+// stored by a change, which counts it against the account's quota as any
+// create.
+func (s *Server) otherClientLinkLocked(acct string) (made *Link, month string) {
 	domainID := s.firstDomainLocked(acct)
 	if domainID == "" {
 		return nil, ""
 	}
 	now := s.now().UTC()
-	s.st.NextSeq++
-	l := &Link{
+	seq := s.st.NextSeq + 1
+	return &Link{
 		ID: newID(), AccountID: acct, DomainID: domainID, Slug: s.freeSlugLocked(domainID),
-		Destination: fmt.Sprintf("https://%s/%d", OtherClientHost, s.st.NextSeq),
-		CreatedAt:   now, UpdatedAt: now, Seq: s.st.NextSeq,
-	}
-	s.st.addLink(l)
-	month = now.Format("2006-01")
-	if a := s.st.Accounts[acct]; a != nil {
-		if a.CreatedByMonth == nil {
-			a.CreatedByMonth = map[string]int{}
-		}
-		a.CreatedByMonth[month]++
-	}
-	return l, month
+		Destination: fmt.Sprintf("https://%s/%d", OtherClientHost, seq),
+		CreatedAt:   now, UpdatedAt: now, Seq: seq,
+	}, now.Format("2006-01")
 }
 
 // firstDomainLocked returns the ID of one of the account's domains, the

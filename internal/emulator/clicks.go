@@ -31,6 +31,8 @@ func (s *Server) serveShortLink(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, dest, http.StatusFound)
 	case http.StatusGone:
 		http.Error(w, "this short link has expired", http.StatusGone)
+	case http.StatusInternalServerError:
+		http.Error(w, "the click could not be recorded", http.StatusInternalServerError)
 	default:
 		http.NotFound(w, r)
 	}
@@ -76,8 +78,7 @@ func (s *Server) recordClick(host, slug string, r *http.Request) (string, int) {
 	if !record {
 		return dest, http.StatusFound
 	}
-	s.st.Clicks = append(s.st.Clicks, click)
-	if err := s.recordLocked(change{Click: &click}); err != nil {
+	if err := s.commitLocked(change{Click: &click}); err != nil {
 		return "", http.StatusInternalServerError
 	}
 	return dest, http.StatusFound

@@ -13,14 +13,14 @@ import (
 // A data file (-data) is a snapshot of the whole store, rewritten
 // atomically (saveStore), and a journal beside it, <file>.journal, of the
 // clients' changes since: one JSON line each, appended and synced before
-// the change is answered. A create, change, delete or click so costs a
-// line, not the store: a million links are a snapshot of 400 MB, which
-// took seconds to write for every change and held every other request
-// meanwhile. The snapshot is rewritten, and the journal emptied, once the
-// journal holds an eighth as many lines as the store holds links and
-// clicks (so a change costs about eight links' worth of writing however
-// large the account), at Close, and by the admin and seeding helpers,
-// whose changes no line describes.
+// the change is made and answered. A create, change, delete or click so
+// costs a line, not the store: a million links are a snapshot of 400 MB,
+// which took seconds to write for every change and held every other
+// request meanwhile. The snapshot is rewritten, and the journal emptied,
+// once the journal holds 1,000 lines or an eighth as many as the store
+// holds links and clicks, if more (so a change costs about eight links'
+// worth of writing however large the account), at Close, and by the admin
+// and seeding helpers, whose changes no line describes.
 
 // change is one line of the journal.
 type change struct {
@@ -98,18 +98,32 @@ func replayJournal(path string, st *store) (lines int, err error) {
 	}
 }
 
-// recordLocked makes a client's change, already made in the store,
-// durable: a line of the journal, or a new snapshot when the journal is
-// due to be folded into one. Called with s.mu held.
-func (s *Server) recordLocked(c change) error {
-	if s.dataFile == "" {
-		return nil
+// commitLocked makes a client's change: a line of the journal first, then
+// the change in the store, by the same apply that replays the journal. A
+// line that cannot be written leaves the store as it was (and the journal:
+// a part written is cut off), so the request fails without changing
+// anything, as a real service's failed write would. A journal due to be
+// folded into a new snapshot is folded after the change; a fold that fails
+// leaves the journal, which still holds every change, and is kept for
+// PersistError. Called with s.mu held.
+func (s *Server) commitLocked(c change) error {
+	c.N = s.st.Changes + 1
+	if s.dataFile != "" {
+		if err := s.journalLocked(c); err != nil {
+			return err
+		}
 	}
-	s.st.Changes++
-	c.N = s.st.Changes
-	if s.journalLines+1 >= max(1000, (len(s.st.Links)+len(s.st.Clicks))/8) {
-		return s.snapshotLocked()
+	s.st.apply(c)
+	if s.dataFile != "" && s.journalLines >= max(1000, (len(s.st.Links)+len(s.st.Clicks))/8) {
+		if err := s.snapshotLocked(); err != nil {
+			s.persistErr = err
+		}
 	}
+	return nil
+}
+
+// journalLocked appends c to the journal and syncs it.
+func (s *Server) journalLocked(c change) error {
 	line, err := json.Marshal(c)
 	if err != nil {
 		return err
@@ -119,11 +133,22 @@ func (s *Server) recordLocked(c change) error {
 			return err
 		}
 	}
-	if _, err := s.journal.Write(append(line, '\n')); err != nil {
+	end, err := s.journal.Seek(0, io.SeekEnd)
+	if err == nil {
+		if _, err = s.journal.Write(append(line, '\n')); err == nil {
+			err = s.journal.Sync()
+		}
+	}
+	if err != nil {
+		// No part of a line for the next one to follow; the next change
+		// opens the file again, which may have been put right meanwhile.
+		_ = s.journal.Truncate(end)
+		_ = s.journal.Close()
+		s.journal = nil
 		return err
 	}
 	s.journalLines++
-	return s.journal.Sync()
+	return nil
 }
 
 // snapshotLocked writes the whole store and empties the journal, whose

@@ -183,3 +183,39 @@ func TestJournal_churnIsALine(t *testing.T) {
 		t.Errorf("after the reload the account holds %d links, want %d", got, want)
 	}
 }
+
+// A change whose journal line cannot be written fails, and changes
+// nothing: not the store, not the journal (the journal here is /dev/full,
+// which refuses every write).
+func TestJournal_aChangeNotWrittenIsNotMade(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("needs /dev/full")
+	}
+	e, file := journaled(t, 0)
+	seeded := e.seedLinks(t, e.fx.DomainID, "s", 1)[0]
+	if err := os.Symlink("/dev/full", journalPath(file)); err != nil {
+		t.Fatal(err)
+	}
+	link := "/api/links/" + seeded.ID
+	wantError(t, e.do(t, http.MethodPost, "/api/links", e.fx.APIKey, e.createBody("https://example.com/new", "slug", "new")), http.StatusInternalServerError, "internal_error", "")
+	wantError(t, e.do(t, http.MethodPatch, link, e.fx.APIKey, map[string]any{"destination": "https://example.com/changed"}), http.StatusInternalServerError, "internal_error", "")
+	wantError(t, e.do(t, http.MethodDelete, link, e.fx.APIKey, nil), http.StatusInternalServerError, "internal_error", "")
+	wantStatus(t, e.visit(t, "go.example.test", seeded.Slug, ""), http.StatusInternalServerError)
+
+	links := e.list(t)
+	if len(links) != 1 || str(links[0]["id"]) != seeded.ID || str(links[0]["destination"]) != seeded.Destination {
+		t.Fatalf("links after failed writes = %v, want only %s, unchanged", links, seeded.ID)
+	}
+	if clicks := e.srv.Clicks(e.fx.AccountID); len(clicks) != 0 {
+		t.Fatalf("%d clicks recorded, want none", len(clicks))
+	}
+	// The slug is still free: once the journal can be written, the create
+	// the client sends again is made, not refused as taken.
+	if err := os.Remove(journalPath(file)); err != nil {
+		t.Fatal(err)
+	}
+	e.create(t, "https://example.com/new", "slug", "new")
+	if n := journalLines(t, file); n != 1 {
+		t.Fatalf("the journal holds %d lines, want the one create", n)
+	}
+}

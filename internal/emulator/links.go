@@ -135,15 +135,9 @@ func (s *Server) insertLink(acct string, in Link) (Link, int, string, string) {
 	in.ID = newID()
 	in.AccountID = acct
 	in.CreatedAt, in.UpdatedAt = now, now
-	s.st.NextSeq++
-	in.Seq = s.st.NextSeq
+	in.Seq = s.st.NextSeq + 1
 	link := in
-	s.st.addLink(&link)
-	if a.CreatedByMonth == nil {
-		a.CreatedByMonth = map[string]int{}
-	}
-	a.CreatedByMonth[month]++
-	if err := s.recordLocked(change{Put: &link, Month: month}); err != nil {
+	if err := s.commitLocked(change{Put: &link, Month: month}); err != nil {
 		return Link{}, http.StatusInternalServerError, "internal_error", err.Error()
 	}
 	return link, 0, "", ""
@@ -217,10 +211,13 @@ func (s *Server) changeDestination(w http.ResponseWriter, r *http.Request, acct,
 	if !s.passFilter(w, r, dest) {
 		return
 	}
-	link, ok := s.applyChange(acct, id, dest, utm, clearUTM)
-	if !ok {
-		// Deleted while the filter was checking the destination.
+	link, found, err := s.applyChange(acct, id, dest, utm, clearUTM)
+	switch {
+	case !found: // deleted while the filter was checking the destination
 		s.writeError(w, http.StatusNotFound, "not_found", "no such link on this account")
+		return
+	case err != nil:
+		s.writeError(w, http.StatusInternalServerError, "internal_error", err.Error())
 		return
 	}
 	status := s.Settings().Variants.ChangeStatus
@@ -231,14 +228,16 @@ func (s *Server) changeDestination(w http.ResponseWriter, r *http.Request, acct,
 	s.writeLink(w, status, link)
 }
 
-func (s *Server) applyChange(acct, id, dest string, utm *UTM, clearUTM bool) (Link, bool) {
+// applyChange changes the link, unless it is not on the account (found
+// false) or the change cannot be made durable (err).
+func (s *Server) applyChange(acct, id, dest string, utm *UTM, clearUTM bool) (l Link, found bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	stored, ok := s.st.Links[id]
 	if !ok || stored.AccountID != acct {
-		return Link{}, false
+		return Link{}, false, nil
 	}
-	l := *stored // a listing may be rendering the stored one
+	l = *stored // a listing may be rendering the stored one
 	l.Destination = s.normalize(dest)
 	switch {
 	case clearUTM:
@@ -247,11 +246,7 @@ func (s *Server) applyChange(acct, id, dest string, utm *UTM, clearUTM bool) (Li
 		l.UTM = utm
 	}
 	l.UpdatedAt = s.now().UTC()
-	s.st.replaceLink(&l)
-	if err := s.recordLocked(change{Put: &l}); err != nil {
-		return Link{}, false
-	}
-	return l, true
+	return l, true, s.commitLocked(change{Put: &l})
 }
 
 // parseUTM reads the utm member of a PATCH body: absent keeps the link's
@@ -288,8 +283,7 @@ func (s *Server) deleteLink(w http.ResponseWriter, acct, id string) {
 	found := ok && l.AccountID == acct
 	var err error
 	if found {
-		s.st.removeLink(id)
-		err = s.recordLocked(change{Deleted: id})
+		err = s.commitLocked(change{Deleted: id})
 	}
 	s.mu.Unlock()
 	switch {

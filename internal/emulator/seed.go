@@ -427,10 +427,10 @@ func (s *Server) mustPersistLocked() {
 	}
 }
 
-// mustRecordLocked journals a change that no client waits on (another
+// mustCommitLocked makes a change that no client waits on (another
 // client's, made by the churn switch), keeping a failure for PersistError.
-func (s *Server) mustRecordLocked(c change) {
-	if err := s.recordLocked(c); err != nil {
+func (s *Server) mustCommitLocked(c change) {
+	if err := s.commitLocked(c); err != nil {
 		s.persistErr = err
 	}
 }
