@@ -246,7 +246,8 @@ func (s *Server) applyChange(acct, id, dest string, utm *UTM, clearUTM bool) (l 
 		l.UTM = utm
 	}
 	l.UpdatedAt = s.now().UTC()
-	return l, true, s.commitLocked(change{Put: &l})
+	err = s.commitLocked(change{Put: &l})
+	return l, true, err
 }
 
 // parseUTM reads the utm member of a PATCH body: absent keeps the link's
