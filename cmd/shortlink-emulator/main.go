@@ -172,7 +172,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // firstFixture reuses the account of a reloaded data file, so keys and the
 // domain ID stay the same across restarts, or seeds a new one.
 func firstFixture(srv *emulator.Server, host string) (emulator.Fixture, error) {
-	if f, ok := srv.ExistingFixture("demo"); ok {
+	if f, ok := srv.ReuseFixture("demo"); ok {
 		return f, nil
 	}
 	return srv.SeedFixture("demo", host)

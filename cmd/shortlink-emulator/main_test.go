@@ -229,6 +229,41 @@ func TestRunRestartReusesFixture(t *testing.T) {
 	}
 }
 
+// A key revoked through the admin API is replaced at the next start, and
+// the account, its domain and its links are the same: the data file stays
+// usable (it failed to start, seeding the taken domain again).
+func TestRunRestartReplacesARevokedKey(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "store.json")
+	first := start(t, "-quiet", "-data", data)
+	first.createLink(t, "kept")
+	b, err := json.Marshal(map[string]string{"key": first.info.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, first.info.BaseURL+"/_emulator/keys/revoke", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(emulator.AdminTokenHeader, first.info.AdminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("revoke: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if err := first.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	second := start(t, "-quiet", "-data", data)
+	a, c := first.info, second.info
+	if c.APIKey == a.APIKey || c.ReadKey != a.ReadKey || c.WriteKey != a.WriteKey || c.DomainID != a.DomainID || c.AccountID != a.AccountID {
+		t.Errorf("want a new API key and the rest as it was:\n %+v\n %+v", a, c)
+	}
+	if got := second.listSlugs(t); len(got) != 1 || got[0] != "kept" {
+		t.Errorf("links after restart = %v", got)
+	}
+}
+
 // -links fills the account up to the number asked, and a restart on the
 // same data file adds nothing: the count is a total, not an increment.
 func TestRunLinksFillsTheAccount(t *testing.T) {

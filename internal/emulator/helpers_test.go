@@ -62,7 +62,7 @@ func newEnvWith(t *testing.T, opts Options) *env {
 		t.Fatalf("New: %v", err)
 	}
 	e.srv = srv
-	fx, ok := srv.ExistingFixture("test") // reloaded from opts.DataFile
+	fx, ok := srv.ReuseFixture("test") // reloaded from opts.DataFile
 	if !ok {
 		if fx, err = srv.SeedFixture("test", "go.example.test"); err != nil {
 			t.Fatalf("SeedFixture: %v", err)

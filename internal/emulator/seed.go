@@ -443,9 +443,11 @@ func (s *Server) PersistError() error {
 	return s.persistErr
 }
 
-// ExistingFixture finds the fixture SeedFixture made for the account called
-// name, as reloaded from a data file.
-func (s *Server) ExistingFixture(name string) (Fixture, bool) {
+// ReuseFixture finds the fixture SeedFixture made for the account called
+// name, as reloaded from a data file. A key of it revoked since (through
+// the admin API) is replaced with a new one of the same scopes, so that the
+// fixture's keys always work and the account is never seeded twice.
+func (s *Server) ReuseFixture(name string) (Fixture, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, a := range s.st.Accounts {
@@ -457,6 +459,9 @@ func (s *Server) ExistingFixture(name string) (Fixture, bool) {
 			if d.AccountID == a.ID {
 				f.DomainID, f.DomainHost = d.ID, d.Host
 			}
+		}
+		if f.DomainID == "" {
+			continue
 		}
 		for _, k := range s.st.Keys {
 			if k.AccountID != a.ID || k.Revoked {
@@ -471,9 +476,24 @@ func (s *Server) ExistingFixture(name string) (Fixture, bool) {
 				f.WriteKey = k.Key
 			}
 		}
-		if f.DomainID != "" && f.APIKey != "" {
-			return f, true
-		}
+		s.replaceRevokedLocked(&f)
+		return f, true
 	}
 	return Fixture{}, false
+}
+
+// replaceRevokedLocked gives f a new key for each kind it has none of.
+func (s *Server) replaceRevokedLocked(f *Fixture) {
+	added := false
+	for _, k := range []struct {
+		key    *string
+		scopes []string
+	}{{&f.APIKey, []string{ScopeRead, ScopeWrite}}, {&f.ReadKey, []string{ScopeRead}}, {&f.WriteKey, []string{ScopeWrite}}} {
+		if *k.key == "" {
+			*k.key, added = s.addKeyLocked(f.AccountID, k.scopes...), true
+		}
+	}
+	if added {
+		s.mustPersistLocked()
+	}
 }

@@ -77,34 +77,48 @@ func TestSeedFixture(t *testing.T) {
 	})
 }
 
-// ExistingFixture is how the command finds its fixture again after a
-// restart: by the account's name, among others, with only usable keys.
-func TestExistingFixture(t *testing.T) {
+// ReuseFixture is how the command finds its fixture again after a
+// restart: by the account's name, among others, with a new key for each
+// kind revoked meanwhile, and the others as they were.
+func TestReuseFixture(t *testing.T) {
 	cases := []struct {
-		name   string
-		lookup string
-		revoke func(want *Fixture) string // a key to revoke, cleared from want
-		ok     bool
+		name    string
+		lookup  string
+		revoke  func(f Fixture) string // a key to revoke
+		renewed func(f *Fixture) *string
+		ok      bool
 	}{
-		{"the named account among several", "other", nil, true},
-		{"no account of that name", "nobody", nil, false},
-		{"a revoked read key is left out", "other", func(f *Fixture) string { k := f.ReadKey; f.ReadKey = ""; return k }, true},
-		{"no unrevoked key with both scopes", "other", func(f *Fixture) string { k := f.APIKey; f.APIKey = ""; return k }, false},
+		{"the named account among several", "other", nil, nil, true},
+		{"no account of that name", "nobody", nil, nil, false},
+		{"a revoked read key is replaced", "other", func(f Fixture) string { return f.ReadKey }, func(f *Fixture) *string { return &f.ReadKey }, true},
+		{"a revoked key of both scopes is replaced", "other", func(f Fixture) string { return f.APIKey }, func(f *Fixture) *string { return &f.APIKey }, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
 			want := e.seedFixture(t, "other", "other.example.test")
 			if c.revoke != nil {
-				if err := e.srv.RevokeKey(c.revoke(&want)); err != nil {
+				if err := e.srv.RevokeKey(c.revoke(want)); err != nil {
 					t.Fatal(err)
 				}
 			}
+			got, ok := e.srv.ReuseFixture(c.lookup)
 			if !c.ok {
-				want = Fixture{}
+				if ok {
+					t.Fatalf("ReuseFixture(%q) = %+v, want none", c.lookup, got)
+				}
+				return
 			}
-			if got, ok := e.srv.ExistingFixture(c.lookup); ok != c.ok || got != want {
-				t.Errorf("ExistingFixture(%q) = %+v, %v; want %+v, %v", c.lookup, got, ok, want, c.ok)
+			if c.renewed != nil {
+				old, renewed := *c.renewed(&want), *c.renewed(&got)
+				if renewed == "" || renewed == old {
+					t.Fatalf("revoked key %q given again as %q, want a new one", old, renewed)
+				}
+				wantStatus(t, e.do(t, http.MethodGet, "/api/links", renewed, nil), http.StatusOK)
+				*c.renewed(&want) = renewed
+			}
+			if !ok || got != want {
+				t.Errorf("ReuseFixture(%q) = %+v, %v; want %+v", c.lookup, got, ok, want)
 			}
 		})
 	}
