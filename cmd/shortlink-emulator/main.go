@@ -102,8 +102,24 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
 	}
-	err := fs.Parse(args)
-	return o, err
+	return o, parseOnlyFlags(fs, args)
+}
+
+// parseOnlyFlags parses args and refuses any word left after the flags: a
+// misspelt subcommand (clik) or a value without its flag would otherwise
+// be dropped silently, with every flag after it, and an emulator started
+// on the default port instead.
+func parseOnlyFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return nil
+	}
+	if fs.Name() == "shortlink-emulator" {
+		return fmt.Errorf("unexpected argument %q: the emulator takes flags only (-h lists them), and its subcommands, click and export, come first", fs.Arg(0))
+	}
+	return fmt.Errorf("unexpected argument %q: %s takes flags only (%s -h lists them)", fs.Arg(0), fs.Name(), fs.Name())
 }
 
 // startInfo is what a user needs to point the provider at the emulator.
@@ -130,9 +146,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	settings := emulator.DefaultSettings()
 	settings.Filter.Delay = emulator.Duration(o.filterDelay)
 	settings.Limits = emulator.Limits{Write: o.writeLimit, Read: o.readLimit, Window: emulator.Duration(o.window), Model: o.rateModel, Rounding: o.rounding, Remaining: o.remaining, Reset: o.reset}
+	if o.links < 0 || o.links > emulator.MaxSeededLinks {
+		return fmt.Errorf("-links %d: must be from 0 to %d", o.links, emulator.MaxSeededLinks)
+	}
 	srv, err := emulator.New(emulator.Options{Settings: settings, DataFile: o.data, AdminToken: o.adminToken})
 	if err != nil {
-		return err
+		return byFlag(err)
 	}
 	fixture, err := firstFixture(srv, o.host)
 	if err != nil {
@@ -167,6 +186,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("writing %s: %w", o.data, err)
 	}
 	return nil
+}
+
+// settingFlags are the flags that set the emulator's settings, by name.
+var settingFlags = map[string]string{
+	"limits.write": "-write-limit", "limits.read": "-read-limit", "limits.window": "-window",
+	"limits.model": "-rate-model", "limits.rounding": "-rate-rounding", "limits.remaining": "-rate-remaining",
+	"limits.reset": "-rate-reset", "filter.delay": "-filter-delay",
+}
+
+// byFlag names a setting the emulator refused by the flag that set it.
+func byFlag(err error) error {
+	var bad *emulator.SettingError
+	if errors.As(err, &bad) && settingFlags[bad.Name] != "" {
+		return fmt.Errorf("%s %v: %s", settingFlags[bad.Name], bad.Value, bad.Want)
+	}
+	return err
 }
 
 // firstFixture reuses the account of a reloaded data file, so keys and the

@@ -322,10 +322,16 @@ func TestRunErrors(t *testing.T) {
 		"unwritable data dir": {"-data", filepath.Join(dir, "missing", "store.json")},
 		"too many links":      {"-links", "4611686018427387904"},
 		"empty domain":        {"-domain", ""},
+		"misspelt subcommand": {"clik", "-url", "https://go.example.test/a"},
+		"stray word":          {"-quiet", "extra"},
+		"negative links":      {"-links", "-5"},
 	}
 	// What some of the errors must say, beside failing.
 	says := map[string]string{
-		"negative delay": "-1s", "too many links": "is not 0 to 10000000", "empty domain": "is not a host name",
+		"negative delay": "-filter-delay -1s: must be 0 or more", "too many links": "-links 4611686018427387904: must be from 0 to 10000000", "empty domain": "is not a host name",
+		"negative links": "-links -5: must be from 0", "unknown rate model": `-rate-model "leaky": must be one of "first-request", "clock", "sliding", "bucket"`,
+		"zero write limit":    "-write-limit 0: must be above 0",
+		"misspelt subcommand": `unexpected argument "clik"`, "stray word": `unexpected argument "extra"`,
 	}
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {

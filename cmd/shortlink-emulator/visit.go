@@ -26,7 +26,7 @@ func runClick(args []string, stdout, stderr io.Writer) error {
 	short := fs.String("url", "", "the short URL to visit, such as https://go.example.test/spring")
 	n := fs.Int("n", 1, "how many visits")
 	referrer := fs.String("referrer", "", "Referer header of the visits")
-	if err := fs.Parse(args); err != nil {
+	if err := parseOnlyFlags(fs, args); err != nil {
 		return err
 	}
 	u, err := url.Parse(*short)
@@ -87,7 +87,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	base := fs.String("base", baseURLDefault(), "base URL of the emulator (default $SHORTLINK_BASE_URL, else http://127.0.0.1:8080)")
 	linkID := fs.String("link-id", "", "export only this link")
-	if err := fs.Parse(args); err != nil {
+	if err := parseOnlyFlags(fs, args); err != nil {
 		return err
 	}
 	key := os.Getenv("SHORTLINK_API_KEY")

@@ -3,6 +3,8 @@ package emulator
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -108,50 +110,71 @@ func DefaultSettings() Settings {
 	}
 }
 
+// SettingError is a setting that has no meaning: Name as in the admin
+// API's JSON (limits.model), and what it must be instead.
+type SettingError struct {
+	Name  string
+	Value any
+	Want  string
+}
+
+func (e *SettingError) Error() string {
+	return fmt.Sprintf("setting %s: %v %s", e.Name, e.Value, e.Want)
+}
+
 // Validate reports the first setting that has no meaning.
 func (s Settings) Validate() error {
 	v := s.Variants
-	checks := []struct {
-		name  string
-		value any
-		ok    bool
-	}{
-		{"limits.write", s.Limits.Write, s.Limits.Write > 0},
-		{"limits.read", s.Limits.Read, s.Limits.Read > 0},
-		{"limits.window", s.Limits.Window, s.Limits.Window > 0},
-		{"limits.model", s.Limits.Model, oneOf(s.Limits.Model, rateModels...)},
-		{"limits.rounding", s.Limits.Rounding, oneOf(s.Limits.Rounding, roundings...)},
-		{"limits.remaining", s.Limits.Remaining, oneOf(s.Limits.Remaining, remainingCounts...)},
-		{"limits.reset", s.Limits.Reset, oneOf(s.Limits.Reset, resetReadings...)},
-		{"filter.delay", s.Filter.Delay, s.Filter.Delay >= 0},
-		{"variants.objectEnvelope", v.ObjectEnvelope, oneOf(v.ObjectEnvelope, "", "data", "link")},
-		{"variants.listEnvelope", v.ListEnvelope, oneOf(v.ListEnvelope, "", "data", "links", "items")},
-		{"variants.fieldStyle", v.FieldStyle, oneOf(v.FieldStyle, "camel", "snake", "alias")},
-		{"variants.createStatus", v.CreateStatus, v.CreateStatus == 200 || v.CreateStatus == 201},
-		{"variants.changeStatus", v.ChangeStatus, v.ChangeStatus == 200 || v.ChangeStatus == 204},
-		{"variants.deleteStatus", v.DeleteStatus, v.DeleteStatus == 200 || v.DeleteStatus == 204},
-		{"variants.paging", v.Paging, oneOf(v.Paging, "none", "cursor", "next", "link", "offset")},
-		{"churn.delete", s.Churn.Delete, s.Churn.Delete >= 0},
-		{"churn.create", s.Churn.Create, s.Churn.Create >= 0},
-		{"variants.pageSize", v.PageSize, v.PageSize > 0},
-		{"variants.utmStyle", v.UTMStyle, oneOf(v.UTMStyle, "object", "prefixed", "absent", "merged")},
-		{"variants.timeFormat", v.TimeFormat, oneOf(v.TimeFormat, "millis", "seconds", "offset")},
-	}
-	for _, c := range checks {
+	for _, c := range []settingCheck{
+		{"limits.write", s.Limits.Write, s.Limits.Write > 0, "must be above 0"},
+		{"limits.read", s.Limits.Read, s.Limits.Read > 0, "must be above 0"},
+		{"limits.window", time.Duration(s.Limits.Window), s.Limits.Window > 0, "must be above 0"},
+		oneOfCheck("limits.model", s.Limits.Model, rateModels...),
+		oneOfCheck("limits.rounding", s.Limits.Rounding, roundings...),
+		oneOfCheck("limits.remaining", s.Limits.Remaining, remainingCounts...),
+		oneOfCheck("limits.reset", s.Limits.Reset, resetReadings...),
+		{"filter.delay", time.Duration(s.Filter.Delay), s.Filter.Delay >= 0, "must be 0 or more"},
+		oneOfCheck("variants.objectEnvelope", v.ObjectEnvelope, "", "data", "link"),
+		oneOfCheck("variants.listEnvelope", v.ListEnvelope, "", "data", "links", "items"),
+		oneOfCheck("variants.fieldStyle", v.FieldStyle, "camel", "snake", "alias"),
+		{"variants.createStatus", v.CreateStatus, v.CreateStatus == 200 || v.CreateStatus == 201, "must be 200 or 201"},
+		{"variants.changeStatus", v.ChangeStatus, v.ChangeStatus == 200 || v.ChangeStatus == 204, "must be 200 or 204"},
+		{"variants.deleteStatus", v.DeleteStatus, v.DeleteStatus == 200 || v.DeleteStatus == 204, "must be 200 or 204"},
+		oneOfCheck("variants.paging", v.Paging, "none", "cursor", "next", "link", "offset"),
+		{"churn.delete", s.Churn.Delete, s.Churn.Delete >= 0, "must be 0 or more"},
+		{"churn.create", s.Churn.Create, s.Churn.Create >= 0, "must be 0 or more"},
+		{"variants.pageSize", v.PageSize, v.PageSize > 0, "must be above 0"},
+		oneOfCheck("variants.utmStyle", v.UTMStyle, "object", "prefixed", "absent", "merged"),
+		oneOfCheck("variants.timeFormat", v.TimeFormat, "millis", "seconds", "offset"),
+	} {
 		if !c.ok {
-			return fmt.Errorf("setting %s: %v is not allowed", c.name, c.value)
+			return &SettingError{Name: c.name, Value: c.value, Want: c.want}
 		}
 	}
 	return nil
 }
 
-func oneOf(s string, allowed ...string) bool {
+// settingCheck is one check of Validate: ok, or value is not what it must be.
+type settingCheck struct {
+	name  string
+	value any
+	ok    bool
+	want  string
+}
+
+// oneOfCheck is the check of a setting that takes one of a few words.
+func oneOfCheck(name, value string, allowed ...string) settingCheck {
+	var quoted []string
 	for _, a := range allowed {
-		if s == a {
-			return true
+		if a != "" {
+			quoted = append(quoted, strconv.Quote(a))
 		}
 	}
-	return false
+	want := "must be one of " + strings.Join(quoted, ", ")
+	if slices.Contains(allowed, "") {
+		want += ` (or "", the default)`
+	}
+	return settingCheck{name, strconv.Quote(value), slices.Contains(allowed, value), want}
 }
 
 // Duration is a time.Duration that reads and writes JSON as "1.5s" (or a
