@@ -402,15 +402,15 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		setIdentity(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
 		return
 	}
-	in := client.ChangeDestinationInput{Destination: plan.Destination.ValueString()}
-	if utmChanged {
-		utm, diags := utmFromObject(ctx, plan.UTM)
-		resp.Diagnostics.Append(diags...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		in.UTM, in.ClearUTM = utm, utm == nil
+	// The planned UTM parameters go with every change, changed or not: the
+	// link may have gained others since the plan (a dashboard edit), and
+	// the apply makes it what the plan showed.
+	utm, diags := utmFromObject(ctx, plan.UTM)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
 	}
+	in := client.ChangeDestinationInput{Destination: plan.Destination.ValueString(), UTM: utm, ClearUTM: utm == nil}
 	link, err := r.changeDestination(ctx, state.ID.ValueString(), in)
 	if err != nil {
 		if errors.Is(err, links.ErrNotListed) || client.IsNotFound(err) {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -1401,6 +1403,63 @@ func TestAccLink_createAnsweredWithoutItsExpiryKeepsIt(t *testing.T) {
 				}},
 			})
 			e.expectRequests(t, http.MethodPost, "/api/links", 1, "one create")
+		})
+	}
+}
+
+// A link edited outside Terraform between the plan and the apply (here the
+// dashboard adds utm_campaign just before the change arrives) ends as the
+// plan showed: the change sends the planned UTM parameters, changed or
+// not, rather than keep the others' and fail as kept otherwise.
+func TestAccLink_changeMakesTheLinkWhatThePlanShowed(t *testing.T) {
+	for name, utm := range map[string]struct {
+		config string
+		want   *emulator.UTM
+	}{
+		"planned parameters":    {`utm = { source = "news" }`, &emulator.UTM{Source: "news"}},
+		"no parameters planned": {``, nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newTestEnv(t)
+			var edited atomic.Bool
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPatch && !edited.Swap(true) {
+					l := e.onlyLink(t)
+					body := fmt.Sprintf(`{"destination":%q,"utm":{"source":"news","campaign":"teamB"}}`, l.Destination)
+					edit := httptest.NewRequest(http.MethodPatch, "/api/links/"+l.ID, strings.NewReader(body))
+					edit.Header.Set("Authorization", "Bearer "+e.fx.APIKey)
+					edit.Header.Set("Content-Type", "application/json")
+					rec := httptest.NewRecorder()
+					if e.srv.ServeHTTP(rec, edit); rec.Code != http.StatusOK {
+						t.Errorf("the dashboard's edit: %d %s", rec.Code, rec.Body)
+					}
+				}
+				e.srv.ServeHTTP(w, r)
+			}))
+			t.Cleanup(ts.Close)
+			e.url = ts.URL
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: protoV6Providers,
+				CheckDestroy:             e.checkNoLinks,
+				Steps: []resource.TestStep{
+					{Config: e.linkConfig("destination = \"https://example.com/a\"\n" + utm.config)},
+					{
+						Config: e.linkConfig("destination = \"https://example.com/b\"\n" + utm.config),
+						ConfigStateChecks: []statecheck.StateCheck{
+							statecheck.ExpectKnownValue("shortlink_link.test", tfjsonpath.New("destination"), knownvalue.StringExact("https://example.com/b")),
+						},
+						Check: func(*terraform.State) error {
+							if !edited.Load() {
+								return errors.New("no change reached the service")
+							}
+							if got := e.onlyLink(t).UTM; !reflect.DeepEqual(got, utm.want) {
+								return fmt.Errorf("the service keeps UTM %+v, want %+v as planned", got, utm.want)
+							}
+							return nil
+						},
+					},
+				},
+			})
 		})
 	}
 }
