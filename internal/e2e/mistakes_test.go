@@ -322,6 +322,16 @@ func TestMistakes_planWarnings(t *testing.T) {
 	out = run("plan")
 	expectCount(out, "Warning: Replacing the link loses its click history", 1)
 	expectCount(out, "the same short URL", 1)
+
+	// A replacement creates a link: one already expired is warned of at
+	// plan, as a new one is.
+	expired := link("keep", "keep", "  expires_at  = \"2020-06-01T00:00:00Z\"\n")
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+expired+past); err != nil {
+		t.Fatal(err)
+	}
+	out = run("plan")
+	expectCount(out, "Warning: Replacing the link loses its click history", 1)
+	expectCount(out, "Warning: Expiry in the past", 1)
 }
 
 // TestMistakes_replacementShortURLWarning: a slug changed through a

@@ -110,6 +110,9 @@ func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		r.keepsNoLinkAnotherCreateWants(ctx, req.State, &resp.Diagnostics)
 	}
 	warnOfReplacement(&resp.Diagnostics, replacing, state, plan, configuredSlug)
+	if len(replacing) > 0 { // the replacement is a create
+		warnOfPastExpiry(&resp.Diagnostics, plan, time.Now())
+	}
 	// Terraform plans the create of a replacement next, with no prior
 	// state: tell that plan whether the old link holds its slug.
 	if in, known := plannedCreate(plan); known && len(replacing) > 0 && r.data != nil {
