@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -14,7 +15,8 @@ import (
 
 // SameDestination reports whether the service's spelling of a destination
 // means what the user wrote: services lower-case the scheme and host, write
-// a Unicode host in ASCII (IDNA) and the path percent-encoded, drop the
+// a Unicode host in ASCII (IDNA) and the path percent-encoded (but not a
+// reserved character such as /, whose escape makes another path), drop the
 // default port, add or remove a trailing slash, reorder the query, or merge
 // the link's UTM parameters into the query. Anything else is a real
 // difference (drift) and shows in a plan.
@@ -49,17 +51,56 @@ func canonicalURL(u *url.URL, utm *client.UTM) string {
 	}
 	// "https://e.com", "https://e.com/" and "https://e.com/a/" vs "/a":
 	// services add or drop the trailing slash.
-	cp.Path = strings.TrimSuffix(cp.Path, "/")
-	cp.RawPath = ""
+	path := strings.TrimSuffix(comparablePath(cp.EscapedPath()), "/")
 	q := cp.Query()
 	for key, value := range utmPairs(utm) {
 		if value != "" && q.Get(key) == value {
 			q.Del(key)
 		}
 	}
-	cp.RawQuery = q.Encode()
-	cp.ForceQuery = false
-	return cp.String()
+	var b strings.Builder
+	b.WriteString(cp.Scheme + "://")
+	if cp.User != nil {
+		b.WriteString(cp.User.String() + "@")
+	}
+	b.WriteString(cp.Host + path)
+	if query := q.Encode(); query != "" {
+		b.WriteString("?" + query)
+	}
+	if cp.Fragment != "" {
+		b.WriteString("#" + cp.EscapedFragment())
+	}
+	return b.String()
+}
+
+// comparablePath spells a percent-encoded path one way (RFC 3986, 6.2.2):
+// an unreserved character escaped is written as itself, every other escape
+// in capitals. A reserved character keeps its escape: "a%2Fb" is one
+// segment, "a/b" two, and a service may serve them differently.
+func comparablePath(escaped string) string {
+	var b strings.Builder
+	for i := 0; i < len(escaped); i++ {
+		if c := escaped[i]; c != '%' || i+2 >= len(escaped) {
+			b.WriteByte(c)
+			continue
+		}
+		n, err := strconv.ParseUint(escaped[i+1:i+3], 16, 8)
+		switch {
+		case err != nil:
+			b.WriteByte('%')
+			continue
+		case isUnreserved(byte(n)):
+			b.WriteByte(byte(n))
+		default:
+			b.WriteString(strings.ToUpper(escaped[i : i+3]))
+		}
+		i += 2
+	}
+	return b.String()
+}
+
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0
 }
 
 // ComparableHost spells a host so that the spellings of one host compare

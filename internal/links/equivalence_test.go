@@ -25,6 +25,12 @@ func TestSameDestination(t *testing.T) {
 		{"https://example.com/a?", "https://example.com/a", nil, true},
 		{"https://example.com/a?b=2&a=1", "https://example.com/a?a=1&b=2", nil, true},
 		{"https://example.com/%7Euser", "https://example.com/~user", nil, true},
+		{"https://example.com/%7euser", "https://example.com/%7Euser", nil, true},
+		{"https://example.com/a%2fb", "https://example.com/a%2Fb", nil, true},
+		{"https://example.com/Fr%c3%bchling", "https://example.com/Frühling", nil, true},
+		// A reserved character escaped is another path (RFC 3986, 2.2).
+		{"https://example.com/docs/v2", "https://example.com/docs%2Fv2", nil, false},
+		{"https://example.com/a!", "https://example.com/a%21", nil, false},
 		// A Unicode host in ASCII (IDNA), the path percent-encoded, either way.
 		{"https://Bücher.Example/Frühling", "https://xn--bcher-kva.example/Fr%C3%BChling", nil, true},
 		{"https://xn--bcher-kva.example:8443/a", "https://bücher.example:8443/a", nil, true},
