@@ -249,26 +249,35 @@ func (s *Server) writeFaultStatus(w http.ResponseWriter, f Fault) {
 		w.WriteHeader(f.Status)
 		fmt.Fprintf(w, "<html><body><h1>%d %s</h1></body></html>\n", f.Status, http.StatusText(f.Status))
 	default:
-		s.writeError(w, f.Status, faultCodes[f.Status], "injected fault")
+		s.writeError(w, f.Status, faultCode(f.Status), "injected fault")
 	}
 }
 
-// faultCodes are the error codes of injected statuses, so that an injected
+// faultCode is the error code of an injected status, so that an injected
 // 404 reads like the service's own (a link deleted by someone else between
-// a refresh and an apply); anything unlisted is internal_error.
-var faultCodes = map[int]string{
+// a refresh and an apply): the spec's code where it has one, internal_error
+// for a 5xx, and for any other status its name in snake case (gone,
+// method_not_allowed), as services whose codes the spec does not show
+// answer.
+func faultCode(status int) string {
+	if code, ok := specCodes[status]; ok {
+		return code
+	}
+	if status >= 500 {
+		return "internal_error"
+	}
+	return strings.ReplaceAll(strings.ToLower(http.StatusText(status)), " ", "_")
+}
+
+var specCodes = map[int]string{
+	http.StatusBadRequest:          "invalid_request",
 	http.StatusUnauthorized:        "invalid_api_key",
 	http.StatusPaymentRequired:     "link_quota",
 	http.StatusForbidden:           "insufficient_scope",
 	http.StatusNotFound:            "not_found",
 	http.StatusConflict:            "slug_taken",
 	http.StatusUnprocessableEntity: "blocked_by_filter",
-}
-
-func init() {
-	for status := 500; status < 600; status++ {
-		faultCodes[status] = "internal_error"
-	}
+	http.StatusTooManyRequests:     "rate_limited",
 }
 
 // delay makes a request wait d. A real server that has received a request

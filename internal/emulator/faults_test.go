@@ -15,6 +15,10 @@ func TestScriptedStatusFaults(t *testing.T) {
 		code   string
 	}{
 		{http.StatusInternalServerError, false, "internal_error"},
+		{http.StatusNotFound, false, "not_found"},
+		{http.StatusBadRequest, false, "invalid_request"},
+		{http.StatusGone, false, "gone"},
+		{http.StatusMethodNotAllowed, false, "method_not_allowed"},
 		{http.StatusBadGateway, true, ""},
 		{http.StatusServiceUnavailable, true, ""},
 		{http.StatusGatewayTimeout, true, ""},

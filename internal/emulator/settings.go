@@ -2,6 +2,8 @@ package emulator
 
 import (
 	"fmt"
+	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -200,10 +202,14 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 		*d = Duration(parsed)
 		return nil
 	}
-	var n int64
-	if _, err := fmt.Sscan(string(b), &n); err != nil {
-		return fmt.Errorf("duration %s: want a string such as \"2s\" or nanoseconds", b)
+	// A whole number of nanoseconds, in any JSON spelling (1e9 is a
+	// second); a fraction of one, or anything else, is refused rather than
+	// read up to where it stops making sense (1.5 read as 1 ns).
+	n, ok := new(big.Float).SetString(string(b))
+	if !ok || !n.IsInt() || n.Cmp(big.NewFloat(math.MaxInt64)) > 0 || n.Cmp(big.NewFloat(math.MinInt64)) < 0 {
+		return fmt.Errorf("duration %s: want a string such as \"2s\" or a whole number of nanoseconds", b)
 	}
-	*d = Duration(n)
+	ns, _ := n.Int64()
+	*d = Duration(ns)
 	return nil
 }

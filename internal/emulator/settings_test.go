@@ -78,8 +78,15 @@ func TestSettingsValidate(t *testing.T) {
 		if time.Duration(s.Limits.Window) != 1500*time.Millisecond || time.Duration(s.Filter.Delay) != 2*time.Millisecond {
 			t.Errorf("durations = %v %v", s.Limits.Window, s.Filter.Delay)
 		}
-		if err := json.Unmarshal([]byte(`{"limits":{"window":"soon"}}`), &s); err == nil {
-			t.Error("a malformed duration was accepted")
+		for _, window := range []string{`1e9`, `1E9`, `1000000000.0`} {
+			if err := json.Unmarshal([]byte(`{"limits":{"window":`+window+`}}`), &s); err != nil || time.Duration(s.Limits.Window) != time.Second {
+				t.Errorf("window %s = %v, %v; want 1s", window, s.Limits.Window, err)
+			}
+		}
+		for _, bad := range []string{`"soon"`, `1.5`, `1e30`, `true`} {
+			if err := json.Unmarshal([]byte(`{"limits":{"window":`+bad+`}}`), &s); err == nil {
+				t.Errorf("window %s accepted as %v", bad, s.Limits.Window)
+			}
 		}
 		b, err := json.Marshal(Duration(90 * time.Second))
 		if err != nil || string(b) != `"1m30s"` {
