@@ -213,7 +213,23 @@ func firstFixture(srv *emulator.Server, host string) (emulator.Fixture, error) {
 	return srv.SeedFixture("demo", host)
 }
 
+// announce prints what a user needs, and writes it as JSON to infoFile if
+// asked. The file is written under a temporary name first, so that a path
+// that cannot be written fails the start before the banner says the
+// emulator is listening, and renamed into place after it: scripts wait
+// for the file to appear and read it at once.
 func announce(stdout io.Writer, infoFile string, info startInfo) error {
+	tmp := ""
+	if infoFile != "" {
+		b, err := json.MarshalIndent(info, "", "  ")
+		if err != nil {
+			return err
+		}
+		tmp = infoFile + ".tmp"
+		if err := os.WriteFile(tmp, b, 0o600); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(stdout, `shortlink emulator listening on %s
 
 provider "shortlink" {
@@ -221,25 +237,19 @@ provider "shortlink" {
   api_key  = %q
 }
 
-domain_id:     %s   (host %s)
-read-only key: %s
+or, for the examples and the click and export subcommands:
+  export SHORTLINK_BASE_URL=%s SHORTLINK_API_KEY=%s
+
+domain_id:      %s   (host %s)
+account_id:     %s   (admin API: accounts/quota, accounts/api)
+read-only key:  %s
 write-only key: %s
-admin token:   %s   (header %s, API under /_emulator/)
-short links:   curl -i %s/r/%s/<slug>
-`, info.BaseURL, info.BaseURL, info.APIKey, info.DomainID, info.DomainHost, info.ReadKey, info.WriteKey,
-		info.AdminToken, emulator.AdminTokenHeader, info.BaseURL, info.DomainHost)
-	if infoFile == "" {
+admin token:    %s   (header %s, API under /_emulator/)
+short links:    curl -i %s/r/%s/<slug>
+`, info.BaseURL, info.BaseURL, info.APIKey, info.BaseURL, info.APIKey, info.DomainID, info.DomainHost, info.AccountID,
+		info.ReadKey, info.WriteKey, info.AdminToken, emulator.AdminTokenHeader, info.BaseURL, info.DomainHost)
+	if tmp == "" {
 		return nil
-	}
-	b, err := json.MarshalIndent(info, "", "  ")
-	if err != nil {
-		return err
-	}
-	// Scripts wait for the file to appear and read it at once: write it
-	// whole under a temporary name, then rename it into place.
-	tmp := infoFile + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
 	}
 	return os.Rename(tmp, infoFile)
 }

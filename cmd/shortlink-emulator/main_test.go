@@ -153,7 +153,8 @@ func TestRunServesTheAPI(t *testing.T) {
 		t.Errorf("domainHost = %q", info.DomainHost)
 	}
 	out := in.stdout.String()
-	for _, want := range []string{`base_url = "` + info.BaseURL + `"`, `api_key  = "` + info.APIKey + `"`, info.DomainID, info.AdminToken} {
+	for _, want := range []string{`base_url = "` + info.BaseURL + `"`, `api_key  = "` + info.APIKey + `"`, info.DomainID, info.AdminToken,
+		"export SHORTLINK_BASE_URL=" + info.BaseURL + " SHORTLINK_API_KEY=" + info.APIKey, "account_id:     " + info.AccountID} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
@@ -325,6 +326,7 @@ func TestRunErrors(t *testing.T) {
 		"misspelt subcommand": {"clik", "-url", "https://go.example.test/a"},
 		"stray word":          {"-quiet", "extra"},
 		"negative links":      {"-links", "-5"},
+		"info file nowhere":   {"-info-file", filepath.Join(dir, "missing", "info.json")},
 	}
 	// What some of the errors must say, beside failing.
 	says := map[string]string{
@@ -344,6 +346,9 @@ func TestRunErrors(t *testing.T) {
 			}
 			if want := says[name]; !strings.Contains(err.Error(), want) {
 				t.Errorf("run = %v, want it to say %q", err, want)
+			}
+			if strings.Contains(stdout.String(), "listening") {
+				t.Errorf("a start that failed said it was listening:\n%s", stdout.String())
 			}
 		})
 	}

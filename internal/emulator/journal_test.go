@@ -219,3 +219,17 @@ func TestJournal_aChangeNotWrittenIsNotMade(t *testing.T) {
 		t.Fatalf("the journal holds %d lines, want the one create", n)
 	}
 }
+
+// An empty data file (made by touch or mktemp) is an empty store, not a
+// file that cannot be read.
+func TestJournal_emptyDataFileIsAnEmptyStore(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "store.json")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnvWith(t, Options{Settings: testSettings(), DataFile: file})
+	e.create(t, "https://example.com/a")
+	if links := reload(t, file).list(t); len(links) != 1 {
+		t.Fatalf("after a reload the store holds %d links, want 1", len(links))
+	}
+}

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/rand"
 	"encoding/hex"
@@ -269,8 +270,8 @@ func (st *store) linkBySlug(domainID, slug string) *Link {
 // store: the first start with -data creates it.
 func loadStore(path string) (*store, error) {
 	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return newStore(), nil
+	if os.IsNotExist(err) || err == nil && len(bytes.TrimSpace(b)) == 0 {
+		return newStore(), nil // none yet, or made empty (touch, mktemp)
 	}
 	if err != nil {
 		return nil, err

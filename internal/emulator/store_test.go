@@ -149,7 +149,6 @@ func TestDataFileErrors(t *testing.T) {
 	for name, content := range map[string]string{
 		"corrupt":   "{not json",
 		"truncated": `{"accounts":{},"keys":{`,
-		"empty":     "",
 		"an array":  "[]",
 	} {
 		t.Run(name, func(t *testing.T) {
