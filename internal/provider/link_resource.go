@@ -402,16 +402,27 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		setIdentity(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
 		return
 	}
-	// The planned UTM parameters go with every change, changed or not: the
-	// link may have gained others since the plan (a dashboard edit), and
-	// the apply makes it what the plan showed.
-	utm, diags := utmFromObject(ctx, plan.UTM)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
+	// A resource that declares UTM parameters sends them with every change,
+	// changed or not: the link may have gained others since the plan (a
+	// dashboard edit), and the apply makes it what the plan showed. One
+	// that declares none sends utm only to clear them, as planned, or when
+	// the answer shows parameters gained since the plan: a service may
+	// leave utm out of its answers, and parameters it never shows are not
+	// cleared unseen.
+	in := client.ChangeDestinationInput{Destination: plan.Destination.ValueString()}
+	if !plan.UTM.IsNull() || utmChanged {
+		utm, diags := utmFromObject(ctx, plan.UTM)
+		resp.Diagnostics.Append(diags...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		in.UTM, in.ClearUTM = utm, utm == nil
 	}
-	in := client.ChangeDestinationInput{Destination: plan.Destination.ValueString(), UTM: utm, ClearUTM: utm == nil}
 	link, err := r.changeDestination(ctx, state.ID.ValueString(), in)
+	if err == nil && plan.UTM.IsNull() && link.UTMKnown && link.UTM != nil {
+		in.UTM, in.ClearUTM = nil, true
+		link, err = r.changeDestination(ctx, state.ID.ValueString(), in)
+	}
 	if err != nil {
 		if errors.Is(err, links.ErrNotListed) || client.IsNotFound(err) {
 			addDeletedBeforeChange(&resp.Diagnostics, state.ID.ValueString())

@@ -1409,15 +1409,16 @@ func TestAccLink_createAnsweredWithoutItsExpiryKeepsIt(t *testing.T) {
 
 // A link edited outside Terraform between the plan and the apply (here the
 // dashboard adds utm_campaign just before the change arrives) ends as the
-// plan showed: the change sends the planned UTM parameters, changed or
-// not, rather than keep the others' and fail as kept otherwise.
+// plan showed: a resource that declares UTM parameters sends them with the
+// change, changed or not; one that declares none clears those the answer
+// shows.
 func TestAccLink_changeMakesTheLinkWhatThePlanShowed(t *testing.T) {
-	for name, utm := range map[string]struct {
+	for name, tc := range map[string]struct {
 		config string
 		want   *emulator.UTM
 	}{
-		"planned parameters":    {`utm = { source = "news" }`, &emulator.UTM{Source: "news"}},
-		"no parameters planned": {``, nil},
+		"parameters declared": {config: `utm = { source = "news" }`, want: &emulator.UTM{Source: "news"}},
+		"none declared":       {want: nil},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newTestEnv(t)
@@ -1442,9 +1443,9 @@ func TestAccLink_changeMakesTheLinkWhatThePlanShowed(t *testing.T) {
 				ProtoV6ProviderFactories: protoV6Providers,
 				CheckDestroy:             e.checkNoLinks,
 				Steps: []resource.TestStep{
-					{Config: e.linkConfig("destination = \"https://example.com/a\"\n" + utm.config)},
+					{Config: e.linkConfig("destination = \"https://example.com/a\"\n" + tc.config)},
 					{
-						Config: e.linkConfig("destination = \"https://example.com/b\"\n" + utm.config),
+						Config: e.linkConfig("destination = \"https://example.com/b\"\n" + tc.config),
 						ConfigStateChecks: []statecheck.StateCheck{
 							statecheck.ExpectKnownValue("shortlink_link.test", tfjsonpath.New("destination"), knownvalue.StringExact("https://example.com/b")),
 						},
@@ -1452,14 +1453,50 @@ func TestAccLink_changeMakesTheLinkWhatThePlanShowed(t *testing.T) {
 							if !edited.Load() {
 								return errors.New("no change reached the service")
 							}
-							if got := e.onlyLink(t).UTM; !reflect.DeepEqual(got, utm.want) {
-								return fmt.Errorf("the service keeps UTM %+v, want %+v as planned", got, utm.want)
+							if got := e.onlyLink(t).UTM; !reflect.DeepEqual(got, tc.want) {
+								return fmt.Errorf("the service keeps UTM %+v, want %+v", got, tc.want)
 							}
 							return nil
 						},
 					},
+					{Config: e.linkConfig("destination = \"https://example.com/b\"\n" + tc.config), PlanOnly: true},
 				},
 			})
 		})
 	}
+}
+
+// A service that leaves utm out of its answers (the contract allows it)
+// keeps the UTM parameters set in its dashboard when a resource that
+// declares none changes its destination: no plan showed them, and the
+// change does not clear them unseen.
+func TestAccLink_changeKeepsParametersTheServiceDoesNotShow(t *testing.T) {
+	e := newTestEnv(t, func(s *emulator.Settings) { s.Variants.UTMStyle = "absent" })
+	dashboard := func() {
+		l := e.onlyLink(t)
+		edit := httptest.NewRequest(http.MethodPatch, "/api/links/"+l.ID, strings.NewReader(fmt.Sprintf(`{"destination":%q,"utm":{"source":"dashboard"}}`, l.Destination)))
+		edit.Header.Set("Authorization", "Bearer "+e.fx.APIKey)
+		edit.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		if e.srv.ServeHTTP(rec, edit); rec.Code != http.StatusOK {
+			t.Fatalf("the dashboard's edit: %d %s", rec.Code, rec.Body)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		CheckDestroy:             e.checkNoLinks,
+		Steps: []resource.TestStep{
+			{Config: e.linkConfig(`destination = "https://example.com/a"`)},
+			{
+				PreConfig: dashboard,
+				Config:    e.linkConfig(`destination = "https://example.com/b"`),
+				Check: func(*terraform.State) error {
+					if l := e.onlyLink(t); l.Destination != "https://example.com/b" || !reflect.DeepEqual(l.UTM, &emulator.UTM{Source: "dashboard"}) {
+						return fmt.Errorf("the service keeps %s with UTM %+v, want the new destination and the dashboard's UTM", l.Destination, l.UTM)
+					}
+					return nil
+				},
+			},
+		},
+	})
 }
