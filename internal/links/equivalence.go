@@ -1,6 +1,7 @@
 package links
 
 import (
+	"fmt"
 	"net"
 	"net/netip"
 	"net/url"
@@ -15,8 +16,8 @@ import (
 
 // SameDestination reports whether the service's spelling of a destination
 // means what the user wrote: services lower-case the scheme and host, write
-// a Unicode host in ASCII (IDNA) and the path percent-encoded (but not a
-// reserved character such as /, whose escape makes another path), drop the
+// a Unicode host in ASCII (IDNA) and the path percent-encoded (an escaped
+// slash, though, makes another path), drop the
 // default port, add or remove a trailing slash, reorder the query, or merge
 // the link's UTM parameters into the query. Anything else is a real
 // difference (drift) and shows in a plan.
@@ -29,14 +30,16 @@ func SameDestination(configured, answered string, utm *client.UTM) bool {
 	if errC != nil || errA != nil {
 		return false
 	}
-	return canonicalURL(c, utm) == canonicalURL(a, utm)
+	return canonicalURL(configured, c, utm) == canonicalURL(answered, a, utm)
 }
 
 // canonicalURL spells a URL so that equivalent spellings compare equal.
 // utm, when given, names UTM parameters to drop from the query because the
 // service may have merged them there (from either side, so that a user who
 // also wrote them into the destination is not shown a difference).
-func canonicalURL(u *url.URL, utm *client.UTM) string {
+// raw is the text u was parsed from: its path is read as written (url.URL
+// keeps it only when it needs no escaping, and decodes %2F otherwise).
+func canonicalURL(raw string, u *url.URL, utm *client.UTM) string {
 	cp := *u
 	cp.Scheme = strings.ToLower(cp.Scheme)
 	host, port := ComparableHost(cp.Hostname()), cp.Port()
@@ -51,7 +54,7 @@ func canonicalURL(u *url.URL, utm *client.UTM) string {
 	}
 	// "https://e.com", "https://e.com/" and "https://e.com/a/" vs "/a":
 	// services add or drop the trailing slash.
-	path := strings.TrimSuffix(comparablePath(cp.EscapedPath()), "/")
+	path := strings.TrimSuffix(comparablePath(pathAsWritten(raw, u)), "/")
 	q := cp.Query()
 	for key, value := range utmPairs(utm) {
 		if value != "" && q.Get(key) == value {
@@ -73,34 +76,58 @@ func canonicalURL(u *url.URL, utm *client.UTM) string {
 	return b.String()
 }
 
-// comparablePath spells a percent-encoded path one way (RFC 3986, 6.2.2):
-// an unreserved character escaped is written as itself, every other escape
-// in capitals. A reserved character keeps its escape: "a%2Fb" is one
-// segment, "a/b" two, and a service may serve them differently.
-func comparablePath(escaped string) string {
+// pathAsWritten is the path of raw as written, escapes and all.
+func pathAsWritten(raw string, u *url.URL) string {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return u.EscapedPath()
+	}
+	start := strings.IndexAny(rest, "/?#")
+	if start < 0 || rest[start] != '/' {
+		return ""
+	}
+	rest = rest[start:]
+	if end := strings.IndexAny(rest, "?#"); end >= 0 {
+		rest = rest[:end]
+	}
+	return rest
+}
+
+// comparablePath spells a path one way: every escape decoded, and every
+// byte a path cannot hold as it is (a space, a non-ASCII byte) escaped in
+// capitals, so that "Frühling", "Fr%c3%bchling" and "Fr%C3%BChling", or
+// "it's" and "it%27s", compare equal (services escape differently). An
+// escaped slash stays escaped: "a%2Fb" is one segment, "a/b" two, and a
+// service may serve them differently (RFC 3986, 2.2); so do an escaped
+// "?", "#" and "%".
+func comparablePath(path string) string {
 	var b strings.Builder
-	for i := 0; i < len(escaped); i++ {
-		if c := escaped[i]; c != '%' || i+2 >= len(escaped) {
-			b.WriteByte(c)
-			continue
+	for i := 0; i < len(path); i++ {
+		c := path[i]
+		if c == '%' && i+2 < len(path) {
+			if n, err := strconv.ParseUint(path[i+1:i+3], 16, 8); err == nil {
+				i += 2
+				if d := byte(n); strings.IndexByte("/?#%", d) < 0 {
+					writePathByte(&b, d)
+					continue
+				}
+				b.WriteString(strings.ToUpper(path[i-2 : i+1]))
+				continue
+			}
 		}
-		n, err := strconv.ParseUint(escaped[i+1:i+3], 16, 8)
-		switch {
-		case err != nil:
-			b.WriteByte('%')
-			continue
-		case isUnreserved(byte(n)):
-			b.WriteByte(byte(n))
-		default:
-			b.WriteString(strings.ToUpper(escaped[i : i+3]))
-		}
-		i += 2
+		writePathByte(&b, c)
 	}
 	return b.String()
 }
 
-func isUnreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0
+// writePathByte writes c as a path holds it: as it is if RFC 3986 allows
+// it there, else escaped.
+func writePathByte(b *strings.Builder, c byte) {
+	if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=:@/", c) >= 0 {
+		b.WriteByte(c)
+		return
+	}
+	fmt.Fprintf(b, "%%%02X", c)
 }
 
 // ComparableHost spells a host so that the spellings of one host compare

@@ -28,9 +28,18 @@ func TestSameDestination(t *testing.T) {
 		{"https://example.com/%7euser", "https://example.com/%7Euser", nil, true},
 		{"https://example.com/a%2fb", "https://example.com/a%2Fb", nil, true},
 		{"https://example.com/Fr%c3%bchling", "https://example.com/Frühling", nil, true},
-		// A reserved character escaped is another path (RFC 3986, 2.2).
+		// Escaped as a service may, the same path.
+		{"https://example.com/it's/Frühling", "https://example.com/it's/Fr%C3%BChling", nil, true},
+		{"https://example.com/it's/Frühling", "https://example.com/it%27s/Fr%C3%BChling", nil, true},
+		{"https://example.com/(x)/Frühling", "https://example.com/(x)/Fr%C3%BChling", nil, true},
+		{"https://example.com/a b/c(1)", "https://example.com/a%20b/c(1)", nil, true},
+		{"https://example.com/a%2Fb/Frühling", "https://example.com/a%2Fb/Fr%C3%BChling", nil, true},
+		{"https://example.com/a!", "https://example.com/a%21", nil, true},
+		// An escaped slash is another path (RFC 3986, 2.2), whatever else
+		// the path holds.
 		{"https://example.com/docs/v2", "https://example.com/docs%2Fv2", nil, false},
-		{"https://example.com/a!", "https://example.com/a%21", nil, false},
+		{"https://example.com/a%2Fb/Frühling", "https://example.com/a/b/Fr%C3%BChling", nil, false},
+		{"https://example.com/a%3Fb", "https://example.com/a?b", nil, false},
 		// A Unicode host in ASCII (IDNA), the path percent-encoded, either way.
 		{"https://Bücher.Example/Frühling", "https://xn--bcher-kva.example/Fr%C3%BChling", nil, true},
 		{"https://xn--bcher-kva.example:8443/a", "https://bücher.example:8443/a", nil, true},

@@ -90,7 +90,7 @@ func canonicalDestination(dest string, utm client.UTM) string {
 	if utm != (client.UTM{}) {
 		drop = &utm
 	}
-	return canonicalURL(u, drop)
+	return canonicalURL(dest, u, drop)
 }
 
 func utmOf(u *client.UTM) client.UTM {
