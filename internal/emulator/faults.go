@@ -257,8 +257,8 @@ func (s *Server) writeFaultStatus(w http.ResponseWriter, f Fault) {
 // 404 reads like the service's own (a link deleted by someone else between
 // a refresh and an apply): the spec's code where it has one, internal_error
 // for a 5xx, and for any other status its name in snake case (gone,
-// method_not_allowed), as services whose codes the spec does not show
-// answer.
+// method_not_allowed; status_499 for one without a name), as services
+// whose codes the spec does not show answer.
 func faultCode(status int) string {
 	if code, ok := specCodes[status]; ok {
 		return code
@@ -266,7 +266,16 @@ func faultCode(status int) string {
 	if status >= 500 {
 		return "internal_error"
 	}
-	return strings.ReplaceAll(strings.ToLower(http.StatusText(status)), " ", "_")
+	name := http.StatusText(status)
+	if name == "" {
+		return fmt.Sprintf("status_%d", status)
+	}
+	return strings.Map(func(r rune) rune {
+		if 'a' <= r && r <= 'z' || '0' <= r && r <= '9' {
+			return r
+		}
+		return '_'
+	}, strings.ToLower(name))
 }
 
 var specCodes = map[int]string{

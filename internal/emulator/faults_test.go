@@ -19,6 +19,8 @@ func TestScriptedStatusFaults(t *testing.T) {
 		{http.StatusBadRequest, false, "invalid_request"},
 		{http.StatusGone, false, "gone"},
 		{http.StatusMethodNotAllowed, false, "method_not_allowed"},
+		{http.StatusTeapot, false, "i_m_a_teapot"},
+		{499, false, "status_499"},
 		{http.StatusBadGateway, true, ""},
 		{http.StatusServiceUnavailable, true, ""},
 		{http.StatusGatewayTimeout, true, ""},
