@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"golang.org/x/net/idna"
@@ -355,30 +356,49 @@ func globMatch(pattern, s string) bool {
 	return strings.HasSuffix(s, last)
 }
 
-// normalize applies the NormalizeDestination variant.
+// normalize applies the NormalizeDestination variant: the scheme and host
+// in lower case, a Unicode host in ASCII (IDNA), an empty path given its
+// slash, and the path's non-ASCII bytes percent-encoded, as browsers write
+// a URL; the rest of the path (its escapes too: an escaped slash is another
+// path), the query and the fragment as sent.
 func (s *Server) normalize(dest string) string {
 	if !s.settings.Variants.NormalizeDestination {
 		return dest
 	}
 	u, err := url.Parse(dest)
-	if err != nil {
+	_, afterScheme, ok := strings.Cut(dest, "://")
+	if err != nil || !ok {
 		return dest
 	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	u.Host = strings.ToLower(u.Host)
-	// A host in Unicode is kept in its ASCII (IDNA) form, as URL parsers
-	// after the WHATWG standard keep it; the path's non-ASCII characters
-	// are percent-encoded by String.
-	if host, err := idna.Lookup.ToASCII(u.Hostname()); err == nil {
+	host := strings.ToLower(u.Host)
+	if ascii, err := idna.Lookup.ToASCII(u.Hostname()); err == nil {
+		host = ascii
 		if port := u.Port(); port != "" {
-			host = net.JoinHostPort(host, port)
+			host = net.JoinHostPort(ascii, port)
+		} else if strings.Contains(ascii, ":") {
+			host = "[" + ascii + "]"
 		}
-		u.Host = host
 	}
-	if u.Path == "" {
-		u.Path = "/"
+	rest := "" // the path, the query and the fragment
+	if i := strings.IndexAny(afterScheme, "/?#"); i >= 0 {
+		rest = afterScheme[i:]
 	}
-	return u.String()
+	path, tail := rest, ""
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		path, tail = rest[:i], rest[i:]
+	}
+	var b strings.Builder
+	for i := 0; i < len(path); i++ {
+		if path[i] >= utf8.RuneSelf {
+			fmt.Fprintf(&b, "%%%02X", path[i])
+		} else {
+			b.WriteByte(path[i])
+		}
+	}
+	if b.Len() == 0 {
+		b.WriteByte('/')
+	}
+	return strings.ToLower(u.Scheme) + "://" + host + b.String() + tail
 }
 
 // decodeBody reads a JSON object strictly: malformed JSON, a wrong type or an

@@ -80,8 +80,8 @@ type Variants struct {
 	TimeFormat     string `json:"timeFormat"`     // "millis" (2027-01-31T23:59:59.000Z), "seconds" (no fraction) or "offset" (+00:00)
 	// NormalizeDestination lower-cases scheme and host, writes a Unicode
 	// host in ASCII (IDNA) and the path's non-ASCII characters
-	// percent-encoded, and gives an empty path a trailing slash, as some
-	// services do.
+	// percent-encoded (the rest as sent), and gives an empty path a
+	// trailing slash, as some services do.
 	NormalizeDestination bool `json:"normalizeDestination"`
 	WriteGrantsRead      bool `json:"writeGrantsRead"` // links:write also grants links:read
 	HTMLErrors           bool `json:"htmlErrors"`      // error bodies are HTML pages, as from a proxy

@@ -364,6 +364,8 @@ func TestNormalizeDestination(t *testing.T) {
 		"http://example.com:8080":              "http://example.com:8080/",
 		"https://Bücher.example:8443/Frühling": "https://xn--bcher-kva.example:8443/Fr%C3%BChling",
 		"https://[::1]/x":                      "https://[::1]/x",
+		"https://example.com/a%2Fb/Frühling":   "https://example.com/a%2Fb/Fr%C3%BChling",
+		"https://example.com/it's(1)?q=ü#f":    "https://example.com/it's(1)?q=ü#f",
 	}
 	for in, want := range cases {
 		l := e.create(t, in)
