@@ -280,6 +280,9 @@ func logRequests(l *log.Logger, next http.Handler) http.Handler {
 		rec := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		defer func() {
 			status := fmt.Sprint(rec.status)
+			if !rec.wrote && r.Context().Err() != nil {
+				status = "abandoned" // the client went, and the write with it (abortOnDisconnect)
+			}
 			v := recover()
 			if v != nil {
 				status = "closed"
@@ -296,11 +299,17 @@ func logRequests(l *log.Logger, next http.Handler) http.Handler {
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	wrote  bool // an answer was begun
 }
 
 func (w *statusWriter) WriteHeader(code int) {
-	w.status = code
+	w.status, w.wrote = code, true
 	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
 }
 
 func randomToken() string {

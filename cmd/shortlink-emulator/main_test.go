@@ -8,7 +8,9 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"log"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -440,5 +442,18 @@ func TestClickAndExportSubcommands(t *testing.T) {
 	t.Setenv("SHORTLINK_API_KEY", "")
 	if err := dispatch(ctx, []string{"export", "-base", base}, &out, &errOut); err == nil {
 		t.Error("export without SHORTLINK_API_KEY succeeded")
+	}
+}
+
+// A write the emulator abandoned when its client went (abortOnDisconnect)
+// is logged so, not as the 200 that nothing answered.
+func TestLogRequestsAbandonedWrite(t *testing.T) {
+	var out clitest.SyncBuffer
+	h := logRequests(log.New(&out, "", 0), http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the client has gone
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/api/links", nil).WithContext(ctx))
+	if !strings.HasPrefix(out.String(), "POST /api/links abandoned ") {
+		t.Errorf("logged %q, want the write abandoned", out.String())
 	}
 }
