@@ -279,6 +279,12 @@ func TestMistakes_planWarnings(t *testing.T) {
 		}
 		return out
 	}
+	configure := func(resources string) {
+		t.Helper()
+		if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+resources); err != nil {
+			t.Fatal(err)
+		}
+	}
 	expectCount := func(out, what string, want int) {
 		t.Helper()
 		if got := strings.Count(out, what); got != want {
@@ -293,32 +299,24 @@ func TestMistakes_planWarnings(t *testing.T) {
 	// parameters would let the create take over (another destination).
 	unknownUTM := "\nresource \"terraform_data\" \"campaign\" {\n  input = \"spring\"\n}\n" +
 		link("clash_later", "taken-1", "  utm = { campaign = terraform_data.campaign.output }\n")
-	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+keep+unknownUTM); err != nil {
-		t.Fatal(err)
-	}
+	configure(keep + unknownUTM)
 	out := run("plan")
 	expectCount(out, "Warning: Slug already taken", 1)
 	expectCount(out, s.fx.DomainID+"/taken-1", 1)
 
-	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+keep+past+link("clash", "taken-0", "")+noDomain); err != nil {
-		t.Fatal(err)
-	}
+	configure(keep + past + link("clash", "taken-0", "") + noDomain)
 	out = run("plan")
 	expectCount(out, "Warning: No link on this domain", 1)
 	expectCount(out, "Warning: Slug already taken", 1)
 	expectCount(out, s.fx.DomainID+"/taken-0", 1)
 	expectCount(out, "Warning: Expiry in the past", 1)
 
-	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+keep+past); err != nil {
-		t.Fatal(err)
-	}
+	configure(keep + past)
 	expectCount(run("apply", "-auto-approve"), "Warning: Expiry in the past", 1)
 	expectCount(run("plan"), "Expiry in the past", 0) // expired after creation: not the plan's concern
 
 	later := link("keep", "keep", "  expires_at  = \"2099-01-01T00:00:00Z\"\n")
-	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+later+past); err != nil {
-		t.Fatal(err)
-	}
+	configure(later + past)
 	out = run("plan")
 	expectCount(out, "Warning: Replacing the link loses its click history", 1)
 	expectCount(out, "the same short URL", 1)
@@ -326,9 +324,7 @@ func TestMistakes_planWarnings(t *testing.T) {
 	// A replacement creates a link: one already expired is warned of at
 	// plan, as a new one is.
 	expired := link("keep", "keep", "  expires_at  = \"2020-06-01T00:00:00Z\"\n")
-	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+expired+past); err != nil {
-		t.Fatal(err)
-	}
+	configure(expired + past)
 	out = run("plan")
 	expectCount(out, "Warning: Replacing the link loses its click history", 1)
 	expectCount(out, "Warning: Expiry in the past", 1)
