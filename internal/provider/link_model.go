@@ -150,6 +150,14 @@ func answeredOtherwise(planned, answered linkModel, withUTM, slugConfigured bool
 	return kept
 }
 
+// keptAsPlanned reports whether the service's answer l holds every planned
+// value of the link.
+func keptAsPlanned(planned linkModel, l *client.Link) bool {
+	answered := planned
+	answered.applyLink(l)
+	return len(answeredOtherwise(planned, answered, true, true)) == 0
+}
+
 // equal reports whether every attribute of m is that of o.
 func (m linkModel) equal(o linkModel) bool {
 	return m.ID.Equal(o.ID) && m.DomainID.Equal(o.DomainID) && m.Destination.Equal(o.Destination) &&

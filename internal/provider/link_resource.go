@@ -405,8 +405,9 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	// A resource that declares UTM parameters sends them with every change,
 	// changed or not: the link may have gained others since the plan (a
 	// dashboard edit), and the apply makes it what the plan showed. One
-	// that declares none sends utm only to clear them, as planned, or when
-	// the answer shows parameters gained since the plan: a service may
+	// that declares none sends utm only to clear them, as planned, or again
+	// when the answer is not what was planned (parameters gained since the
+	// plan, shown as utm or merged into the destination): a service may
 	// leave utm out of its answers, and parameters it never shows are not
 	// cleared unseen.
 	in := client.ChangeDestinationInput{Destination: plan.Destination.ValueString()}
@@ -419,8 +420,8 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		in.UTM, in.ClearUTM = utm, utm == nil
 	}
 	link, err := r.changeDestination(ctx, state.ID.ValueString(), in)
-	if err == nil && plan.UTM.IsNull() && link.UTMKnown && link.UTM != nil {
-		in.UTM, in.ClearUTM = nil, true
+	if err == nil && plan.UTM.IsNull() && !in.ClearUTM && !keptAsPlanned(plan.linkModel, link) {
+		in.ClearUTM = true
 		link, err = r.changeDestination(ctx, state.ID.ValueString(), in)
 	}
 	if err != nil {

@@ -1414,14 +1414,16 @@ func TestAccLink_createAnsweredWithoutItsExpiryKeepsIt(t *testing.T) {
 // shows.
 func TestAccLink_changeMakesTheLinkWhatThePlanShowed(t *testing.T) {
 	for name, tc := range map[string]struct {
-		config string
-		want   *emulator.UTM
+		config, utmStyle string // utmStyle: how answers show UTM parameters
+		want             *emulator.UTM
 	}{
-		"parameters declared": {config: `utm = { source = "news" }`, want: &emulator.UTM{Source: "news"}},
-		"none declared":       {want: nil},
+		"parameters declared":                     {config: `utm = { source = "news" }`, utmStyle: "object", want: &emulator.UTM{Source: "news"}},
+		"none declared":                           {utmStyle: "object"},
+		"none declared, merged into destinations": {utmStyle: "merged"},
+		"parameters declared, merged":             {config: `utm = { source = "news" }`, utmStyle: "merged", want: &emulator.UTM{Source: "news"}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			e := newTestEnv(t)
+			e := newTestEnv(t, func(s *emulator.Settings) { s.Variants.UTMStyle = tc.utmStyle })
 			var edited atomic.Bool
 			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Method == http.MethodPatch && !edited.Swap(true) {
