@@ -457,3 +457,17 @@ func TestLogRequestsAbandonedWrite(t *testing.T) {
 		t.Errorf("logged %q, want the write abandoned", out.String())
 	}
 }
+
+// The log passes the connection on: a fault that answers before the write
+// is done flushes its answer through it.
+func TestLogRequestsLetsAnswersBeFlushed(t *testing.T) {
+	var flushErr error
+	h := logRequests(log.New(io.Discard, "", 0), http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusGatewayTimeout)
+		flushErr = http.NewResponseController(w).Flush()
+	}))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/api/links", nil))
+	if flushErr != nil {
+		t.Errorf("Flush through the log: %v", flushErr)
+	}
+}

@@ -398,6 +398,9 @@ func (s *Server) normalize(dest string) string {
 	if b.Len() == 0 {
 		b.WriteByte('/')
 	}
+	if u.User != nil {
+		host = u.User.String() + "@" + host
+	}
 	return strings.ToLower(u.Scheme) + "://" + host + b.String() + tail
 }
 

@@ -366,6 +366,7 @@ func TestNormalizeDestination(t *testing.T) {
 		"https://[::1]/x":                      "https://[::1]/x",
 		"https://example.com/a%2Fb/Frühling":   "https://example.com/a%2Fb/Fr%C3%BChling",
 		"https://example.com/it's(1)?q=ü#f":    "https://example.com/it's(1)?q=ü#f",
+		"https://user:pw@Example.com/a":        "https://user:pw@example.com/a",
 	}
 	for in, want := range cases {
 		l := e.create(t, in)

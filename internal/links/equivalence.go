@@ -17,7 +17,7 @@ import (
 // SameDestination reports whether the service's spelling of a destination
 // means what the user wrote: services lower-case the scheme and host, write
 // a Unicode host in ASCII (IDNA) and the path percent-encoded (an escaped
-// slash, though, makes another path), drop the
+// reserved character such as a slash, though, makes another path), drop the
 // default port, add or remove a trailing slash, reorder the query, or merge
 // the link's UTM parameters into the query. Anything else is a real
 // difference (drift) and shows in a plan.
@@ -93,25 +93,26 @@ func pathAsWritten(raw string, u *url.URL) string {
 	return rest
 }
 
-// comparablePath spells a path one way: every escape decoded, and every
-// byte a path cannot hold as it is (a space, a non-ASCII byte) escaped in
-// capitals, so that "Frühling", "Fr%c3%bchling" and "Fr%C3%BChling", or
-// "it's" and "it%27s", compare equal (services escape differently). An
-// escaped slash stays escaped: "a%2Fb" is one segment, "a/b" two, and a
-// service may serve them differently (RFC 3986, 2.2); so do an escaped
-// "?", "#" and "%".
+// comparablePath spells a path one way: the escape of an unreserved
+// character, or of one of !'()* (which some URL writers escape, Go's
+// among them), decoded; every other escape in capitals; and every byte a
+// path cannot hold as it is (a space, a non-ASCII byte) escaped, so that
+// "Frühling", "Fr%c3%bchling" and "Fr%C3%BChling", or "it's" and
+// "it%27s", compare equal. The escape of any other reserved character
+// stays: "a%2Fb" is one segment and "a/b" two, "app%3Bid=1" is not
+// "app;id=1", and a service may serve them differently (RFC 3986, 2.2).
 func comparablePath(path string) string {
 	var b strings.Builder
 	for i := 0; i < len(path); i++ {
 		c := path[i]
 		if c == '%' && i+2 < len(path) {
 			if n, err := strconv.ParseUint(path[i+1:i+3], 16, 8); err == nil {
-				i += 2
-				if d := byte(n); strings.IndexByte("/?#%", d) < 0 {
+				if d := byte(n); isUnreserved(d) || strings.IndexByte("!'()*", d) >= 0 {
 					writePathByte(&b, d)
-					continue
+				} else {
+					b.WriteString(strings.ToUpper(path[i : i+3]))
 				}
-				b.WriteString(strings.ToUpper(path[i-2 : i+1]))
+				i += 2
 				continue
 			}
 		}
@@ -120,10 +121,14 @@ func comparablePath(path string) string {
 	return b.String()
 }
 
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0
+}
+
 // writePathByte writes c as a path holds it: as it is if RFC 3986 allows
 // it there, else escaped.
 func writePathByte(b *strings.Builder, c byte) {
-	if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=:@/", c) >= 0 {
+	if isUnreserved(c) || strings.IndexByte("!$&'()*+,;=:@/", c) >= 0 {
 		b.WriteByte(c)
 		return
 	}

@@ -40,6 +40,7 @@ func TestSameDestination(t *testing.T) {
 		{"https://example.com/docs/v2", "https://example.com/docs%2Fv2", nil, false},
 		{"https://example.com/a%2Fb/Frühling", "https://example.com/a/b/Fr%C3%BChling", nil, false},
 		{"https://example.com/a%3Fb", "https://example.com/a?b", nil, false},
+		{"https://example.com/app;jsessionid=1", "https://example.com/app%3Bjsessionid=1", nil, false},
 		// A Unicode host in ASCII (IDNA), the path percent-encoded, either way.
 		{"https://Bücher.Example/Frühling", "https://xn--bcher-kva.example/Fr%C3%BChling", nil, true},
 		{"https://xn--bcher-kva.example:8443/a", "https://bücher.example:8443/a", nil, true},
