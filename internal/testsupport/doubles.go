@@ -21,8 +21,13 @@ type WriteTracker struct {
 	spans []Span
 }
 
-// Span is one write: End is zero while it is in flight.
-type Span struct{ Start, End time.Time }
+// Span is one write: End is zero while it is in flight. Abandoned says its
+// client had gone when the service finished it: the client stopped waiting
+// for the answer.
+type Span struct {
+	Start, End time.Time
+	Abandoned  bool
+}
 
 // NewWriteTracker wraps next.
 func NewWriteTracker(next http.Handler) *WriteTracker { return &WriteTracker{next: next} }
@@ -39,6 +44,7 @@ func (t *WriteTracker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		t.mu.Lock()
 		t.spans[i].End = time.Now()
+		t.spans[i].Abandoned = r.Context().Err() != nil // cancelled by the server when the client's connection closed
 		t.mu.Unlock()
 	}()
 	t.next.ServeHTTP(w, r)
@@ -70,6 +76,19 @@ func (t *WriteTracker) InFlightAt(at time.Time) []Span {
 		}
 	}
 	return out
+}
+
+// Abandoned returns the writes finished after their client had gone.
+func (t *WriteTracker) Abandoned() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, s := range t.spans {
+		if s.Abandoned {
+			n++
+		}
+	}
+	return n
 }
 
 // WaitIdle waits until no write is in flight, at most limit.
