@@ -206,7 +206,16 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *c
 			resent, attempt = true, attempt-1
 			continue
 		case in.Slug != "" && errors.Is(err, client.ErrConflict):
-			return lc.takeOverSlug(ctx, key, in, utm, attempt, err)
+			link, from, err := lc.takeOverSlug(ctx, key, in, utm, attempt, err)
+			var taken *SlugTakenError
+			if errors.As(err, &taken) && !resent && lc.awaitDelete(ctx, key) {
+				// The delete of the holder was sent while the 409 was
+				// being settled: Terraform runs a rename's deletes and
+				// creates in any order.
+				resent, attempt = true, attempt-1
+				continue
+			}
+			return link, from, err
 		case !errors.Is(err, client.ErrAmbiguous) || ctx.Err() != nil:
 			return nil, Made, err
 		}

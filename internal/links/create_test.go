@@ -292,6 +292,51 @@ func TestCreate_takesOverTheExactRecentLeftoverOfAnInterruptedRun(t *testing.T) 
 	}
 }
 
+// A resource renamed without a moved block: its create may meet the old
+// link's 409 before the apply sends that link's delete, and settle the
+// 409 while the delete goes, whether the listing then still shows the old
+// link or no longer does. The create waits for the delete and sends its
+// POST again, and makes the link.
+func TestCreate_slugFreedWhileSettlingA409IsCreatedAgain(t *testing.T) {
+	for name, deleteTakes := range map[string]time.Duration{
+		"the delete answered before the listing": 0,
+		"the delete on its way at the listing":   2 * time.Second,
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newCreatorEnv(t)
+			old := e.seedLeftover(t, time.Hour) // older than the adoption window: not to be taken over
+			e.srv.InjectFaults(
+				emulator.Fault{Kind: emulator.FaultDelay, Delay: emulator.Duration(time.Second), Method: http.MethodGet, Path: "/api/links"},
+				emulator.Fault{Kind: emulator.FaultDelay, Delay: emulator.Duration(deleteTakes), Method: http.MethodDelete},
+			)
+			type result struct {
+				link *client.Link
+				err  error
+			}
+			created := make(chan result, 1)
+			go func() {
+				link, _, err := e.creator.Create(context.Background(), e.input("https://example.com/left/0", "left-0"), nil)
+				created <- result{link, err}
+			}()
+			for e.srv.Count(http.MethodPost, "/api/links", http.StatusConflict) == 0 {
+				time.Sleep(5 * time.Millisecond)
+			}
+			handedOn, end := e.creator.BeginDelete(old.ID, e.fx.DomainID, "left-0")
+			if handedOn {
+				t.Fatal("the old link was handed on; want it deleted")
+			}
+			if err := e.creator.client.DeleteLink(context.Background(), old.ID); err != nil {
+				t.Fatal(err)
+			}
+			end()
+			r := <-created
+			if r.err != nil || r.link.ID == old.ID || len(e.srv.Links(e.fx.AccountID)) != 1 {
+				t.Fatalf("create: %v (link %v, old %s, %d links); want a new link made once the delete freed the slug", r.err, r.link, old.ID, len(e.srv.Links(e.fx.AccountID)))
+			}
+		})
+	}
+}
+
 // A run stopped while it lists to settle a 409 tells of the stop, not of
 // a slug taken: the next run settles the 409 (and takes over a leftover).
 func TestCreate_stoppedWhileSettlingA409TellsOfTheStop(t *testing.T) {
