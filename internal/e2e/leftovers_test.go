@@ -179,6 +179,52 @@ func TestLeftovers_replaceCreatedBeforeDestroyKeepsTheLink(t *testing.T) {
 	}
 }
 
+// TestLeftovers_renamedOldLinksWithoutMovedLoseNoLink: the same rename of
+// links older than adoption_window ("0s" here). A create that Terraform
+// sends before the old link's delete meets a 409 whose holder it may not
+// take over; it fails and says to apply again, which creates the link
+// anew. No link is lost or made twice, whichever order Terraform takes.
+func TestLeftovers_renamedOldLinksWithoutMovedLoseNoLink(t *testing.T) {
+	s := newService(t, instantFilter)
+	const n = 20
+	config := func(name string) string {
+		return fmt.Sprintf("provider \"shortlink\" {\n  adoption_window = \"0s\"\n}\nresource \"shortlink_link\" %q {\n  count       = %d\n  domain_id   = %q\n  slug        = \"sale-${count.index}\"\n  destination = \"https://shop.example.com/sale/${count.index}\"\n}\n", name, n, s.fx.DomainID)
+	}
+	w := s.workdir(t, "renamed-old", config("old"))
+	ctx := context.Background()
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, name := range []string{"renamed", "again"} {
+		if err := w.WriteFile("main.tf", clitest.RequiredProviders+config(name)); err != nil {
+			t.Fatal(err)
+		}
+		out, err := runCLI(ctx, w, "apply", "-auto-approve")
+		if err != nil {
+			failed := strings.Count(out, "Error: Could not create the link")
+			if failed == 0 || strings.Count(strings.Join(strings.Fields(out), " "), "run the apply again once this one has ended") != failed {
+				t.Fatalf("the rename to %s failed otherwise than on creates sent before their old link's delete, each saying to apply again:\n%s", name, out)
+			}
+			if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
+				t.Fatalf("the apply after the rename to %s: %v\n%s", name, err, out)
+			}
+		}
+		onService := map[string]bool{}
+		for _, l := range s.srv.Links(s.fx.AccountID) {
+			onService[l.ID] = true
+		}
+		ids := stateIDs(t, w)
+		if len(onService) != n || len(ids) != n {
+			t.Fatalf("after the rename to %s the service holds %d links and the state names %d, want %d each", name, len(onService), len(ids), n)
+		}
+		for _, id := range ids {
+			if !onService[id] {
+				t.Fatalf("after the rename to %s the state names link %s, which the service no longer has", name, id)
+			}
+		}
+	}
+}
+
 // TestLeftovers_renamedWithoutMovedLosesNoLink: resources renamed without a
 // moved block are destroyed and created again at the same slugs, in one
 // apply, in any order. A create that meets a link whose delete this apply

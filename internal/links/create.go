@@ -259,7 +259,8 @@ func (lc *Creator) takeOverSlug(ctx context.Context, key string, in client.Creat
 	defer lc.mu.Unlock()
 	holder, problem := lc.slugHolderLocked(listed, in, utm)
 	if holder == nil || problem != "" {
-		return nil, Made, &SlugTakenError{DomainID: in.DomainID, Slug: in.Slug, Holder: holder, Reason: problem, cause: conflict}
+		alike := holder != nil && problem != BeingDeleted && problem != ManagedHere && declaredAlike(holder, in, utm)
+		return nil, Made, &SlugTakenError{DomainID: in.DomainID, Slug: in.Slug, Holder: holder, Reason: problem, Alike: alike, cause: conflict}
 	}
 	lc.held[holder.ID] = true
 	lc.takenOver[holder.ID] = true
@@ -358,7 +359,11 @@ type SlugTakenError struct {
 	Holder *client.Link
 	// Reason says why Holder was not taken over.
 	Reason string
-	cause  error
+	// Alike says Holder is what the create declares (destination, expiry,
+	// UTM parameters a create of it could have left): only its age, or
+	// adoption_window, kept it from being taken over.
+	Alike bool
+	cause error
 }
 
 func (e *SlugTakenError) Error() string {
@@ -465,6 +470,12 @@ func madeBy(l *client.Link, in client.CreateLinkInput, utm *client.UTM, since ti
 // to the same landing page for another campaign.
 func leftoverUTM(listed, utm *client.UTM) bool {
 	return listed == nil || *listed == (client.UTM{}) || utm != nil && *listed == *utm
+}
+
+// declaredAlike says l is what a create of in, whose resource sets utm,
+// could have made.
+func declaredAlike(l *client.Link, in client.CreateLinkInput, utm *client.UTM) bool {
+	return SameDestination(in.Destination, l.Destination, l.UTM) && sameExpiry(l.ExpiresAt, in.ExpiresAt) && leftoverUTM(l.UTM, utm)
 }
 
 // sameExpiry compares the expiry asked for with the one a listed link

@@ -403,13 +403,14 @@ func TestCreate_leavesASlugHolderItMayNotTakeOver(t *testing.T) {
 		destination string
 		setup       func(*creatorEnv, emulator.Link)
 		reason      string
+		alike       bool // what the create declares (a resource renamed without a moved block?)
 	}{
-		"other destination": {time.Minute, "https://example.com/mine", nil, `destination "https://example.com/left/0" differs`},
-		"too old":           {DefaultAdoptionWindow + 3*time.Hour, "https://example.com/left/0", nil, "longer ago than adoption_window (24h)"},
+		"other destination": {time.Minute, "https://example.com/mine", nil, `destination "https://example.com/left/0" differs`, false},
+		"too old":           {DefaultAdoptionWindow + 3*time.Hour, "https://example.com/left/0", nil, "longer ago than adoption_window (24h)", true},
 		"held by this run": {time.Minute, "https://example.com/left/0", func(e *creatorEnv, l emulator.Link) { e.creator.Hold(l.ID, "") },
-			"another resource of this configuration already manages it"},
+			"another resource of this configuration already manages it", false},
 		"window 0": {time.Minute, "https://example.com/left/0", func(e *creatorEnv, _ emulator.Link) { e.creator.window = 0 },
-			"adoption_window is 0"},
+			"adoption_window is 0", true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newCreatorEnv(t)
@@ -424,6 +425,9 @@ func TestCreate_leavesASlugHolderItMayNotTakeOver(t *testing.T) {
 			}
 			if taken.Holder == nil || taken.Holder.ID != left.ID || !strings.Contains(taken.Reason, tc.reason) {
 				t.Fatalf("holder %+v, reason %q; want %s and %q", taken.Holder, taken.Reason, left.ID, tc.reason)
+			}
+			if taken.Alike != tc.alike {
+				t.Fatalf("alike = %t, want %t", taken.Alike, tc.alike)
 			}
 			if got, want := taken.ImportID(), e.fx.DomainID+"/left-0"; got != want {
 				t.Fatalf("import ID %q, want %q", got, want)

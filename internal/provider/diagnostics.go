@@ -268,6 +268,9 @@ func slugTakenDetail(e *links.SlugTakenError) string {
 		b.WriteString("Run the apply again once the delete has gone through: the link is then created anew.")
 		return b.String()
 	}
+	if e.Alike {
+		b.WriteString(renamedAdvice + " ")
+	}
 	if e.Holder != nil {
 		b.WriteString("If this resource is being replaced with create_before_destroy, that link is most likely its own old one, which keeps the slug until it is destroyed: a link with a fixed slug cannot be replaced create-before-destroy, so remove create_before_destroy from it or change the slug. Otherwise, choose")
 	} else {
@@ -276,6 +279,13 @@ func slugTakenDetail(e *links.SlugTakenError) string {
 	fmt.Fprintf(&b, " another slug, or, if that link should be managed by this resource, import it: `terraform import <resource address> %s`, or an import block with `id = %q`.", e.ImportID(), e.ImportID())
 	return b.String()
 }
+
+// renamedAdvice explains a 409 whose holder is what the resource declares
+// but too old to be a leftover: most often the link of a resource this
+// apply destroys, renamed without a moved block, whose delete Terraform
+// had not started (creates and deletes of other addresses run in any
+// order). The apply process cannot tell: only the plan saw that resource.
+const renamedAdvice = "That link is exactly what this resource declares. If it belongs to a resource that this apply destroys (one renamed, or moved into or out of a module, without a moved block: the plan warned \"Slug held by a link of this configuration\"), Terraform had not yet sent its delete when this create met the slug: run the apply again once this one has ended, and the link is created anew, without the deleted link's clicks."
 
 // duplicateSlugAdvice is what to do when two resources of one
 // configuration declare one slug.

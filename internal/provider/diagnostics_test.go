@@ -135,8 +135,13 @@ func TestSlugTakenDetail(t *testing.T) {
 			absent: []string{"import", "create_before_destroy"},
 		},
 		"another configuration's": {
-			err:  &links.SlugTakenError{DomainID: "d", Slug: "spring", Holder: holder, Reason: "its destination differs"},
-			want: []string{"not taken over: its destination differs", "create_before_destroy", "import <resource address> d/spring"},
+			err:    &links.SlugTakenError{DomainID: "d", Slug: "spring", Holder: holder, Reason: "its destination differs"},
+			want:   []string{"not taken over: its destination differs", "create_before_destroy", "import <resource address> d/spring"},
+			absent: []string{"renamed"},
+		},
+		"what the resource declares, but old": {
+			err:  &links.SlugTakenError{DomainID: "d", Slug: "spring", Holder: holder, Reason: "it was created at 2026-11-01T00:00:00Z, longer ago than adoption_window", Alike: true},
+			want: []string{"exactly what this resource declares", "renamed", "run the apply again once this one has ended", "import <resource address> d/spring"},
 		},
 		"not listed": {
 			err:    &links.SlugTakenError{DomainID: "d", Slug: "spring"},
