@@ -456,8 +456,7 @@ func madeBy(l *client.Link, in client.CreateLinkInput, utm *client.UTM, since ti
 	if in.Slug != "" && !client.HoldsSlug(l, in.DomainID, in.Slug) {
 		return false
 	}
-	if !client.SameID(l.DomainID, in.DomainID) || !SameDestination(in.Destination, l.Destination, l.UTM) ||
-		!sameExpiry(l.ExpiresAt, in.ExpiresAt) || !leftoverUTM(l.UTM, utm) {
+	if !client.SameID(l.DomainID, in.DomainID) || !declaredAlike(l, in, utm) {
 		return false
 	}
 	return l.CreatedAt.IsZero() || !l.CreatedAt.Before(since)
