@@ -70,8 +70,10 @@ type Creator struct {
 	// process, cannot know it.
 	planned map[string]client.CreateLinkInput
 	// objects are the links refreshes of this process read, with the
-	// object of the state each was read for (see Hold).
-	objects map[string]string
+	// object of the state each was read for, and unmarked those read for
+	// an object without one (see Hold).
+	objects  map[string]string
+	unmarked map[string]bool
 	// takenOver are the links a create of this process adopted (found
 	// after a lost answer, or took over on its slug): another object of
 	// the same apply that still names one (the old object of a replacement
@@ -101,7 +103,7 @@ type Creator struct {
 // and takes over leftovers created within window (0: none).
 func NewCreator(c *client.Client, listings *snapshot.Snapshot, maxRetries int, retryWait, window time.Duration) *Creator {
 	lc := &Creator{client: c, listings: listings, maxRetries: maxRetries, retryWait: retryWait, window: window, now: time.Now,
-		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, objects: map[string]string{}, takenOver: map[string]bool{}, deleting: map[string]bool{}, deletes: map[string]chan struct{}{}, inflight: map[string]int{}}
+		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, objects: map[string]string{}, unmarked: map[string]bool{}, takenOver: map[string]bool{}, deleting: map[string]bool{}, deletes: map[string]chan struct{}{}, inflight: map[string]int{}}
 	lc.settled = sync.NewCond(&lc.mu)
 	return lc
 }
@@ -113,17 +115,22 @@ func (lc *Creator) AdoptionWindow() time.Duration { return lc.window }
 // so that no create takes it over. object tells the state's objects apart
 // ("": not known, as for one an older version of the provider made or
 // one imported). twice: it was read for another object too, so two
-// objects of the state name it, and destroying either deletes it.
+// objects of the state name it, and destroying either deletes it. Two
+// reads without an object are not told apart (a CLI may import a link
+// twice in a run), but one without and one with are two objects: only a
+// create gives an object its own, so a link imported into a resource
+// while another manages it is caught.
 func (lc *Creator) Hold(id, object string) (twice bool) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	lc.held[id] = true
-	if object != "" {
-		earlier := lc.objects[id]
-		twice = earlier != "" && earlier != object
-		lc.objects[id] = object
+	earlier := lc.objects[id]
+	if object == "" {
+		lc.unmarked[id] = true
+		return earlier != ""
 	}
-	return twice
+	lc.objects[id] = object
+	return earlier != "" && earlier != object || lc.unmarked[id]
 }
 
 // WantedBy is the create of this plan found to take link id over as a
@@ -325,6 +332,9 @@ func (lc *Creator) leftoverProblemLocked(l *client.Link, in client.CreateLinkInp
 // adopted: without a slug nothing tells them apart from another
 // configuration's identical link.
 func (lc *Creator) ProbableLeftovers(ctx context.Context, in client.CreateLinkInput, utm *client.UTM, listed client.Listing) []client.Link {
+	if lc.window <= 0 {
+		return nil // adoption_window 0: no link is recent enough
+	}
 	lc.waitSettled(ctx, identity(in))
 	since := lc.now().Add(-lc.window - clockSkewAllowance)
 	lc.mu.Lock()

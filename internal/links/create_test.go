@@ -439,6 +439,32 @@ func TestCreate_leavesASlugHolderItMayNotTakeOver(t *testing.T) {
 	}
 }
 
+// Two objects of the state that name one link are told apart: a created
+// object has its own key, an imported one none. Two reads without a key
+// are one object read twice, as a CLI that imports twice in a run does.
+func TestHold_tellsTwoObjectsNamingOneLink(t *testing.T) {
+	for name, tc := range map[string]struct {
+		first, second string
+		twice         bool
+	}{
+		"one created object read twice":      {`"a"`, `"a"`, false},
+		"two created objects":                {`"a"`, `"b"`, true},
+		"an imported object read twice":      {"", "", false},
+		"a created object, then an imported": {`"a"`, "", true},
+		"an imported object, then a created": {"", `"a"`, true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			lc := NewCreator(nil, nil, 0, 0, 0)
+			if lc.Hold("l1", tc.first) {
+				t.Fatal("the first read was said to be a second object")
+			}
+			if got := lc.Hold("l1", tc.second); got != tc.twice {
+				t.Fatalf("twice = %t, want %t", got, tc.twice)
+			}
+		})
+	}
+}
+
 func TestCreate_namesProbableLeftoversOfLinksWithoutSlug(t *testing.T) {
 	e := newCreatorEnv(t)
 	recent := e.seedLeftover(t, time.Hour)
@@ -466,5 +492,9 @@ func TestCreate_namesProbableLeftoversOfLinksWithoutSlug(t *testing.T) {
 	e.creator.now = func() time.Time { return time.Now().Add(DefaultAdoptionWindow + 3*time.Hour) }
 	if found := e.creator.ProbableLeftovers(context.Background(), in, nil, listed); len(found) != 0 {
 		t.Fatalf("a link older than the adoption window was named: %v", found)
+	}
+	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, time.Millisecond, 0)
+	if found := e.creator.ProbableLeftovers(context.Background(), in, nil, listed); len(found) != 0 {
+		t.Fatalf("with adoption_window 0, a link was named: %v", found)
 	}
 }

@@ -310,7 +310,7 @@ func addHandedOn(diags *diag.Diagnostics, id, shortURL string) {
 // addManagedTwice reports a link that two objects of the state name.
 func addManagedTwice(diags *diag.Diagnostics, id, shortURL string) {
 	diags.AddError("Link managed twice",
-		fmt.Sprintf("Link %s (%s) is in the state of this resource and of another object of this configuration (another resource, most often a copied block with the same slug and destination, or an old object of this one). Destroying or replacing either would delete the link both name. Keep it in one: run `terraform state rm` on the other resource, then remove its block or give it another slug. If the other is an old (deposed) object of this resource, left by a replacement created before destroy that did not finish, run `terraform state rm` on this resource, then `terraform import` it with the ID %s: the link is kept.", id, shortURL, id))
+		fmt.Sprintf("Link %s (%s) is named by this resource and by another object of this configuration: another resource (a copied block with the same slug and destination, an import of a link that a resource already manages, or the old address of a resource renamed without a moved block) or an old object of this one. Destroying or replacing either would delete the link both name. Keep it in one. If an import block brings it in, remove that import block and its resource block. If both are in the state, run `terraform state rm` on the address that should let the link go (after a rename, the old one), then remove its block or give it another slug. If the other is an old (deposed) object of this resource, left by a replacement created before destroy that did not finish, run `terraform state rm` on this resource, then `terraform import` it with the ID %s: the link is kept.", id, shortURL, id))
 }
 
 // addDuplicateSlug reports, at plan time, the second of two resources of
@@ -328,7 +328,7 @@ func addSlugHeld(diags *diag.Diagnostics, in client.CreateLinkInput, holder *cli
 	switch problem {
 	case "":
 		diags.AddAttributeWarning(path.Root("slug"), "Slug held by a link this resource would take over",
-			fmt.Sprintf("The slug %q is held on domain %s by link %s (%s), created %s, which is exactly what this resource declares and which no other resource of this run manages: most probably left by an interrupted run. Unless something else frees or takes it first, the apply takes it over (see adoption_window).",
+			fmt.Sprintf("The slug %q is held on domain %s by link %s (%s), created %s, which is exactly what this resource declares and which no other resource of this run manages: most probably left by an interrupted run. Unless something else frees or takes it first, the apply takes it over (see adoption_window). Before applying, make sure it is no other configuration's or workspace's link: if one declares the same slug, both would manage the link, and destroying either would delete it, so give one of them another slug. If a resource of this configuration that this plan destroys manages it (renamed without a moved block; this plan may check a new link before reading every resource), a moved block keeps the link as it is.",
 				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.CreatedAt.Format(time.RFC3339)))
 	case links.ManagedHere:
 		diags.AddAttributeWarning(path.Root("slug"), "Slug held by a link of this configuration",
@@ -336,7 +336,7 @@ func addSlugHeld(diags *diag.Diagnostics, in client.CreateLinkInput, holder *cli
 				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.Destination, duplicateSlugAdvice))
 	default:
 		diags.AddAttributeWarning(path.Root("slug"), "Slug already taken",
-			fmt.Sprintf("The slug %q is already used on domain %s by link %s (%s, destination %q): %s. Unless this apply deletes or replaces that link first, the create will fail with 409 slug_taken. If that link belongs to another resource of this configuration, remove one of the two: a slug is one link. Otherwise choose another slug, or import that link with the ID %s/%s.",
+			fmt.Sprintf("The slug %q is already used on domain %s by link %s (%s, destination %q): %s. Unless this apply deletes or replaces that link first, the create will fail with 409 slug_taken. If that link belongs to another resource of this configuration: if this plan destroys that resource (renamed without a moved block; this plan may check a new link before reading every resource), a moved block keeps the link; otherwise remove one of the two, since a slug is one link. If it is no resource's of this configuration, choose another slug, or import that link with the ID %s/%s.",
 				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.Destination, problem, in.DomainID, in.Slug))
 	}
 }
@@ -413,7 +413,7 @@ func addProbableLeftovers(diags *diag.Diagnostics, found []client.Link, window t
 		names[i] = fmt.Sprintf("%s (%s, created %s)", l.ID, l.ShortURL, l.CreatedAt.Format(time.RFC3339))
 	}
 	diags.AddAttributeWarning(path.Root("destination"), "Possible leftover of an interrupted run: "+strings.Join(ids(found), ", "),
-		fmt.Sprintf("The account already holds %d link(s) with this new link's domain, destination and expiry, created within the last %s and read by no resource of this plan so far: %s. Without a slug nothing tells such a link from another configuration's, so the apply will create a new one. If a run of this configuration was interrupted or killed after sending its create, that link is its leftover and no state records it: to keep it instead, import it into this resource (an import block with its ID) before applying, or delete it in the dashboard afterwards. If another resource (of this configuration or another) manages it, ignore this warning: a plan may check a new link before it has read every resource.",
+		fmt.Sprintf("The account already holds %d link(s) with this new link's domain, destination and expiry, created within the last %s and read by no resource of this plan so far: %s. Without a slug nothing tells such a link from another configuration's, so the apply will create a new one. If a run of this configuration was interrupted or killed after sending its create, that link is its leftover and no state records it: to keep it instead, import it into this resource (an import block with its ID) before applying, or delete it in the dashboard afterwards. If a resource of this configuration that this plan destroys manages it (renamed without a moved block), add a moved block instead: an import would put it in this resource's state while the old resource's destroy deletes it. If another resource (of this configuration or another) manages it, ignore this warning: a plan may check a new link before it has read every resource.",
 			len(found), links.FormatDuration(window), strings.Join(names, "; ")))
 }
 

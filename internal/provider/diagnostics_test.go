@@ -165,6 +165,43 @@ func TestSlugTakenDetail(t *testing.T) {
 	}
 }
 
+// The plan's warnings of a slug or a destination already on the service
+// name every likely cause with its own remedy: a rename without a moved
+// block (where an import would lose the link), another configuration or
+// workspace, a duplicate.
+func TestSlugOrLeftoverWarningsNameTheirCauses(t *testing.T) {
+	in := client.CreateLinkInput{DomainID: "d", Slug: "spring", Destination: "https://example.com/a"}
+	holder := &client.Link{ID: "l1", ShortURL: "https://go.example/spring", Destination: "https://example.com/a", CreatedAt: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+	for name, tc := range map[string]struct {
+		add  func(*diag.Diagnostics)
+		want []string
+	}{
+		"would take over": {func(d *diag.Diagnostics) { addSlugHeld(d, in, holder, "") },
+			[]string{"interrupted run", "workspace", "destroying either would delete it", "moved block keeps the link"}},
+		"of this configuration": {func(d *diag.Diagnostics) { addSlugHeld(d, in, holder, links.ManagedHere) },
+			[]string{"Remove the duplicate", "a moved block keeps its link"}},
+		"taken": {func(d *diag.Diagnostics) { addSlugHeld(d, in, holder, "its destination differs") },
+			[]string{"a moved block keeps the link", "remove one of the two", "import that link with the ID d/spring"}},
+		"probable leftover": {func(d *diag.Diagnostics) { addProbableLeftovers(d, []client.Link{*holder}, time.Hour) },
+			[]string{"import it into this resource", "add a moved block instead: an import would put it in this resource's state while the old resource's destroy deletes it"}},
+		"managed twice": {func(d *diag.Diagnostics) { addManagedTwice(d, holder.ID, holder.ShortURL) },
+			[]string{"an import of a link that a resource already manages", "remove that import block", "after a rename, the old one"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var diags diag.Diagnostics
+			tc.add(&diags)
+			if len(diags) != 1 {
+				t.Fatalf("got %d diagnostics, want one", len(diags))
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(diags[0].Detail(), w) {
+					t.Errorf("lacks %q:\n%s", w, diags[0].Detail())
+				}
+			}
+		})
+	}
+}
+
 // A time without its zone or its time of day is told what to write.
 func TestAddInvalidInstant(t *testing.T) {
 	for value, want := range map[string]string{
