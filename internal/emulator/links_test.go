@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"sort"
 	"strings"
@@ -231,12 +232,21 @@ func TestFilterDelay(t *testing.T) {
 
 	// A write the service received is carried out even if its client gives
 	// up during the filter, as a real server does; the switch
-	// AbortOnDisconnect abandons it instead.
+	// AbortOnDisconnect abandons it instead. The client gives up once the
+	// request has reached the service, and the filter is long enough for
+	// the disconnect to reach it first on a loaded machine.
+	const filter = time.Second
 	for _, abort := range []bool{false, true} {
 		t.Run(fmt.Sprintf("cancelled during the delay, abortOnDisconnect=%v", abort), func(t *testing.T) {
-			e := newEnv(t, func(s *Settings) { s.Filter.Delay, s.Filter.AbortOnDisconnect = Duration(delay), abort })
+			e := newEnv(t, func(s *Settings) { s.Filter.Delay, s.Filter.AbortOnDisconnect = Duration(filter), abort })
 			l := e.create(t, "https://example.com/kept")
 			before := e.srv.Count(http.MethodPost, "/api/links") + e.srv.Count(http.MethodPatch, "/api/links/{id}")
+			arrived := make(chan struct{}, 1)
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				arrived <- struct{}{}
+				e.srv.ServeHTTP(w, r)
+			}))
+			defer ts.Close()
 			for _, c := range []struct {
 				method, path string
 				body         any
@@ -244,26 +254,35 @@ func TestFilterDelay(t *testing.T) {
 				{http.MethodPost, "/api/links", e.createBody("https://example.com/abandoned")},
 				{http.MethodPatch, "/api/links/" + str(l["id"]), map[string]any{"destination": "https://example.com/abandoned"}},
 			} {
-				req, err := e.request(c.method, c.path, e.fx.APIKey, c.body)
+				req, err := e.request(c.method, ts.URL+c.path, e.fx.APIKey, c.body)
 				if err != nil {
 					t.Fatal(err)
 				}
-				ctx, cancel := context.WithTimeout(context.Background(), delay/4)
-				_, err = e.send(req.WithContext(ctx))
+				ctx, cancel := context.WithCancel(context.Background())
+				answered := make(chan error, 1)
+				go func() {
+					_, err := e.send(req.WithContext(ctx))
+					answered <- err
+				}()
+				select {
+				case <-arrived:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("%s never reached the service", c.method)
+				}
 				cancel()
-				if err == nil {
+				if err := <-answered; err == nil {
 					t.Fatalf("%s answered before the filter delay", c.method)
 				}
 			}
 			// Wait until the server has finished both requests.
-			deadline := time.Now().Add(5 * time.Second)
+			deadline := time.Now().Add(10 * time.Second)
 			for e.srv.Count(http.MethodPost, "/api/links")+e.srv.Count(http.MethodPatch, "/api/links/{id}") < before+2 {
 				if time.Now().After(deadline) {
 					t.Fatal("the server did not finish the cancelled requests")
 				}
 				time.Sleep(5 * time.Millisecond)
 			}
-			time.Sleep(delay) // a request still under way would commit now
+			time.Sleep(filter) // a request still under way would commit now
 			links := e.srv.Links(e.fx.AccountID)
 			carriedOut := len(links) == 2 && links[0].Destination == "https://example.com/abandoned" && links[1].Destination == "https://example.com/abandoned"
 			untouched := len(links) == 1 && links[0].Destination == "https://example.com/kept"
