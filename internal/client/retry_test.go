@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
 func TestShouldRetry(t *testing.T) {
@@ -391,9 +393,7 @@ func TestAttemptTimeoutIsRetriedForGET(t *testing.T) {
 }
 
 func TestPOSTThatNeverLeftIsNotAmbiguous(t *testing.T) {
-	srv := newRawServer(t, func(http.ResponseWriter, *http.Request) {})
-	base := srv.URL
-	srv.Close() // nothing listens there any more: connecting fails
+	base := "http://" + testsupport.ClosedAddr(t) // connecting fails
 	c, err := New(Config{BaseURL: base, APIKey: testKey, RetryWaitMin: 1, RetryWaitMax: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -65,7 +65,8 @@ func TestMistakes_badBaseURL(t *testing.T) {
 				if err == nil {
 					t.Fatalf("the plan succeeded against a bad base_url:\n%s", out)
 				}
-				if n := strings.Count(out, "Error: "); n != 1 || !strings.Contains(out, tc.summary) || !strings.Contains(out, tc.detail) {
+				unwrapped := strings.Join(strings.Fields(out), " ") // Terraform wraps diagnostics to its width
+				if n := strings.Count(out, "Error: "); n != 1 || !strings.Contains(out, tc.summary) || !strings.Contains(unwrapped, tc.detail) {
 					t.Fatalf("want exactly one error, %q naming %q; got %d errors:\n%s", tc.summary, tc.detail, n, out)
 				}
 				if strings.Contains(out, "deleted outside Terraform") {

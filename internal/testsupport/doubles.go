@@ -1,11 +1,14 @@
 package testsupport
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -106,13 +109,22 @@ func (t *WriteTracker) WaitIdle(limit time.Duration) error {
 }
 
 // ClosedAddr is a loopback address where nothing listens: a base URL that
-// refuses every connection.
+// refuses every connection. Its port is below 1024, out of the range the
+// system hands to listeners on port 0, so no other test's server can take
+// it while the test runs.
 func ClosedAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for port := 1; port < 1024; port++ {
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			_ = c.Close()
+			continue
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return addr
+		}
 	}
-	defer l.Close()
-	return l.Addr().String()
+	t.Fatal("no loopback port below 1024 refuses connections")
+	return ""
 }
