@@ -154,41 +154,6 @@ func TestLeftovers_copiedBlockIsCaughtBeforeItsLinkIsDeleted(t *testing.T) {
 	}
 }
 
-// TestLeftovers_importOfAManagedLinkIsCaught: an import block that brings
-// a link another resource manages into a second resource fails the plan,
-// before either can delete the link both would name; without it, the
-// plan has nothing to do and the link is kept.
-func TestLeftovers_importOfAManagedLinkIsCaught(t *testing.T) {
-	s := newService(t, instantFilter)
-	block := func(name string) string {
-		return fmt.Sprintf("resource \"shortlink_link\" %q {\n  domain_id   = %q\n  slug        = \"spring\"\n  destination = \"https://shop.example.com/spring\"\n}\n", name, s.fx.DomainID)
-	}
-	w := s.workdir(t, "import-managed", "provider \"shortlink\" {}\n"+block("kept"))
-	ctx := context.Background()
-	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	kept := stateIDs(t, w)
-	for _, id := range []string{kept[0], s.fx.DomainID + "/spring"} {
-		imported := fmt.Sprintf("import {\n  to = shortlink_link.copy\n  id = %q\n}\n", id)
-		if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+block("kept")+block("copy")+imported); err != nil {
-			t.Fatal(err)
-		}
-		if out, err := runCLI(ctx, w, "plan"); err == nil || !strings.Contains(out, "Error: Link managed twice") || !strings.Contains(out, kept[0]) {
-			t.Fatalf("plan importing link %s (import ID %s), which shortlink_link.kept manages, into shortlink_link.copy: %v; want it refused, naming the link\n%s", kept[0], id, err, out)
-		}
-	}
-	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+block("kept")); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); err != nil {
-		t.Fatalf("plan without the import: %v; want no changes\n%s", err, out)
-	}
-	if links := s.srv.Links(s.fx.AccountID); len(links) != 1 || links[0].ID != kept[0] {
-		t.Fatalf("the service holds %d links; want the one link %s, kept throughout", len(links), kept[0])
-	}
-}
-
 // TestLeftovers_replaceCreatedBeforeDestroyKeepsTheLink: `apply -replace`
 // of a link with a fixed slug and create_before_destroy meets its own old
 // link on the slug. The link stays on the service, named by the state.

@@ -70,10 +70,8 @@ type Creator struct {
 	// process, cannot know it.
 	planned map[string]client.CreateLinkInput
 	// objects are the links refreshes of this process read, with the
-	// object of the state each was read for, and unmarked those read for
-	// an object without one (see Hold).
-	objects  map[string]string
-	unmarked map[string]bool
+	// object of the state each was read for (see Hold).
+	objects map[string]string
 	// takenOver are the links a create of this process adopted (found
 	// after a lost answer, or took over on its slug): another object of
 	// the same apply that still names one (the old object of a replacement
@@ -103,7 +101,7 @@ type Creator struct {
 // and takes over leftovers created within window (0: none).
 func NewCreator(c *client.Client, listings *snapshot.Snapshot, maxRetries int, retryWait, window time.Duration) *Creator {
 	lc := &Creator{client: c, listings: listings, maxRetries: maxRetries, retryWait: retryWait, window: window, now: time.Now,
-		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, objects: map[string]string{}, unmarked: map[string]bool{}, takenOver: map[string]bool{}, deleting: map[string]bool{}, deletes: map[string]chan struct{}{}, inflight: map[string]int{}}
+		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, objects: map[string]string{}, takenOver: map[string]bool{}, deleting: map[string]bool{}, deletes: map[string]chan struct{}{}, inflight: map[string]int{}}
 	lc.settled = sync.NewCond(&lc.mu)
 	return lc
 }
@@ -115,22 +113,21 @@ func (lc *Creator) AdoptionWindow() time.Duration { return lc.window }
 // so that no create takes it over. object tells the state's objects apart
 // ("": not known, as for one an older version of the provider made or
 // one imported). twice: it was read for another object too, so two
-// objects of the state name it, and destroying either deletes it. Two
-// reads without an object are not told apart (a CLI may import a link
-// twice in a run), but one without and one with are two objects: only a
-// create gives an object its own, so a link imported into a resource
-// while another manages it is caught.
+// objects of the state name it, and destroying either deletes it. Only
+// two objects a create marked are told apart: a CLI may import a link
+// twice in a run, and OpenTofu reads the object that a removed block (or
+// destroy = false) drops from the state beside the one an import block
+// brings in, so a read without a mark may be the same link moving.
 func (lc *Creator) Hold(id, object string) (twice bool) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	lc.held[id] = true
-	earlier := lc.objects[id]
-	if object == "" {
-		lc.unmarked[id] = true
-		return earlier != ""
+	if object != "" {
+		earlier := lc.objects[id]
+		twice = earlier != "" && earlier != object
+		lc.objects[id] = object
 	}
-	lc.objects[id] = object
-	return earlier != "" && earlier != object || lc.unmarked[id]
+	return twice
 }
 
 // WantedBy is the create of this plan found to take link id over as a
@@ -370,8 +367,8 @@ type SlugTakenError struct {
 	// Reason says why Holder was not taken over.
 	Reason string
 	// Alike says Holder is what the create declares (destination, expiry,
-	// UTM parameters a create of it could have left): only its age, or
-	// adoption_window, kept it from being taken over.
+	// UTM parameters a create of it could have left): only its age, a
+	// missing createdAt or adoption_window kept it from being taken over.
 	Alike bool
 	cause error
 }

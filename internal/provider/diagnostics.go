@@ -268,11 +268,12 @@ func slugTakenDetail(e *links.SlugTakenError) string {
 		b.WriteString("Run the apply again once the delete has gone through: the link is then created anew.")
 		return b.String()
 	}
-	if e.Alike {
-		b.WriteString(renamedAdvice + " ")
-	}
 	if e.Holder != nil {
-		b.WriteString("If this resource is being replaced with create_before_destroy, that link is most likely its own old one, which keeps the slug until it is destroyed: a link with a fixed slug cannot be replaced create-before-destroy, so remove create_before_destroy from it or change the slug. Otherwise, choose")
+		b.WriteString("If this resource is being replaced with create_before_destroy, that link is most likely its own old one, which keeps the slug until it is destroyed: a link with a fixed slug cannot be replaced create-before-destroy, so remove create_before_destroy from it or change the slug. ")
+		if e.Alike {
+			b.WriteString(renamedAdvice + " ")
+		}
+		b.WriteString("Otherwise, choose")
 	} else {
 		b.WriteString("Choose")
 	}
@@ -285,7 +286,7 @@ func slugTakenDetail(e *links.SlugTakenError) string {
 // apply destroys, renamed without a moved block, whose delete Terraform
 // had not started (creates and deletes of other addresses run in any
 // order). The apply process cannot tell: only the plan saw that resource.
-const renamedAdvice = "That link is exactly what this resource declares. If it belongs to a resource that this apply destroys (one renamed, or moved into or out of a module, without a moved block: the plan warned \"Slug held by a link of this configuration\"), Terraform had not yet sent its delete when this create met the slug: run the apply again once this one has ended, and the link is created anew, without the deleted link's clicks."
+const renamedAdvice = "That link is exactly what this resource declares. If it belongs to a resource at another address that this apply destroys (one renamed, or moved into or out of a module, without a moved block; the plan warned of the slug), Terraform had not yet sent its delete when this create met the slug: run the apply again once this one has ended, and the link is created anew, without the deleted link's clicks."
 
 // duplicateSlugAdvice is what to do when two resources of one
 // configuration declare one slug.
@@ -310,7 +311,7 @@ func addHandedOn(diags *diag.Diagnostics, id, shortURL string) {
 // addManagedTwice reports a link that two objects of the state name.
 func addManagedTwice(diags *diag.Diagnostics, id, shortURL string) {
 	diags.AddError("Link managed twice",
-		fmt.Sprintf("Link %s (%s) is named by this resource and by another object of this configuration: another resource (a copied block with the same slug and destination, an import of a link that a resource already manages, or the old address of a resource renamed without a moved block) or an old object of this one. Destroying or replacing either would delete the link both name. Keep it in one. If an import block brings it in, remove that import block and its resource block. If both are in the state, run `terraform state rm` on the address that should let the link go (after a rename, the old one), then remove its block or give it another slug. If the other is an old (deposed) object of this resource, left by a replacement created before destroy that did not finish, run `terraform state rm` on this resource, then `terraform import` it with the ID %s: the link is kept.", id, shortURL, id))
+		fmt.Sprintf("Link %s (%s) is named by this resource and by another object of this configuration: another resource (a copied block with the same slug and destination, or the old address of a resource renamed without a moved block) or an old object of this one. Destroying or replacing either would delete the link both name. Keep it in one: run `terraform state rm` on the address that should let the link go (after a rename, the old one), then remove its block or give it another slug. If the other is an old (deposed) object of this resource, left by a replacement created before destroy that did not finish, run `terraform state rm` on this resource, then `terraform import` it with the ID %s: the link is kept.", id, shortURL, id))
 }
 
 // addDuplicateSlug reports, at plan time, the second of two resources of

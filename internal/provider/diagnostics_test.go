@@ -185,7 +185,7 @@ func TestSlugOrLeftoverWarningsNameTheirCauses(t *testing.T) {
 		"probable leftover": {func(d *diag.Diagnostics) { addProbableLeftovers(d, []client.Link{*holder}, time.Hour) },
 			[]string{"import it into this resource", "add a moved block instead: an import would put it in this resource's state while the old resource's destroy deletes it"}},
 		"managed twice": {func(d *diag.Diagnostics) { addManagedTwice(d, holder.ID, holder.ShortURL) },
-			[]string{"an import of a link that a resource already manages", "remove that import block", "after a rename, the old one"}},
+			[]string{"the old address of a resource renamed without a moved block", "after a rename, the old one"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var diags diag.Diagnostics
