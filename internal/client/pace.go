@@ -124,8 +124,8 @@ func (p *paced) RoundTrip(req *http.Request) (*http.Response, error) {
 		c = p.read
 	}
 	queued := p.clock.Now()
-	tk, err := c.acquire(req.Context(), p.clock, req.Method)
-	noteRateWait(req.Context(), c.class, p.clock.Now().Sub(queued), false)
+	tk, forAnswers, err := c.acquire(req.Context(), p.clock, req.Method)
+	noteRateWait(req.Context(), c.class, p.clock.Now().Sub(queued), forAnswers, false)
 	if err != nil {
 		return nil, err
 	}
@@ -160,9 +160,10 @@ func (e *paceWaitError) Error() string {
 func (e *paceWaitError) Unwrap() []error { return []error{ErrNotSent, e.err} }
 
 // acquire waits until the pacer lets one more request go and the request
-// is the first in the queue, and takes it. A request that a Retry-After
-// holds past its operation's deadline stops at once.
-func (c *classPace) acquire(ctx context.Context, clock Clock, method string) (pacing.Ticket, error) {
+// is the first in the queue, and takes it; forAnswers is how much of the
+// wait only an answer could end. A request that a Retry-After holds past
+// its operation's deadline stops at once.
+func (c *classPace) acquire(ctx context.Context, clock Clock, method string) (_ pacing.Ticket, forAnswers time.Duration, _ error) {
 	c.mu.Lock()
 	place := c.join(ctx)
 	c.mu.Unlock()
@@ -175,7 +176,7 @@ func (c *classPace) acquire(ctx context.Context, clock Clock, method string) (pa
 			tk := c.pacer.Sent(now)
 			c.leave(place)
 			c.mu.Unlock()
-			return tk, nil
+			return tk, forAnswers, nil
 		}
 		if wait == 0 {
 			wait = pacing.WaitForAnswer // the first in the queue goes, then wakes the others
@@ -184,7 +185,7 @@ func (c *classPace) acquire(ctx context.Context, clock Clock, method string) (pa
 			past := &WaitPastDeadlineError{Method: method, Wait: c.refusedUntil.Sub(now)}
 			c.leave(place)
 			c.mu.Unlock()
-			return pacing.Ticket{}, &paceWaitError{err: past}
+			return pacing.Ticket{}, forAnswers, &paceWaitError{err: past}
 		}
 		changed := c.changed
 		c.mu.Unlock()
@@ -207,9 +208,12 @@ func (c *classPace) acquire(ctx context.Context, clock Clock, method string) (pa
 			c.mu.Lock()
 			c.leave(place)
 			c.mu.Unlock()
-			return pacing.Ticket{}, &paceWaitError{err: ctx.Err()}
+			return pacing.Ticket{}, forAnswers, &paceWaitError{err: ctx.Err()}
 		}
 		release()
+		if wait == pacing.WaitForAnswer {
+			forAnswers += clock.Now().Sub(now)
+		}
 	}
 }
 

@@ -349,7 +349,7 @@ func (x *exchange) backoff(waitMin, waitMax time.Duration, attempt int, resp *ht
 	}
 	x.logWait(d)
 	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
-		noteRateWait(x.ctx, rateClass(x.call.method), d, true)
+		noteRateWait(x.ctx, rateClass(x.call.method), d, 0, true)
 	}
 	return d
 }

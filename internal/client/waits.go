@@ -18,9 +18,19 @@ const LongWait = 5 * time.Second
 // rate limit: held back before sending so as not to be refused, and told
 // to wait by a 429. It is safe for concurrent use.
 type Waits struct {
-	mu      sync.Mutex
-	total   time.Duration
-	refused int
+	mu  sync.Mutex
+	sum WaitSum
+}
+
+// WaitSum is what Waits has counted.
+type WaitSum struct {
+	// Total is the time waited; ForAnswers, the part of it spent waiting
+	// for the answers to requests already sent, which say how much of the
+	// allowance remains: with slow answers (a slow fraud filter) it is most
+	// of the wait, however much the window allows.
+	Total, ForAnswers time.Duration
+	// Refused is how many answers were 429.
+	Refused int
 }
 
 type waitsKey struct{}
@@ -32,31 +42,26 @@ func TrackWaits(ctx context.Context) (context.Context, *Waits) {
 	return context.WithValue(ctx, waitsKey{}, w), w
 }
 
-// Total is the time waited so far.
-func (w *Waits) Total() time.Duration {
+// Sum is what was counted so far.
+func (w *Waits) Sum() WaitSum {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.total
+	return w.sum
 }
 
-// Refused is how many answers were 429.
-func (w *Waits) Refused() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.refused
-}
-
-// noteRateWait records a wait of d for the rate limit of class; refused
-// says whether a 429 asked for it. A long one is logged at INFO, so that
-// TF_LOG=INFO says why a request has not gone.
-// A 429 that asked for no wait (Retry-After: 0) is counted all the same.
-func noteRateWait(ctx context.Context, class string, d time.Duration, refused bool) {
-	d = max(d, 0)
+// noteRateWait records a wait of d for the rate limit of class, forAnswers
+// of it for answers to requests already sent; refused says whether a 429
+// asked for it. A long one is logged at INFO, so that TF_LOG=INFO says why
+// a request has not gone. A 429 that asked for no wait (Retry-After: 0) is
+// counted all the same.
+func noteRateWait(ctx context.Context, class string, d, forAnswers time.Duration, refused bool) {
+	d, forAnswers = max(d, 0), min(max(forAnswers, 0), max(d, 0))
 	if w, ok := ctx.Value(waitsKey{}).(*Waits); ok {
 		w.mu.Lock()
-		w.total += d
+		w.sum.Total += d
+		w.sum.ForAnswers += forAnswers
 		if refused {
-			w.refused++
+			w.sum.Refused++
 		}
 		w.mu.Unlock()
 	}
@@ -64,6 +69,9 @@ func noteRateWait(ctx context.Context, class string, d time.Duration, refused bo
 		return
 	}
 	fields := map[string]any{"class": class, "wait": d.Round(time.Millisecond).String()}
+	if forAnswers > 0 {
+		fields["for_answers"] = forAnswers.Round(time.Millisecond).String()
+	}
 	if refused {
 		tflog.Info(ctx, "waiting for the rate limit, as a 429 asked", fields)
 	} else {

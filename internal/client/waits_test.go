@@ -28,8 +28,8 @@ func TestWaits_countsWaitsAfter429(t *testing.T) {
 			if _, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d", Slug: "s"}); err != nil {
 				t.Fatal(err)
 			}
-			if waits.Refused() != 1 || waits.Total() < tt.atLeast {
-				t.Fatalf("%d refused, waited %s; want 1, and at least %s", waits.Refused(), waits.Total(), tt.atLeast)
+			if sum := waits.Sum(); sum.Refused != 1 || sum.Total < tt.atLeast {
+				t.Fatalf("%d refused, waited %s; want 1, and at least %s", sum.Refused, sum.Total, tt.atLeast)
 			}
 		})
 	}
@@ -37,11 +37,43 @@ func TestWaits_countsWaitsAfter429(t *testing.T) {
 
 // A context without TrackWaits records nothing and still works.
 func TestWaits_untracked(t *testing.T) {
-	noteRateWait(context.Background(), ClassWrite, time.Second, true)
+	noteRateWait(context.Background(), ClassWrite, time.Second, 0, true)
 	ctx, waits := TrackWaits(context.Background())
-	noteRateWait(ctx, ClassWrite, 0, false)
-	noteRateWait(ctx, ClassWrite, 2*time.Second, false)
-	if waits.Total() != 2*time.Second || waits.Refused() != 0 {
-		t.Fatalf("waited %s, %d refused; want 2s, 0", waits.Total(), waits.Refused())
+	noteRateWait(ctx, ClassWrite, 0, 0, false)
+	noteRateWait(ctx, ClassWrite, 2*time.Second, time.Second, false)
+	if sum := waits.Sum(); sum != (WaitSum{Total: 2 * time.Second, ForAnswers: time.Second}) {
+		t.Fatalf("counted %+v; want 2s, 1s of it for answers, none refused", sum)
+	}
+}
+
+// A write held until an answer says how much of the allowance remains
+// counts that wait apart from a wait for the window: the warning tells a
+// slow service from a spent window by it. The first write of a new client
+// goes alone and is answered after 300 ms, saying nothing remains for a
+// second; the second waits 300 ms for that answer, then the rest of the
+// second for the window.
+func TestWaits_waitForAnAnswerIsCountedApart(t *testing.T) {
+	s, srv := serve(t, step{status: 201, delay: 300 * time.Millisecond,
+		body:   `{"id":"l1","destination":"https://e/","domainId":"d","slug":"s","shortUrl":"https://s/s"}`,
+		header: map[string]string{"X-RateLimit-Limit": "2", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1"}})
+	c := newTestClient(t, srv)
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.CreateLink(context.Background(), CreateLinkInput{Destination: "https://e/", DomainID: "d", Slug: "a"})
+		first <- err
+	}()
+	for s.count() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, waits := TrackWaits(context.Background())
+	if _, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d", Slug: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	sum := waits.Sum()
+	if sum.ForAnswers < 250*time.Millisecond || sum.Total-sum.ForAnswers < 500*time.Millisecond {
+		t.Fatalf("waited %s, %s of it for an answer; want about 300ms for the answer and the rest of the second for the window", sum.Total, sum.ForAnswers)
 	}
 }

@@ -229,18 +229,24 @@ var (
 // addRateLimitWait tells the user that an operation waited long for the
 // rate limit, so that a slow apply has its reason in the output. The
 // summary is the same for every resource, so Terraform folds the warnings
-// of a large apply into one.
-func addRateLimitWait(diags *diag.Diagnostics, waited time.Duration, refused int) {
-	told, outcome := "", " Nothing failed."
-	if refused > 0 {
-		told = fmt.Sprintf(", %d time(s) told to by a 429 answer", refused)
+// of a large apply into one. The part spent waiting for answers is named
+// apart: with a slow service it is most of the wait while the window still
+// has room, and only slow answers explain it.
+func addRateLimitWait(diags *diag.Diagnostics, w client.WaitSum) {
+	told, forAnswers, outcome := "", "", " Nothing failed."
+	if w.Refused > 0 {
+		told = fmt.Sprintf(", %d time(s) told to by a 429 answer", w.Refused)
+	}
+	if w.ForAnswers >= time.Second {
+		forAnswers = fmt.Sprintf(" Of that, %s went waiting for the answers to this run's requests already sent: the provider sends only as much as the latest answers say remains, so while the service is slow to answer (its fraud filter runs on every create and change of destination), the next requests wait as long, however much the window allows.",
+			w.ForAnswers.Round(time.Second))
 	}
 	if diags.HasError() {
 		outcome = " The waits are not what failed: the error says what did."
 	}
 	diags.AddWarning("Waited for the rate limit",
-		fmt.Sprintf("This operation waited %s in all for the service's rate limit%s. The limit is per API key: every request of this run, and of any other run using the same key, counts against it, so the provider holds requests back until the service's window allows them rather than have them refused.%s An apply of many links takes about as many windows as its writes need; lowering -parallelism does not make it faster, but each link then waits behind fewer others of this run, and less of its timeout (see Timeouts in the provider's documentation).",
-			waited.Round(time.Second), told, outcome))
+		fmt.Sprintf("This operation waited %s in all for the service's rate limit%s.%s The limit is per API key: every request of this run, and of any other run using the same key, counts against it, so the provider holds requests back until the service's window allows them rather than have them refused.%s An apply of many links takes about as many windows as its writes need; lowering -parallelism does not make it faster, but each link then waits behind fewer others of this run, and less of its timeout (see Timeouts in the provider's documentation).",
+			w.Total.Round(time.Second), told, forAnswers, outcome))
 }
 
 // leftoverAdvice says what the next run does about a create whose outcome

@@ -223,20 +223,26 @@ func TestAddInvalidInstant(t *testing.T) {
 }
 
 // The warning of a long wait says how long, how often a 429 told the
-// provider to wait, and what a lower -parallelism does and does not do.
+// provider to wait, how much of it went waiting for answers (slow ones
+// hold requests back whatever the window allows), and what a lower
+// -parallelism does and does not do.
 func TestAddRateLimitWait(t *testing.T) {
 	for _, tc := range []struct {
-		refused int
-		told    bool
-	}{{0, false}, {3, true}} {
+		refused    int
+		forAnswers time.Duration
+		told       bool
+	}{{0, 0, false}, {3, 0, true}, {0, 7 * time.Second, false}} {
 		var diags diag.Diagnostics
-		addRateLimitWait(&diags, 83400*time.Millisecond, tc.refused)
+		addRateLimitWait(&diags, client.WaitSum{Total: 83400 * time.Millisecond, ForAnswers: tc.forAnswers, Refused: tc.refused})
 		if len(diags) != 1 || diags[0].Summary() != "Waited for the rate limit" || !strings.Contains(diags[0].Detail(), "waited 1m23s in all") {
 			t.Fatalf("got %v, want one warning of a wait of 1m23s", diags)
 		}
 		detail := diags[0].Detail()
 		if got := strings.Contains(detail, "3 time(s) told to by a 429 answer"); got != tc.told {
 			t.Errorf("refused %d: the detail names the 429s: %v, want %v", tc.refused, got, tc.told)
+		}
+		if got := strings.Contains(detail, "Of that, 7s went waiting for the answers to this run's requests already sent"); got != (tc.forAnswers > 0) {
+			t.Errorf("waited %s for answers: the detail says so: %v", tc.forAnswers, got)
 		}
 		if !strings.Contains(detail, "does not make it faster, but each link then waits behind fewer others") {
 			t.Errorf("the detail does not say what a lower -parallelism does: %s", detail)
@@ -248,7 +254,7 @@ func TestAddRateLimitWait(t *testing.T) {
 	// Beside an error the wait is not what failed, and "nothing failed" would be false.
 	var diags diag.Diagnostics
 	diags.AddError("Could not create the link", "timeout")
-	addRateLimitWait(&diags, time.Minute, 0)
+	addRateLimitWait(&diags, client.WaitSum{Total: time.Minute})
 	if detail := diags[1].Detail(); strings.Contains(detail, "Nothing failed") || !strings.Contains(detail, "the error says what did") {
 		t.Errorf("beside an error: %s", detail)
 	}

@@ -266,8 +266,8 @@ func (d *providerData) operation(ctx context.Context, timeout time.Duration, dia
 	return ctx, func() {
 		unbind()
 		cancelTimeout()
-		if waits.Total() >= client.LongWait {
-			addRateLimitWait(diags, waits.Total(), waits.Refused())
+		if sum := waits.Sum(); sum.Total >= client.LongWait {
+			addRateLimitWait(diags, sum)
 		}
 	}
 }
