@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -32,6 +33,10 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal stops the process at once: the journal loses no answered change
+	}()
 	err := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(exitStatus(err, os.Stderr))
@@ -75,7 +80,7 @@ type options struct {
 	addr, data, adminToken, host, infoFile, rateModel, rounding, remaining, reset string
 	filterDelay, window                                                           time.Duration
 	writeLimit, readLimit, links                                                  int
-	quiet                                                                         bool
+	quiet, hostSet                                                                bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -102,7 +107,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
 	}
-	return o, parseOnlyFlags(fs, args)
+	err := parseOnlyFlags(fs, args)
+	fs.Visit(func(f *flag.Flag) { o.hostSet = o.hostSet || f.Name == "domain" })
+	return o, err
 }
 
 // parseOnlyFlags parses args and refuses any word left after the flags: a
@@ -149,11 +156,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.links < 0 || o.links > emulator.MaxSeededLinks {
 		return fmt.Errorf("-links %d: must be from 0 to %d", o.links, emulator.MaxSeededLinks)
 	}
+	if o.data != "" {
+		unlock, err := lockDataFile(o.data)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	srv, err := emulator.New(emulator.Options{Settings: settings, DataFile: o.data, AdminToken: o.adminToken})
 	if err != nil {
 		return byFlag(err)
 	}
-	fixture, err := firstFixture(srv, o.host)
+	fixture, err := firstFixture(srv, o.host, o.hostSet)
 	if err != nil {
 		return err
 	}
@@ -175,14 +189,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := announce(stdout, o.infoFile, info); err != nil {
 		return err
 	}
+	if o.infoFile != "" {
+		defer os.Remove(o.infoFile) // a script that waits for it must not find a stopped emulator's
+	}
 	var handler http.Handler = srv
 	if !o.quiet {
 		handler = logRequests(log.New(stderr, "", log.LstdFlags), srv)
 	}
-	if err := serve(ctx, ln, handler); err != nil {
+	if err := serve(ctx, ln, handler, stdout); err != nil {
 		return err
 	}
-	if err := srv.Close(); err != nil { // the journal into the data file
+	if err := srv.Close(); err != nil { // waits for the writes under way, then the journal into the data file
 		return fmt.Errorf("writing %s: %w", o.data, err)
 	}
 	return nil
@@ -205,9 +222,13 @@ func byFlag(err error) error {
 }
 
 // firstFixture reuses the account of a reloaded data file, so keys and the
-// domain ID stay the same across restarts, or seeds a new one.
-func firstFixture(srv *emulator.Server, host string) (emulator.Fixture, error) {
+// domain ID stay the same across restarts, or seeds a new one. A -domain
+// that the reused account does not have is refused rather than ignored.
+func firstFixture(srv *emulator.Server, host string, hostSet bool) (emulator.Fixture, error) {
 	if f, ok := srv.ReuseFixture("demo"); ok {
+		if hostSet && !strings.EqualFold(host, f.DomainHost) {
+			return f, fmt.Errorf("-domain %s: the data file's account has the domain %s, which a restart keeps; start without -domain, or with another -data file", host, f.DomainHost)
+		}
 		return f, nil
 	}
 	return srv.SeedFixture("demo", host)
@@ -254,7 +275,12 @@ short links:    curl -i %s/r/%s/<slug>
 	return os.Rename(tmp, infoFile)
 }
 
-func serve(ctx context.Context, ln net.Listener, handler http.Handler) error {
+// shutdownGrace is how long a stop waits for the requests under way to be
+// answered before it closes their connections. A write is carried out all
+// the same (Server.Close waits for it): only its answer may be lost.
+var shutdownGrace = 5 * time.Second
+
+func serve(ctx context.Context, ln net.Listener, handler http.Handler, stdout io.Writer) error {
 	server := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- server.Serve(ln) }()
@@ -263,7 +289,8 @@ func serve(ctx context.Context, ln net.Listener, handler http.Handler) error {
 		return err
 	case <-ctx.Done():
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	fmt.Fprintln(stdout, "stopping: the writes under way are carried out first (interrupt again to stop at once)")
+	shutdown, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := server.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err

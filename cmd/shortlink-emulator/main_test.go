@@ -7,12 +7,16 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +29,7 @@ import (
 // instance is one emulator started by run in the background.
 type instance struct {
 	info           startInfo
+	infoFile       string
 	stdout, stderr *clitest.SyncBuffer
 	stop           func() error // ends run and returns its error
 }
@@ -35,7 +40,7 @@ func start(t *testing.T, extra ...string) *instance {
 	t.Helper()
 	infoFile := filepath.Join(t.TempDir(), "info.json")
 	args := append([]string{"-addr", "127.0.0.1:0", "-info-file", infoFile, "-filter-delay", "0"}, extra...)
-	in := &instance{stdout: &clitest.SyncBuffer{}, stderr: &clitest.SyncBuffer{}}
+	in := &instance{infoFile: infoFile, stdout: &clitest.SyncBuffer{}, stderr: &clitest.SyncBuffer{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, args, in.stdout, in.stderr) }()
@@ -107,6 +112,27 @@ func (in *instance) call(t *testing.T, method, path, key string, body any) (int,
 		t.Fatal(err)
 	}
 	return resp.StatusCode, b
+}
+
+// remainingWrites sends a DELETE of a link that does not exist: its status,
+// and what X-RateLimit-Remaining says of the key's writes.
+func (in *instance) remainingWrites(t *testing.T) (status, remaining int) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodDelete, in.info.BaseURL+"/api/links/00000000-0000-0000-0000-000000000000", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+in.info.APIKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	remaining, err = strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining"))
+	if err != nil {
+		t.Fatalf("X-RateLimit-Remaining: %v", err)
+	}
+	return resp.StatusCode, remaining
 }
 
 func (in *instance) createLink(t *testing.T, slug string) map[string]any {
@@ -195,6 +221,10 @@ func TestRunServesTheAPI(t *testing.T) {
 	if resp, err := http.Get(info.BaseURL + "/api/links"); err == nil {
 		resp.Body.Close()
 		t.Error("the emulator still answers after stop")
+	}
+	// A script that waits for the info file must not find a stopped emulator's.
+	if _, err := os.Stat(in.infoFile); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the info file outlived the emulator: %v", err)
 	}
 	if in.stderr.String() != "" {
 		t.Errorf("-quiet logged: %s", in.stderr)
@@ -469,5 +499,162 @@ func TestLogRequestsLetsAnswersBeFlushed(t *testing.T) {
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/api/links", nil))
 	if flushErr != nil {
 		t.Errorf("Flush through the log: %v", flushErr)
+	}
+}
+
+// A write received before a stop is carried out, answered and kept, though
+// its filter takes longer than the stop waits for answers: the emulator
+// stops only once it is done, and says what it is waiting for.
+func TestRunStopCarriesOutTheWritesUnderWay(t *testing.T) {
+	defer func(g time.Duration) { shutdownGrace = g }(shutdownGrace)
+	shutdownGrace = 300 * time.Millisecond
+	data := filepath.Join(t.TempDir(), "store.json")
+	const limit = 100000
+	in := start(t, "-quiet", "-data", data, "-filter-delay", "2s", "-write-limit", fmt.Sprint(limit))
+	body := `{"destination":"https://example.com/late","domainId":"` + in.info.DomainID + `","slug":"late"}`
+	req, err := http.NewRequest(http.MethodPost, in.info.BaseURL+"/api/links", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+in.info.APIKey)
+	req.Header.Set("Content-Type", "application/json")
+	sent := make(chan struct{})
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { close(sent) }}))
+	req.Close = true // a connection of its own
+	answered := make(chan int, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	<-sent
+	// Received once counted: a DELETE of no link, answered at once, says
+	// what remains of the key's writes (each look counts one).
+	for looks := 1; ; looks++ {
+		status, remaining := in.remainingWrites(t)
+		if status != http.StatusNotFound {
+			t.Fatalf("a DELETE of no link: %d", status)
+		}
+		if remaining <= limit-looks-1 {
+			break
+		}
+	}
+	if err := in.stop(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case status := <-answered:
+		if status != http.StatusCreated {
+			t.Fatalf("the write under way at the stop was answered %d, want 201", status)
+		}
+	default:
+		t.Fatal("the emulator stopped before the write under way was carried out")
+	}
+	if !strings.Contains(in.stdout.String(), "stopping: the writes under way are carried out first") {
+		t.Errorf("the stop did not say what it waits for:\n%s", in.stdout)
+	}
+	if got := start(t, "-quiet", "-data", data).listSlugs(t); len(got) != 1 || got[0] != "late" {
+		t.Errorf("links after restart = %v, want the write carried out at the stop", got)
+	}
+}
+
+// A second emulator on a data file in use is refused: two journals
+// interleaved would lose answered changes. The first goes on serving.
+func TestRunRefusesADataFileInUse(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "store.json")
+	first := start(t, "-quiet", "-data", data)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var stdout, stderr clitest.SyncBuffer
+	err := run(ctx, []string{"-addr", "127.0.0.1:0", "-quiet", "-data", data}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "another emulator is using it") {
+		t.Fatalf("a second emulator on %s: run = %v, want it refused", data, err)
+	}
+	first.createLink(t, "still-served")
+}
+
+// A restart keeps the data file's domain: a -domain that differs is
+// refused rather than ignored.
+func TestRunRestartRefusesAnotherDomain(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "store.json")
+	if err := start(t, "-quiet", "-data", data).stop(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var stdout, stderr clitest.SyncBuffer
+	err := run(ctx, []string{"-addr", "127.0.0.1:0", "-quiet", "-data", data, "-domain", "links.mycorp.test"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "-domain links.mycorp.test: the data file's account has the domain go.example.test") {
+		t.Fatalf("run = %v, want -domain refused", err)
+	}
+	start(t, "-quiet", "-data", data, "-domain", "Go.Example.Test") // the same host, however spelt
+}
+
+// The command, built and run: a stop waits for the writes under way, and
+// a second interrupt ends that wait at once (here a write whose filter
+// would take a minute).
+func TestMainSecondInterruptStopsAtOnce(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "shortlink-emulator")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	infoFile := filepath.Join(t.TempDir(), "info.json")
+	const limit = 100000
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-quiet", "-info-file", infoFile, "-filter-delay", "1m", "-write-limit", fmt.Sprint(limit))
+	stdout := &clitest.SyncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	in := &instance{}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(infoFile); err == nil && json.Unmarshal(b, &in.info) == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no info file after 10 s:\n%s", stdout)
+		}
+	}
+	go func() {
+		body := `{"destination":"https://example.com/slow","domainId":"` + in.info.DomainID + `"}`
+		req, _ := http.NewRequest(http.MethodPost, in.info.BaseURL+"/api/links", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+in.info.APIKey)
+		req.Header.Set("Content-Type", "application/json")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	for looks := 1; ; looks++ { // the slow write is counted: it is under way
+		if _, remaining := in.remainingWrites(t); remaining <= limit-looks-1 {
+			break
+		}
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stdout.String(), "stopping:"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no word of the stop after 10 s:\n%s", stdout)
+		}
+	}
+	select {
+	case err := <-exited:
+		t.Fatalf("the emulator stopped (%v) with a write under way:\n%s", err, stdout)
+	case <-time.After(6 * time.Second): // past the 5 s the stop waits for answers
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("a second interrupt did not stop the emulator:\n%s", stdout)
 	}
 }

@@ -171,9 +171,11 @@ func (s *Server) snapshotLocked() error {
 	return nil
 }
 
-// Close folds the journal into the data file, so that a stopped emulator
-// leaves one file. The server must not be used after it.
+// Close waits for the writes under way, then folds the journal into the
+// data file, so that a stopped emulator leaves one file. The server must
+// not be given requests after it.
 func (s *Server) Close() error {
+	s.writes.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.journal == nil && s.journalLines == 0 {

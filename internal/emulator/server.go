@@ -37,6 +37,10 @@ type Server struct {
 	// to it; journalLines, how many lines it holds (journal.go).
 	journal      *os.File
 	journalLines int
+	// writes counts the API writes under way: Close waits for them, so
+	// that a write received before a stop is carried out, however long
+	// its filter takes.
+	writes sync.WaitGroup
 
 	limiter  *rateLimiter
 	faults   *faultInjector
@@ -187,6 +191,10 @@ func (rt route) scope() string {
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, handle apiHandler) {
 	rec := &statusRecorder{ResponseWriter: w}
 	rt := routeOf(r)
+	if handle != nil && rt.class() == classWrite {
+		s.writes.Add(1)
+		defer s.writes.Done()
+	}
 	pattern := rt.pattern
 	if handle == nil {
 		pattern = r.URL.Path
