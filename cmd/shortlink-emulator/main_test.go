@@ -653,7 +653,8 @@ func TestMainSecondInterruptStopsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-exited:
+	case err := <-exited:
+		t.Logf("stopped by the second interrupt: %v", err)
 	case <-time.After(10 * time.Second):
 		t.Fatalf("a second interrupt did not stop the emulator:\n%s", stdout)
 	}
