@@ -21,6 +21,10 @@ func (s *Server) serveShortLink(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	host, slug, ok := shortLinkAddress(r)
+	if !ok && r.URL.Path == "/" {
+		http.Error(w, rootNotFound, http.StatusNotFound)
+		return
+	}
 	if !ok {
 		http.NotFound(w, r)
 		return
@@ -37,6 +41,14 @@ func (s *Server) serveShortLink(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 	}
 }
+
+// rootNotFound answers a browser opened at the emulator's address: no short
+// link is there, and it says where what is.
+const rootNotFound = `404: no short link here. This is the short-link service emulator:
+  the API        /api/links, /api/analytics/export (with the API key printed at start, as a Bearer token)
+  short links    /r/<domain host>/<slug>
+  the admin API  /_emulator/ (with the admin token printed at start)
+EMULATOR.md in the provider's repository says the rest.`
 
 func shortLinkAddress(r *http.Request) (host, slug string, ok bool) {
 	p := strings.TrimPrefix(r.URL.Path, "/")

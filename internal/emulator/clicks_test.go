@@ -68,7 +68,11 @@ func TestClickRedirects(t *testing.T) {
 	t.Run("unknown", func(t *testing.T) {
 		wantStatus(t, e.visit(t, "go.example.test", "nope", ""), http.StatusNotFound)
 		wantStatus(t, e.visit(t, "unknown.example.test", "spring", ""), http.StatusNotFound)
-		wantStatus(t, e.do(t, http.MethodGet, "/", "", nil), http.StatusNotFound)
+		root := e.do(t, http.MethodGet, "/", "", nil)
+		wantStatus(t, root, http.StatusNotFound)
+		if !strings.Contains(string(root.Body), "/api/links") {
+			t.Errorf("the root's 404 does not say where the API is: %q", root.Body)
+		}
 		wantStatus(t, e.do(t, http.MethodGet, "/r/go.example.test/", "", nil), http.StatusNotFound)
 		wantStatus(t, e.do(t, http.MethodPost, "/r/go.example.test/spring", "", nil), http.StatusMethodNotAllowed)
 	})
