@@ -62,7 +62,8 @@ type FaultPlan struct {
 
 // Validate says what in the plan the emulator could not do as asked: a
 // kind it does not know, a status that is no error, a negative wait, a
-// rate outside 0 to 1.
+// rate outside 0 to 1, a method or path no API request has (a fault that
+// could never fire).
 func (p FaultPlan) Validate() error {
 	if p.Rate < 0 || p.Rate > 1 {
 		return fmt.Errorf("rate %v is not between 0 and 1", p.Rate)
@@ -76,6 +77,10 @@ func (p FaultPlan) Validate() error {
 			return fmt.Errorf("fault %d: status %d is not an error status (400-599)", i, f.Status)
 		case f.RetryAfter < 0 || f.Delay < 0:
 			return fmt.Errorf("fault %d: a negative wait", i)
+		case f.Method != "" && !slices.Contains(apiMethods, strings.ToUpper(f.Method)):
+			return fmt.Errorf("fault %d: method %q is not one of the API's: %s", i, f.Method, strings.Join(apiMethods, ", "))
+		case f.Path != "" && !slices.Contains(apiPaths, f.Path):
+			return fmt.Errorf("fault %d: path %q is not one of the API's path patterns (a link's ID is {id}): %s", i, f.Path, strings.Join(apiPaths, ", "))
 		}
 	}
 	return nil

@@ -122,6 +122,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
+// The API's path patterns: its routes, and what a fault may name.
+const (
+	pathLinks  = "/api/links"
+	pathLink   = "/api/links/{id}"
+	pathExport = "/api/analytics/export"
+)
+
+// apiPaths and apiMethods are what a fault may be restricted to.
+var (
+	apiPaths   = []string{pathLinks, pathLink, pathExport}
+	apiMethods = []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete}
+)
+
 // apiHandler is one API operation, called once the shared checks passed.
 type apiHandler func(w http.ResponseWriter, r *http.Request, acct string)
 
@@ -131,15 +144,15 @@ type apiHandler func(w http.ResponseWriter, r *http.Request, acct string)
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	api := map[string]apiHandler{
-		"POST /api/links": s.createLink,
-		"GET /api/links":  s.listLinks,
-		"PATCH /api/links/{id}": func(w http.ResponseWriter, r *http.Request, acct string) {
+		"POST " + pathLinks: s.createLink,
+		"GET " + pathLinks:  s.listLinks,
+		"PATCH " + pathLink: func(w http.ResponseWriter, r *http.Request, acct string) {
 			s.changeDestination(w, r, acct, r.PathValue("id"))
 		},
-		"DELETE /api/links/{id}": func(w http.ResponseWriter, r *http.Request, acct string) {
+		"DELETE " + pathLink: func(w http.ResponseWriter, r *http.Request, acct string) {
 			s.deleteLink(w, acct, r.PathValue("id"))
 		},
-		"GET /api/analytics/export": s.exportClicks,
+		"GET " + pathExport: s.exportClicks,
 	}
 	for pattern, handle := range api {
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { s.serveAPI(w, r, handle) })
@@ -159,7 +172,7 @@ func (s *Server) routes() *http.ServeMux {
 // rate-limit classes, scopes and faults.
 type route struct {
 	method  string
-	pattern string // "/api/links", "/api/links/{id}", "/api/analytics/export"
+	pattern string // one of apiPaths
 }
 
 // routeOf is the route of a request the mux matched to an endpoint.
