@@ -232,6 +232,8 @@ func TestAdminAPI(t *testing.T) {
 		}
 		wantStatus(t, e.admin(t, http.MethodPost, "links/seed", adminToken, map[string]any{"domainId": fx.DomainID, "prefix": "bulk", "count": 1}, nil), http.StatusBadRequest)
 		wantStatus(t, e.admin(t, http.MethodPost, "links/seed", adminToken, map[string]any{"domainId": "nope", "prefix": "x", "count": 1}, nil), http.StatusBadRequest)
+		// Slugs the API would refuse are not seeded either.
+		wantStatus(t, e.admin(t, http.MethodPost, "links/seed", adminToken, map[string]any{"domainId": fx.DomainID, "prefix": "bad prefix", "count": 1}, nil), http.StatusBadRequest)
 	})
 
 	t.Run("accounts/quota", func(t *testing.T) {

@@ -230,6 +230,10 @@ func (s *Server) seedLocked(domainID, prefix string, n int, skipTaken bool) ([]*
 	if n < 0 || n > MaxSeededLinks {
 		return nil, fmt.Errorf("count %d is not 0 to %d", n, MaxSeededLinks)
 	}
+	// The longest slug the seeding makes must be one the API would take.
+	if last := fmt.Sprintf("%s-%d", prefix, MaxSeededLinks); !slugPattern.MatchString(last) {
+		return nil, fmt.Errorf("prefix %q: the slugs %s-<i> must be slugs the API takes (letters, digits, _ and -, at most 64 characters)", prefix, prefix)
+	}
 	now := s.now().UTC()
 	out := make([]*Link, 0, n)
 	var (
