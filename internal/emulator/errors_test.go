@@ -346,6 +346,7 @@ func TestInvalidRequest(t *testing.T) {
 		// create
 		{"create malformed JSON", "POST", "/api/links", `{"destination": "https://example.com/",`, "body"},
 		{"create not an object", "POST", "/api/links", `["https://example.com/"]`, "body"},
+		{"create null", "POST", "/api/links", `null`, "body"},
 		{"create empty body", "POST", "/api/links", ``, "body"},
 		{"create trailing garbage", "POST", "/api/links", `{"destination":"https://example.com/","domainId":"` + dom + `"} x`, "body"},
 		{"create missing destination", "POST", "/api/links", map[string]any{"domainId": dom}, "destination"},
@@ -380,6 +381,7 @@ func TestInvalidRequest(t *testing.T) {
 		// change destination
 		{"change malformed JSON", "PATCH", "/api/links/" + id, `{"destination":`, "body"},
 		{"change missing destination", "PATCH", "/api/links/" + id, map[string]any{}, "destination"},
+		{"change null", "PATCH", "/api/links/" + id, `null`, "body"},
 		{"change ftp destination", "PATCH", "/api/links/" + id, map[string]any{"destination": "ftp://example.com/"}, "destination"},
 		{"change relative destination", "PATCH", "/api/links/" + id, map[string]any{"destination": "relative"}, "destination"},
 		{"change javascript destination", "PATCH", "/api/links/" + id, map[string]any{"destination": "javascript:alert(1)"}, "destination"},

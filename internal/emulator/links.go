@@ -416,8 +416,14 @@ func decodeBody(r *http.Request, dst any, rejected map[string]string) error {
 		return requestError{"body", fmt.Sprintf("larger than %d bytes", maxBody)}
 	}
 	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
+	var notObject *json.UnmarshalTypeError
+	switch err := json.Unmarshal(raw, &fields); {
+	case errors.As(err, &notObject):
+		return requestError{"body", "must be a JSON object, not " + notObject.Value}
+	case err != nil:
 		return requestError{"body", "must be a JSON object: " + err.Error()}
+	case fields == nil:
+		return requestError{"body", "must be a JSON object, not null"}
 	}
 	known := jsonNames(dst)
 	for name := range fields {
