@@ -8,10 +8,10 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -296,23 +296,25 @@ func TestUnavailablePastDeadlineFailsAtOnce(t *testing.T) {
 
 // A create that could not connect (nothing listened yet: a service
 // restarting) left nothing on the service, so it is sent again once the
-// service is back, and reaches it exactly once.
+// service is back, and reaches it exactly once. For its first 300 ms the
+// service's address is a loopback port that refuses connections (a port
+// freed and bound again later could be taken meanwhile by another test).
 func TestCreateWaitsForAServiceThatCannotBeReachedYet(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close() // nothing listens there until the service starts
-	s := &script{steps: []step{{status: 201, body: linkJSON}}}
-	srv := httptest.NewUnstartedServer(s)
-	t.Cleanup(srv.Close)
-	time.AfterFunc(300*time.Millisecond, func() {
-		if srv.Listener, err = net.Listen("tcp", addr); err == nil {
-			srv.Start()
+	s, srv := serve(t, step{status: 201, body: linkJSON})
+	refusing := testsupport.ClosedAddr(t)
+	up := time.Now().Add(300 * time.Millisecond)
+	var refused atomic.Int32
+	transport := srv.Client().Transport.(*http.Transport).Clone()
+	transport.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		addr := srv.Listener.Addr().String()
+		if time.Now().Before(up) {
+			addr = refusing
+			refused.Add(1)
 		}
-	})
-	c, errNew := New(Config{BaseURL: "http://" + addr, APIKey: testKey, UserAgent: "test", RetryWaitMin: 50 * time.Millisecond, RetryWaitMax: 100 * time.Millisecond, MaxRetries: new(10)})
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}
+	c, errNew := New(Config{BaseURL: "http://" + refusing, APIKey: testKey, UserAgent: "test", HTTPClient: &http.Client{Transport: transport},
+		RetryWaitMin: 50 * time.Millisecond, RetryWaitMax: 100 * time.Millisecond, MaxRetries: new(10)})
 	if errNew != nil {
 		t.Fatal(errNew)
 	}
@@ -321,8 +323,8 @@ func TestCreateWaitsForAServiceThatCannotBeReachedYet(t *testing.T) {
 	if _, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d"}); err != nil {
 		t.Fatalf("create: %v", err)
 	}
-	if s.count() != 1 {
-		t.Fatalf("%d creates reached the service, want 1", s.count())
+	if refused.Load() == 0 || s.count() != 1 {
+		t.Fatalf("%d connections refused, %d creates reached the service; want some, and 1", refused.Load(), s.count())
 	}
 }
 
