@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -32,14 +33,44 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM) // also where a shell started us with SIGINT ignored
 	go func() {
-		<-ctx.Done()
-		stop() // a second signal stops the process at once: the journal loses no answered change
+		<-signals
+		cancel()
+		<-signals // a second one stops at once: the journal loses no answered change
+		runAtExit()
+		os.Exit(130)
 	}()
 	err := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
 	os.Exit(exitStatus(err, os.Stderr))
+}
+
+// atExit holds what a stop must undo however it comes (the info file, the
+// data file's lock): run's defers, and the second signal's exit.
+var atExit struct {
+	sync.Mutex
+	undo []func()
+}
+
+// onExit registers undo to run once at exit, and returns a function that
+// runs it now (for run's defer) unless it has run.
+func onExit(undo func()) func() {
+	var once sync.Once
+	do := func() { once.Do(undo) }
+	atExit.Lock()
+	atExit.undo = append(atExit.undo, do)
+	atExit.Unlock()
+	return do
+}
+
+func runAtExit() {
+	atExit.Lock()
+	defer atExit.Unlock()
+	for _, do := range atExit.undo {
+		do()
+	}
 }
 
 // exitStatus prints err, if any, and says the process's exit status. -h
@@ -159,9 +190,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.data != "" {
 		unlock, err := lockDataFile(o.data)
 		if err != nil {
-			return err
+			return fmt.Errorf("-data %s: %w", o.data, err)
 		}
-		defer unlock()
+		release := onExit(unlock)
+		defer release()
 	}
 	srv, err := emulator.New(emulator.Options{Settings: settings, DataFile: o.data, AdminToken: o.adminToken})
 	if err != nil {
@@ -190,7 +222,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.infoFile != "" {
-		defer os.Remove(o.infoFile) // a script that waits for it must not find a stopped emulator's
+		// A script that waits for it must not find a stopped emulator's.
+		remove := onExit(func() { _ = os.Remove(o.infoFile) }) //nolint:gosec // the path the user gave -info-file
+		defer remove()
 	}
 	var handler http.Handler = srv
 	if !o.quiet {
@@ -281,7 +315,9 @@ short links:    curl -i %s/r/%s/<slug>
 var shutdownGrace = 5 * time.Second
 
 func serve(ctx context.Context, ln net.Listener, handler http.Handler, stdout io.Writer) error {
-	server := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	// ReadTimeout bounds a request whose body never comes: a stop waits for
+	// every write it has received.
+	server := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute}
 	errc := make(chan error, 1)
 	go func() { errc <- server.Serve(ln) }()
 	select {

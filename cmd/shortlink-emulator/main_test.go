@@ -532,6 +532,7 @@ func TestRunStopCarriesOutTheWritesUnderWay(t *testing.T) {
 		answered <- resp.StatusCode
 	}()
 	<-sent
+	sentAt := time.Now()
 	// Received once counted: a DELETE of no link, answered at once, says
 	// what remains of the key's writes (each look counts one).
 	for looks := 1; ; looks++ {
@@ -546,13 +547,16 @@ func TestRunStopCarriesOutTheWritesUnderWay(t *testing.T) {
 	if err := in.stop(); err != nil {
 		t.Fatal(err)
 	}
+	if took := time.Since(sentAt); took < 1500*time.Millisecond {
+		t.Fatalf("the emulator stopped %s after the write was sent, before its 2 s filter was done", took)
+	}
 	select {
 	case status := <-answered:
 		if status != http.StatusCreated {
 			t.Fatalf("the write under way at the stop was answered %d, want 201", status)
 		}
-	default:
-		t.Fatal("the emulator stopped before the write under way was carried out")
+	case <-time.After(5 * time.Second):
+		t.Fatal("the write under way at the stop was never answered")
 	}
 	if !strings.Contains(in.stdout.String(), "stopping: the writes under way are carried out first") {
 		t.Errorf("the stop did not say what it waits for:\n%s", in.stdout)
@@ -657,5 +661,8 @@ func TestMainSecondInterruptStopsAtOnce(t *testing.T) {
 		t.Logf("stopped by the second interrupt: %v", err)
 	case <-time.After(10 * time.Second):
 		t.Fatalf("a second interrupt did not stop the emulator:\n%s", stdout)
+	}
+	if _, err := os.Stat(infoFile); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the info file outlived the emulator stopped at once: %v", err)
 	}
 }

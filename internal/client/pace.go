@@ -61,6 +61,9 @@ type classPace struct {
 	// slowestSuccess is the longest a request of the class took from
 	// sending to a 2xx answer.
 	slowestSuccess time.Duration
+	// spent: the latest answer said nothing remains of the window (or
+	// refused), so a wait for answers is a wait for the window.
+	spent bool
 }
 
 // queuePlace is a call's place in its class's queue, taken when its first
@@ -125,6 +128,9 @@ func (p *paced) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	queued := p.clock.Now()
 	tk, forAnswers, err := c.acquire(req.Context(), p.clock, req.Method)
+	if c != p.write {
+		forAnswers = 0 // the warning names slow writes (the fraud filter); reads are answered at once
+	}
 	noteRateWait(req.Context(), c.class, p.clock.Now().Sub(queued), forAnswers, false)
 	if err != nil {
 		return nil, err
@@ -161,8 +167,9 @@ func (e *paceWaitError) Unwrap() []error { return []error{ErrNotSent, e.err} }
 
 // acquire waits until the pacer lets one more request go and the request
 // is the first in the queue, and takes it; forAnswers is how much of the
-// wait only an answer could end. A request that a Retry-After holds past
-// its operation's deadline stops at once.
+// wait only an answer could end while no answer had said the window spent
+// (once one has, the wait is the window's, whatever ends it). A request
+// that a Retry-After holds past its operation's deadline stops at once.
 func (c *classPace) acquire(ctx context.Context, clock Clock, method string) (_ pacing.Ticket, forAnswers time.Duration, _ error) {
 	c.mu.Lock()
 	place := c.join(ctx)
@@ -187,7 +194,7 @@ func (c *classPace) acquire(ctx context.Context, clock Clock, method string) (_ 
 			c.mu.Unlock()
 			return pacing.Ticket{}, forAnswers, &paceWaitError{err: past}
 		}
-		changed := c.changed
+		changed, forAnswer := c.changed, wait == pacing.WaitForAnswer && !c.spent
 		c.mu.Unlock()
 		var expired <-chan time.Time
 		release := func() {}
@@ -205,13 +212,16 @@ func (c *classPace) acquire(ctx context.Context, clock Clock, method string) (_ 
 		case <-expired:
 		case <-ctx.Done():
 			release()
+			if forAnswer {
+				forAnswers += clock.Now().Sub(now)
+			}
 			c.mu.Lock()
 			c.leave(place)
 			c.mu.Unlock()
 			return pacing.Ticket{}, forAnswers, &paceWaitError{err: ctx.Err()}
 		}
 		release()
-		if wait == pacing.WaitForAnswer {
+		if forAnswer {
 			forAnswers += clock.Now().Sub(now)
 		}
 	}
@@ -241,6 +251,7 @@ func (c *classPace) answered(tk pacing.Ticket, sent, now time.Time, resp *http.R
 		c.pacer.Lost(tk)
 		return
 	}
+	c.spent = refused || metered && rl.Remaining == 0
 	a := pacing.Answer{Limit: rl.Limit, Remaining: rl.Remaining, Reset: rl.Reset, RetryAfter: -1, Refused: refused}
 	if d, ok := retryAfter(resp.Header, now); ok {
 		a.RetryAfter = d

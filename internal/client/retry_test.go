@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -296,16 +297,20 @@ func TestUnavailablePastDeadlineFailsAtOnce(t *testing.T) {
 
 // A create that could not connect (nothing listened yet: a service
 // restarting) left nothing on the service, so it is sent again once the
-// service is back, and reaches it exactly once. For its first 300 ms the
-// service's address is a loopback port that refuses connections (a port
+// service is back, and reaches it exactly once. For 300 ms from the first
+// dial the service's address is a loopback port that refuses connections (a port
 // freed and bound again later could be taken meanwhile by another test).
 func TestCreateWaitsForAServiceThatCannotBeReachedYet(t *testing.T) {
 	s, srv := serve(t, step{status: 201, body: linkJSON})
 	refusing := testsupport.ClosedAddr(t)
-	up := time.Now().Add(300 * time.Millisecond)
-	var refused atomic.Int32
+	var (
+		firstDial sync.Once
+		up        time.Time // 300 ms after the first dial
+		refused   atomic.Int32
+	)
 	transport := srv.Client().Transport.(*http.Transport).Clone()
 	transport.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		firstDial.Do(func() { up = time.Now().Add(300 * time.Millisecond) })
 		addr := srv.Listener.Addr().String()
 		if time.Now().Before(up) {
 			addr = refusing

@@ -49,31 +49,39 @@ func TestWaits_untracked(t *testing.T) {
 // A write held until an answer says how much of the allowance remains
 // counts that wait apart from a wait for the window: the warning tells a
 // slow service from a spent window by it. The first write of a new client
-// goes alone and is answered after 300 ms, saying nothing remains for a
-// second; the second waits 300 ms for that answer, then the rest of the
-// second for the window.
+// goes alone and is answered after 300 ms, saying one write remains; the
+// two others wait for that answer (for answers), one of them goes, and
+// its answer says the window is spent: the last waits the rest of the
+// second for the window, not for answers.
 func TestWaits_waitForAnAnswerIsCountedApart(t *testing.T) {
-	s, srv := serve(t, step{status: 201, delay: 300 * time.Millisecond,
-		body:   `{"id":"l1","destination":"https://e/","domainId":"d","slug":"s","shortUrl":"https://s/s"}`,
-		header: map[string]string{"X-RateLimit-Limit": "2", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1"}})
+	link := `{"id":"l1","destination":"https://e/","domainId":"d","slug":"s","shortUrl":"https://s/s"}`
+	s, srv := serve(t,
+		step{status: 201, delay: 300 * time.Millisecond, body: link, header: map[string]string{"X-RateLimit-Limit": "2", "X-RateLimit-Remaining": "1", "X-RateLimit-Reset": "1"}},
+		step{status: 201, body: link, header: map[string]string{"X-RateLimit-Limit": "2", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1"}},
+		step{status: 201, body: link, header: map[string]string{"X-RateLimit-Limit": "2", "X-RateLimit-Remaining": "1", "X-RateLimit-Reset": "1"}},
+	)
 	c := newTestClient(t, srv)
-	first := make(chan error, 1)
-	go func() {
-		_, err := c.CreateLink(context.Background(), CreateLinkInput{Destination: "https://e/", DomainID: "d", Slug: "a"})
-		first <- err
-	}()
+	create := func(ctx context.Context, slug string) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d", Slug: slug})
+			done <- err
+		}()
+		return done
+	}
+	first := create(context.Background(), "a")
 	for s.count() == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	ctx, waits := TrackWaits(context.Background())
-	if _, err := c.CreateLink(ctx, CreateLinkInput{Destination: "https://e/", DomainID: "d", Slug: "b"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-first; err != nil {
-		t.Fatal(err)
+	second, third := create(ctx, "b"), create(ctx, "c")
+	for _, done := range []<-chan error{first, second, third} {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 	sum := waits.Sum()
-	if sum.ForAnswers < 250*time.Millisecond || sum.Total-sum.ForAnswers < 500*time.Millisecond {
-		t.Fatalf("waited %s, %s of it for an answer; want about 300ms for the answer and the rest of the second for the window", sum.Total, sum.ForAnswers)
+	if sum.ForAnswers < 500*time.Millisecond || sum.Total-sum.ForAnswers < 500*time.Millisecond {
+		t.Fatalf("waited %s, %s of it for answers; want about 300ms each for the first answer, and the rest of the second for the window", sum.Total, sum.ForAnswers)
 	}
 }

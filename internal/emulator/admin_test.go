@@ -157,7 +157,7 @@ func TestAdminAPI(t *testing.T) {
 			{`{"rate":1.5,"random":[{"kind":"close"}]}`, "rate 1.5 is not between 0 and 1"},
 			// A fault that could never fire is refused, not kept forever.
 			{`{"script":[{"kind":"close","path":"/api/links/6f9619ff-8b86-d011-b42d-00cf4fc964ff"}]}`, `is not one of the API's path patterns (a link's ID is {id})`},
-			{`{"script":[{"kind":"close","method":"FETCH"}]}`, `is not one of the API's: GET, POST, PATCH, DELETE`},
+			{`{"script":[{"kind":"close","method":"FETCH"}]}`, `is not one of the API's: GET, HEAD, POST, PATCH, DELETE`},
 		} {
 			r := e.admin(t, http.MethodPut, "faults", adminToken, bad.plan, nil)
 			if wantStatus(t, r, http.StatusBadRequest); !strings.Contains(string(r.Body), bad.says) {

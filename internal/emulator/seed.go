@@ -232,7 +232,7 @@ func (s *Server) seedLocked(domainID, prefix string, n int, skipTaken bool) ([]*
 	}
 	// The longest slug the seeding makes must be one the API would take.
 	if last := fmt.Sprintf("%s-%d", prefix, MaxSeededLinks); !slugPattern.MatchString(last) {
-		return nil, fmt.Errorf("prefix %q: the slugs %s-<i> must be slugs the API takes (letters, digits, _ and -, at most 64 characters)", prefix, prefix)
+		return nil, fmt.Errorf("prefix %q: the slugs %s-<i> must be slugs the API takes: letters, digits, _ and -, with room for -%d in 64 characters", prefix, prefix, MaxSeededLinks)
 	}
 	now := s.now().UTC()
 	out := make([]*Link, 0, n)

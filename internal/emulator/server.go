@@ -132,7 +132,7 @@ const (
 // apiPaths and apiMethods are what a fault may be restricted to.
 var (
 	apiPaths   = []string{pathLinks, pathLink, pathExport}
-	apiMethods = []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete}
+	apiMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPatch, http.MethodDelete}
 )
 
 // apiHandler is one API operation, called once the shared checks passed.
