@@ -315,9 +315,7 @@ short links:    curl -i %s/r/%s/<slug>
 var shutdownGrace = 5 * time.Second
 
 func serve(ctx context.Context, ln net.Listener, handler http.Handler, stdout io.Writer) error {
-	// ReadTimeout bounds a request whose body never comes: a stop waits for
-	// every write it has received.
-	server := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute}
+	server := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- server.Serve(ln) }()
 	select {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
@@ -664,5 +665,23 @@ func TestMainSecondInterruptStopsAtOnce(t *testing.T) {
 	}
 	if _, err := os.Stat(infoFile); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the info file outlived the emulator stopped at once: %v", err)
+	}
+}
+
+// A write whose body never comes is not received: the stop does not wait
+// for it.
+func TestRunStopDoesNotWaitForABodyThatNeverComes(t *testing.T) {
+	in := start(t, "-quiet")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(in.info.BaseURL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := fmt.Fprintf(conn, "POST /api/links HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"des", in.info.APIKey); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the server reads the headers and the start of the body
+	if err := in.stop(); err != nil {  // start's stop gives up after 10 s
+		t.Fatal(err)
 	}
 }

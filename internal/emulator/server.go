@@ -1,7 +1,10 @@
 package emulator
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"reflect"
@@ -135,6 +138,11 @@ var (
 	apiMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPatch, http.MethodDelete}
 )
 
+// failedRead ends a body read ahead with the error the read met (none: EOF).
+type failedRead struct{ err error }
+
+func (f failedRead) Read([]byte) (int, error) { return 0, cmp.Or(f.err, io.EOF) }
+
 // apiHandler is one API operation, called once the shared checks passed.
 type apiHandler func(w http.ResponseWriter, r *http.Request, acct string)
 
@@ -205,6 +213,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, handle apiHand
 	rec := &statusRecorder{ResponseWriter: w}
 	rt := routeOf(r)
 	if handle != nil && rt.class() == classWrite {
+		// Received once its body is in: a stop waits for the write, not
+		// for a client that never sends the rest of its body.
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), failedRead{err}))
 		s.writes.Add(1)
 		defer s.writes.Done()
 	}
