@@ -3,6 +3,7 @@ package emulator
 import (
 	"encoding/json"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -259,4 +260,44 @@ func TestAdminAPI(t *testing.T) {
 		wantStatus(t, e.do(t, http.MethodGet, "/api/links", fx.APIKey, nil), http.StatusOK)
 		wantStatus(t, e.admin(t, http.MethodPost, "keys/revoke", adminToken, map[string]any{"key": "nope"}, nil), http.StatusBadRequest)
 	})
+}
+
+// discard is a ResponseWriter that keeps only the size of the body.
+type discard struct {
+	header http.Header
+	n      int
+}
+
+func (d *discard) Header() http.Header         { return d.header }
+func (d *discard) WriteHeader(int)             {}
+func (d *discard) Write(b []byte) (int, error) { d.n += len(b); return len(b), nil }
+
+// A large account's listing is written a link at a time: serving it takes
+// well under the answer's own size in memory (about half of it: the sorted
+// pointers, and what encoding each link takes), where building it whole
+// took the answer's size and more (a copy of every link, and the answer).
+func TestAdminLinksAreStreamed(t *testing.T) {
+	e := newEnvWith(t, Options{Settings: testSettings(), AdminToken: adminToken})
+	if r := e.admin(t, http.MethodGet, "links", adminToken, nil, nil); string(r.Body) != "[]\n" {
+		t.Errorf("GET links with none stored = %q, want []", r.Body)
+	}
+	if _, err := e.srv.FillLinks(e.fx.DomainID, "bulk", 50_000); err != nil {
+		t.Fatal(err)
+	}
+	var all []Link
+	wantStatus(t, e.admin(t, http.MethodGet, "links", adminToken, nil, &all), http.StatusOK)
+	if !sameJSON(all, e.srv.AllLinks()) || len(all) != 50_000 {
+		t.Fatalf("GET links: %d links, not the %d stored, oldest first", len(all), len(e.srv.AllLinks()))
+	}
+
+	req, _ := http.NewRequest(http.MethodGet, "/_emulator/links", nil)
+	req.Header.Set(AdminTokenHeader, adminToken)
+	w := &discard{header: http.Header{}}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	e.srv.ServeHTTP(w, req)
+	runtime.ReadMemStats(&after)
+	if took := after.TotalAlloc - before.TotalAlloc; took > uint64(w.n)*3/4 {
+		t.Errorf("serving %d bytes of links took %d bytes of memory", w.n, took)
+	}
 }

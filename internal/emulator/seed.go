@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -332,13 +333,22 @@ func (s *Server) Links(accountID string) []Link {
 
 // AllLinks returns every stored link of every account, oldest first.
 func (s *Server) AllLinks() []Link {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	links := make([]Link, 0, len(s.st.Links))
-	for _, l := range s.st.Links {
-		links = append(links, l.clone())
+	stored := s.storedLinks()
+	links := make([]Link, len(stored))
+	for i, l := range stored {
+		links[i] = l.clone()
 	}
-	slices.SortFunc(links, func(a, b Link) int { return compareLinks(&a, &b) })
+	return links
+}
+
+// storedLinks is every stored link, oldest first. The links are the
+// stored ones, which no change alters (store), so they may be read after
+// the lock is released.
+func (s *Server) storedLinks() []*Link {
+	s.mu.Lock()
+	links := slices.Collect(maps.Values(s.st.Links))
+	s.mu.Unlock()
+	slices.SortFunc(links, compareLinks)
 	return links
 }
 
