@@ -215,7 +215,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer ln.Close() // when announce fails; Shutdown closes it otherwise
 	info := startInfo{
-		BaseURL: "http://" + ln.Addr().String(), APIKey: fixture.APIKey, ReadKey: fixture.ReadKey, WriteKey: fixture.WriteKey,
+		BaseURL: baseURL(ln.Addr()), APIKey: fixture.APIKey, ReadKey: fixture.ReadKey, WriteKey: fixture.WriteKey,
 		DomainID: fixture.DomainID, DomainHost: fixture.DomainHost, AccountID: fixture.AccountID, AdminToken: o.adminToken,
 	}
 	if err := announce(stdout, o.infoFile, info); err != nil {
@@ -383,4 +383,15 @@ func randomToken() string {
 		panic(err)
 	}
 	return fmt.Sprintf("%x", b)
+}
+
+// baseURL is where a client on this machine reaches the listener: an
+// address that listens on every interface (-addr :8080) is no address to
+// send requests to, so it is named localhost.
+func baseURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if ip := net.ParseIP(host); err == nil && ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }

@@ -685,3 +685,18 @@ func TestRunStopDoesNotWaitForABodyThatNeverComes(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An emulator listening on every interface prints an address a client can
+// send to, not http://[::]:PORT.
+func TestRunOnEveryInterfaceNamesLocalhost(t *testing.T) {
+	in := start(t, "-addr", ":0")
+	if !strings.HasPrefix(in.info.BaseURL, "http://localhost:") {
+		t.Fatalf("base URL %q, want http://localhost:PORT", in.info.BaseURL)
+	}
+	if !strings.Contains(in.stdout.String(), in.info.BaseURL) {
+		t.Errorf("start-up text does not name %s:\n%s", in.info.BaseURL, in.stdout)
+	}
+	if status, body := in.call(t, http.MethodGet, "/api/links", in.info.APIKey, nil); status != http.StatusOK {
+		t.Errorf("GET /api/links at %s: %d %s", in.info.BaseURL, status, body)
+	}
+}
