@@ -45,7 +45,7 @@ func (s *Server) serveShortLink(w http.ResponseWriter, r *http.Request) {
 // rootNotFound answers a browser opened at the emulator's address: no short
 // link is there, and it says where what is.
 const rootNotFound = `404: no short link here. This is the short-link service emulator:
-  the API        /api/links, /api/analytics/export (with the API key printed at start, as a Bearer token)
+  the API        ` + pathLinks + `, ` + pathExport + ` (with the API key printed at start, as a Bearer token)
   short links    /r/<domain host>/<slug>
   the admin API  /_emulator/ (with the admin token printed at start)
 EMULATOR.md in the provider's repository says the rest.`
