@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // journaled starts an emulator on a data file in a fresh directory, with
@@ -145,12 +147,114 @@ func TestJournal_foldedWhenLong(t *testing.T) {
 		t.Fatalf("the journal holds %d lines, want 999", n)
 	}
 	wantStatus(t, e.visit(t, "go.example.test", "clicked", ""), http.StatusFound)
+	e.srv.folds.Wait()
 	if n := journalLines(t, file); n != 0 {
 		t.Fatalf("the journal holds %d lines after its 1000th change, want it folded into the snapshot", n)
 	}
 	if _, clicks := reload(t, file).export(t, ""); len(clicks) != 999 {
 		t.Errorf("after the reload the export holds %d clicks, want 999", len(clicks))
 	}
+}
+
+// heldFold makes the next fold wait, once its snapshot is written, until
+// the returned release is called.
+func heldFold(t *testing.T, e *env) (written <-chan struct{}, release func()) {
+	t.Helper()
+	wrote, held := make(chan struct{}), make(chan struct{})
+	e.srv.mu.Lock()
+	e.srv.writeFold = func(dataFile string, st *store) (string, error) {
+		tmp, err := writeStoreBeside(dataFile, st)
+		close(wrote)
+		<-held
+		return tmp, err
+	}
+	e.srv.mu.Unlock()
+	var once sync.Once
+	release = func() { once.Do(func() { close(held) }) }
+	t.Cleanup(release)
+	return wrote, release
+}
+
+// within fails the test unless do returns within 10 s: a request that the
+// fold holds would not.
+func within(t *testing.T, what string, do func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); do() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s waited for the fold", what)
+	}
+}
+
+// foldNow makes enough changes for the journal to be folded: visits of a
+// link of its own.
+func foldNow(t *testing.T, e *env) {
+	t.Helper()
+	e.create(t, "https://example.com/clicked", "slug", "clicked")
+	for range 999 {
+		wantStatus(t, e.visit(t, "go.example.test", "clicked", ""), http.StatusFound)
+	}
+}
+
+// A fold is written in the background: requests go on meanwhile (a million
+// links took ten seconds to write, and every request waited). Until it is
+// in place the old snapshot and the whole journal hold every change; once
+// it is, the journal holds only the changes made while it was written.
+func TestJournal_foldHoldsNoRequest(t *testing.T) {
+	e, file := journaled(t, 10)
+	written, release := heldFold(t, e)
+	within(t, "the change that began the fold", func() { foldNow(t, e) })
+	<-written
+	var made map[string]any
+	within(t, "a create", func() { made = e.create(t, "https://example.com/during", "slug", "during") })
+	within(t, "a list", func() { e.list(t) })
+	within(t, "a visit", func() { wantStatus(t, e.visit(t, "go.example.test", "during", ""), http.StatusFound) })
+
+	// A crash now: the old snapshot and the whole journal.
+	if got := reload(t, file); len(got.list(t)) != 12 || len(got.srv.Clicks(e.fx.AccountID)) != 1000 {
+		t.Fatalf("a reload during the fold lists %d links and %d clicks, want 12 and 1000", len(got.list(t)), len(got.srv.Clicks(e.fx.AccountID)))
+	}
+	release()
+	e.srv.folds.Wait()
+	if err := e.srv.PersistError(); err != nil {
+		t.Fatal(err)
+	}
+	if n := journalLines(t, file); n != 2 {
+		t.Fatalf("after the fold the journal holds %d lines, want the create and the visit made during it", n)
+	}
+	again := reload(t, file)
+	if links := again.list(t); len(links) != 12 || str(links[11]["id"]) != str(made["id"]) || len(again.srv.Clicks(e.fx.AccountID)) != 1000 {
+		t.Fatalf("after the fold a reload lists %d links and %d clicks, want 12 (the last %s) and 1000", len(links), len(again.srv.Clicks(e.fx.AccountID)), made["id"])
+	}
+	// The next change goes to the new journal, not the file it replaced.
+	e.create(t, "https://example.com/after", "slug", "after")
+	if n := journalLines(t, file); n != 3 {
+		t.Fatalf("after one more change the journal holds %d lines, want 3", n)
+	}
+}
+
+// A snapshot written while a fold is written (an admin change, whose change
+// no journal line describes) is newer: the fold, done later, does not put
+// its own in its place.
+func TestJournal_aNewerSnapshotOutlivesTheFold(t *testing.T) {
+	e, file := journaled(t, 10)
+	written, release := heldFold(t, e)
+	foldNow(t, e)
+	<-written
+	if err := e.srv.SetMonthlyQuota(e.fx.AccountID, 3); err != nil { // the fold's create and the next made: one more may be
+		t.Fatal(err)
+	}
+	e.create(t, "https://example.com/after-the-admin-change")
+	release()
+	e.srv.folds.Wait()
+	again := reload(t, file)
+	if len(again.list(t)) != 12 {
+		t.Fatalf("a reload lists %d links, want 12", len(again.list(t)))
+	}
+	wantStatus(t, again.do(t, http.MethodPost, "/api/links", again.fx.APIKey, again.createBody("https://example.com/last")), http.StatusCreated)
+	wantError(t, again.do(t, http.MethodPost, "/api/links", again.fx.APIKey, again.createBody("https://example.com/over")), http.StatusPaymentRequired, "link_quota", "")
 }
 
 // Another client's changes (the churn switch) are journaled as a client's

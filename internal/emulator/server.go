@@ -40,6 +40,15 @@ type Server struct {
 	// to it; journalLines, how many lines it holds (journal.go).
 	journal      *os.File
 	journalLines int
+	// folding: a fold is being written in the background; linesSinceFold,
+	// the journal's lines since it copied the store; snapshots numbers the
+	// snapshots begun, savedSnapshot the latest in the data file's place;
+	// folds, the fold under way, which Close waits for.
+	folding                  bool
+	linesSinceFold           [][]byte
+	snapshots, savedSnapshot int64
+	folds                    sync.WaitGroup
+	writeFold                func(dataFile string, st *store) (tmpPath string, err error) // writeStoreBeside; tests hold it
 	// writes counts the API writes under way: Close waits for them, so
 	// that a write received before a stop is carried out, however long
 	// its filter takes.
@@ -86,6 +95,7 @@ func New(opts Options) (*Server, error) {
 		limiter:      newRateLimiter(),
 		faults:       newFaultInjector(),
 		counters:     newCounters(),
+		writeFold:    writeStoreBeside,
 	}
 	s.mux = s.routes()
 	return s, nil

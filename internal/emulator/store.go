@@ -294,27 +294,73 @@ func loadStore(path string) (*store, error) {
 // directory, synced, then renamed over the old one, so a crash leaves either
 // the old or the new store and never half of one.
 func saveStore(path string, st *store) error {
+	tmp, err := writeStoreBeside(path, st)
+	if err != nil {
+		return err
+	}
+	return replaceWith(tmp, path)
+}
+
+// writeStoreBeside writes the store to a new file, synced, in path's
+// directory, for replaceWith to put in path's place.
+func writeStoreBeside(path string, st *store) (tmpPath string, err error) {
 	b, err := json.Marshal(st)
 	if err != nil {
-		return err
+		return "", err
 	}
+	return writeBeside(path, b)
+}
+
+// writeBeside writes b to a new file in path's directory and syncs it.
+func writeBeside(path string, b []byte) (tmpPath string, err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
 	if err != nil {
+		return "", err
+	}
+	if _, err = tmp.Write(b); err == nil {
+		err = tmp.Sync()
+	}
+	if closeErr := tmp.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
+}
+
+// replaceWith renames tmpPath over path, or removes it when it cannot.
+func replaceWith(tmpPath, path string) error {
+	if err := os.Rename(tmpPath, path); err != nil {
+		_ = os.Remove(tmpPath)
 		return err
 	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
+	return nil
+}
+
+// copyToSave is what saveStore writes of st, apart from st: the links are
+// never changed in place (store) and clicks are only appended, so only the
+// maps and the records changed in place are copied. A million links take
+// a fraction of a second to copy, and seconds to write.
+func (st *store) copyToSave() *store {
+	c := *st
+	c.Links = maps.Clone(st.Links)
+	c.Clicks = st.Clicks[:len(st.Clicks):len(st.Clicks)]
+	c.Accounts = make(map[string]*Account, len(st.Accounts))
+	for id, a := range st.Accounts {
+		copied := *a
+		copied.CreatedByMonth = maps.Clone(a.CreatedByMonth)
+		c.Accounts[id] = &copied
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	c.Keys = make(map[string]*APIKey, len(st.Keys))
+	for k, key := range st.Keys {
+		copied := *key
+		c.Keys[k] = &copied
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	c.Domains = maps.Clone(st.Domains) // never changed once made
+	c.bySlug, c.byAccount = nil, nil
+	return &c
 }
 
 func newID() string { return uuid.NewString() }
