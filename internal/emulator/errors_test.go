@@ -357,6 +357,7 @@ func TestInvalidRequest(t *testing.T) {
 		{"create javascript destination", "POST", "/api/links", map[string]any{"destination": "javascript:alert(1)", "domainId": dom}, "destination"},
 		{"create destination without host", "POST", "/api/links", map[string]any{"destination": "https:///path", "domainId": dom}, "destination"},
 		{"create destination too long", "POST", "/api/links", map[string]any{"destination": "https://example.com/" + strings.Repeat("a", 2030), "domainId": dom}, "destination"},
+		{"create destination of 2049 characters", "POST", "/api/links", map[string]any{"destination": "https://example.com/" + strings.Repeat("é", 2049-20), "domainId": dom}, "destination"},
 		{"create destination wrong type", "POST", "/api/links", map[string]any{"destination": 42, "domainId": dom}, "destination"},
 		{"create destination null", "POST", "/api/links", map[string]any{"destination": nil, "domainId": dom}, "destination"},
 		{"create unknown field", "POST", "/api/links", create("title", "Spring"), "title"},

@@ -110,7 +110,7 @@ func requireDestination(v *string) (string, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "HTTP" && u.Scheme != "HTTPS") || u.Host == "" {
 		return "", requestError{"destination", "must be an absolute http or https URL"}
 	}
-	if len(*v) > 2048 {
+	if utf8.RuneCountInString(*v) > 2048 { // as the message says, and the provider counts
 		return "", requestError{"destination", "must be at most 2048 characters"}
 	}
 	return *v, nil

@@ -103,6 +103,16 @@ func TestCreateCanonical(t *testing.T) {
 	})
 }
 
+// A destination's bound counts characters, as its message says and as the
+// provider checks it at plan time: 2,048 of them in more bytes are taken.
+func TestCreateDestinationOf2048CharactersInMoreBytes(t *testing.T) {
+	e := newEnv(t)
+	long := "https://example.com/" + strings.Repeat("é", 2048-20)
+	if got := str(e.create(t, long)["destination"]); got != long {
+		t.Errorf("destination = %d characters, want the %d sent", len([]rune(got)), len([]rune(long)))
+	}
+}
+
 func TestListOldestFirst(t *testing.T) {
 	e := newEnv(t)
 	if got := e.do(t, http.MethodGet, "/api/links", e.fx.APIKey, nil); got.Status != http.StatusOK || strings.TrimSpace(string(got.Body)) != "[]" {
