@@ -17,6 +17,7 @@ import (
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/links"
+	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
 )
 
 // serviceFieldAttributes maps the service's field names, as they appear in
@@ -672,6 +673,23 @@ func addLinkGone(diags *diag.Diagnostics, id, shortURL string) {
 	diags.AddWarning("Link no longer exists",
 		fmt.Sprintf("The link %s (%s) is no longer on the service; it was probably deleted outside Terraform. It is removed from the state. "+
 			"If the configuration still declares it, the plan creates a new link: a new ID, no click history, and a new short URL unless slug is set.", id, shortURL))
+}
+
+// addNotRefreshedListingsShifted warns that every listing missed the link
+// while links were being deleted, so that none can say it is gone: the
+// state keeps it as recorded.
+func addNotRefreshedListingsShifted(diags *diag.Diagnostics, id, shortURL string) {
+	diags.AddWarning("Link not refreshed",
+		fmt.Sprintf("The link %s (%s) was missing from %d listings of the account, but links were being deleted while each was taken, which shifts the service's pages past a link: "+
+			"it may still be there. The plan uses it as last recorded in the state. If it was deleted, a run once those deletions are over removes it from the state.", id, shortURL, snapshot.MaxLooks))
+}
+
+// addListingsShifted warns that what a list returns may lack links: every
+// listing saw links deleted while it was taken.
+func addListingsShifted(diags *diag.Diagnostics) {
+	diags.AddWarning("Links may be missing",
+		fmt.Sprintf("Links were being deleted while each of %d listings of the account was taken, which shifts the service's pages past links: "+
+			"this holds every link those listings found, and a link that was there throughout may still be missing from it. Run again once those deletions are over.", snapshot.MaxLooks))
 }
 
 // addDeletedBeforeChange reports a change of destination whose link was

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/links"
+	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
 	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
 )
 
@@ -79,6 +81,9 @@ func (r *linkListResource) List(ctx context.Context, req list.ListRequest, strea
 			push(list.ListResult{Diagnostics: diags})
 			return
 		}
+		if len(diags) > 0 && !push(list.ListResult{Diagnostics: diags}) { // warnings: first, so that a limit does not drop them
+			return
+		}
 		sent, more := pushMatches(ctx, req, links, filter, push)
 		if more && sent == 0 && filter.domainID != "" && !filter.domainListed(links) {
 			push(list.ListResult{Diagnostics: noLinkOnDomain(filter.domainID, links.Len())})
@@ -87,9 +92,10 @@ func (r *linkListResource) List(ctx context.Context, req list.ListRequest, strea
 }
 
 // listed reads the filters and, when they can match, the account's links
-// from the shared listing: every link, as shortlink_links lists them (two
-// listings of a paged account, so that a link another client's deletes
-// shifted between two pages of one is still found).
+// from the shared listing: every link, as shortlink_links lists them (the
+// listings of a paged account until one skipped none, so that a link
+// another client's deletes shifted between two pages of one is still
+// found; a warning when none did).
 func (r *linkListResource) listed(ctx context.Context, config tfsdk.Config) (client.Listing, linkFilter, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	filter := linkFilterFrom(ctx, config, r.now(), &diags)
@@ -97,6 +103,10 @@ func (r *linkListResource) listed(ctx context.Context, config tfsdk.Config) (cli
 		return nil, filter, diags
 	}
 	links, err := r.data.listing.Links(ctx)
+	if errors.Is(err, snapshot.ErrListingsShifted) {
+		addListingsShifted(&diags)
+		err = nil
+	}
 	if err != nil {
 		addOperationError(&diags, r.data.client, "list the links", err)
 	}

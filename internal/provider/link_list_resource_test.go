@@ -419,22 +419,44 @@ func TestListResource_oneListingOfManyPages(t *testing.T) {
 // Another client that deletes its links while the account is listed by
 // offset shifts the rest toward the start, and one link falls between
 // each two pages: every link that was there throughout is still listed.
+// The account is listed until a listing shows no deletes under way; where
+// four do not, the stream opens with a warning that links may be missing.
 func TestListResource_othersDeletingMeanwhileHideNoLink(t *testing.T) {
-	e := newTestEnv(t, func(s *emulator.Settings) { s.Variants.Paging, s.Variants.PageSize = "offset", 100 })
-	if err := e.srv.AddOtherClientLinks(e.fx.AccountID, 300); err != nil {
-		t.Fatal(err)
-	}
-	want := seededIDs(t, e, e.fx.DomainID, "mine", 500)
-	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Churn = emulator.Churn{Delete: 3} }); err != nil {
-		t.Fatal(err)
-	}
-	c := newListClient(t)
-	c.configure(e.url, e.fx.APIKey)
-	got := c.ids(c.list(listRequest{limit: 1000, filters: map[string]tftypes.Value{"slug_prefix": str("mine-")}}))
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) { // each once: the union has no link twice
-		t.Fatalf("listed %d links; want the %d that were there throughout, each once", len(got), len(want))
+	for name, tc := range map[string]struct {
+		others int // the other client deletes 3 before each page but the first: 21 per listing of 8 pages
+		warns  bool
+	}{
+		"deletes that end":  {others: 30},
+		"deletes all along": {others: 300, warns: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newTestEnv(t, func(s *emulator.Settings) { s.Variants.Paging, s.Variants.PageSize = "offset", 100 })
+			if err := e.srv.AddOtherClientLinks(e.fx.AccountID, tc.others); err != nil {
+				t.Fatal(err)
+			}
+			want := seededIDs(t, e, e.fx.DomainID, "mine", 500)
+			if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Churn = emulator.Churn{Delete: 3} }); err != nil {
+				t.Fatal(err)
+			}
+			c := newListClient(t)
+			c.configure(e.url, e.fx.APIKey)
+			results := c.list(listRequest{limit: 1000, filters: map[string]tftypes.Value{"slug_prefix": str("mine-")}})
+			if warned := len(results) > 0 && len(results[0].Diagnostics) > 0; warned != tc.warns {
+				t.Fatalf("the stream opens with a warning: %v, want %v (%d list requests)", warned, tc.warns, e.srv.Count(http.MethodGet, "/api/links"))
+			}
+			if tc.warns {
+				if d := results[0].Diagnostics; len(d) != 1 || d[0].Severity != tfprotov6.DiagnosticSeverityWarning || d[0].Summary != "Links may be missing" {
+					t.Fatalf("first result: %v, want the warning that links may be missing", diagnosticsText(d))
+				}
+				results = results[1:]
+			}
+			got := c.ids(results)
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) { // each once: the union has no link twice
+				t.Fatalf("listed %d links; want the %d that were there throughout, each once", len(got), len(want))
+			}
+		})
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 	"github.com/shortlink/terraform-provider-shortlink/internal/planmodify"
+	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
 	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
 )
 
@@ -333,6 +334,10 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		addLinkGone(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString())
 		resp.State.RemoveResource(ctx)
 		return
+	}
+	if errors.Is(err, snapshot.ErrListingsShifted) {
+		addNotRefreshedListingsShifted(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString())
+		return // kept as recorded: planning to create a link that may be there would make it twice
 	}
 	if err != nil {
 		addRefreshError(&resp.Diagnostics, r.data.client, "read the link "+state.ID.ValueString(), err)

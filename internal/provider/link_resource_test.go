@@ -33,6 +33,7 @@ import (
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
+	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
 	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
@@ -488,6 +489,131 @@ resource "shortlink_link" "many" {
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
+}
+
+// TestAccLink_refreshWhileABulkDeleteRuns: another client deletes two of
+// its links before every page of every listing, so each listing shifts past
+// the same links of ours, the second as the first did. A refresh keeps
+// looking until a listing shows no deletes under way, or keeps the link as
+// recorded with a warning; it never plans to make again a link that is
+// there (one without a slug would then be made twice).
+func TestAccLink_refreshWhileABulkDeleteRuns(t *testing.T) {
+	e := newTestEnv(t, func(s *emulator.Settings) { s.Variants.Paging, s.Variants.PageSize = "offset", 5 })
+	others := func(n int) func() {
+		return func() {
+			if err := e.srv.AddOtherClientLinks(e.fx.AccountID, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	link := func(name string) string {
+		return fmt.Sprintf(`
+resource "shortlink_link" %q {
+  domain_id   = %q
+  destination = "https://example.com/%s"
+}
+`, name, e.fx.DomainID, name)
+	}
+	one, both := e.config(link("m12")), e.config(link("m12")+link("m14"))
+	made := func(name string) int {
+		n := 0
+		for _, l := range e.srv.Links(e.fx.AccountID) {
+			if l.Destination == "https://example.com/"+name {
+				n++
+			}
+		}
+		return n
+	}
+	others(12)()
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{
+			{Config: one},                        // the 13th link
+			{PreConfig: others(1), Config: both}, // the 15th
+			{
+				PreConfig: func() {
+					others(8)()
+					if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Churn = emulator.Churn{Delete: 2} }); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: both,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				PreConfig: func() {
+					if m12, m14 := made("m12"), made("m14"); m12 != 1 || m14 != 1 {
+						t.Errorf("the account holds %d links to m12 and %d to m14, want one each", m12, m14)
+					}
+					if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Churn = emulator.Churn{} }); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: both,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
+}
+
+// TestAccLink_refreshKeepsALinkNoListingCanSettle: a link deleted outside
+// Terraform while another client's bulk delete shifts every listing cannot
+// be told from one every listing skipped: the refresh keeps it as recorded
+// (with a warning) rather than plan to make it again. Once the deletes end,
+// a refresh finds it gone and the plan makes it anew.
+func TestAccLink_refreshKeepsALinkNoListingCanSettle(t *testing.T) {
+	e := newTestEnv(t, func(s *emulator.Settings) { s.Variants.Paging, s.Variants.PageSize = "offset", 25 })
+	const others = 1500 // 59 deleted in each listing: enough for every listing of the plan to shift
+	if err := e.srv.AddOtherClientLinks(e.fx.AccountID, others); err != nil {
+		t.Fatal(err)
+	}
+	config := e.config(fmt.Sprintf(`
+resource "shortlink_link" "doomed" {
+  domain_id   = %q
+  destination = "https://example.com/doomed"
+}
+`, e.fx.DomainID))
+	churn := func(c emulator.Churn) {
+		if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Churn = c }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					for _, l := range e.srv.Links(e.fx.AccountID) {
+						if l.Destination == "https://example.com/doomed" {
+							if err := e.srv.DeleteLinkOutOfBand(l.ID); err != nil {
+								t.Fatal(err)
+							}
+						}
+					}
+					churn(emulator.Churn{Delete: 1})
+				},
+				Config:   config,
+				PlanOnly: true, // fails on any planned change: here, making the link again
+			},
+			{
+				PreConfig: func() {
+					if n := e.srv.LinkCount(e.fx.AccountID); n > others-snapshot.MaxLooks*50 {
+						t.Errorf("the account still holds %d links: the other client's deletes did not shift every listing, so this test proved nothing", n)
+					}
+					churn(emulator.Churn{})
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("shortlink_link.doomed", plancheck.ResourceActionCreate)},
 				},
 			},
 		},

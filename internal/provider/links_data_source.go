@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
 	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
 )
 
@@ -106,6 +108,10 @@ func (d *linksDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		return
 	}
 	links, err := d.data.listing.Links(ctx)
+	if errors.Is(err, snapshot.ErrListingsShifted) {
+		addListingsShifted(&resp.Diagnostics)
+		err = nil
+	}
 	if err != nil {
 		addOperationError(&resp.Diagnostics, d.data.client, "list the links", err)
 		return

@@ -10,11 +10,12 @@
 // another client deletes links while we follow the pages, the later pages
 // shift and one link falls between two of them. Terraform takes a link that
 // a Read does not find as deleted and plans to create it again, so a link
-// missing from one listing is confirmed missing by a second listing, started
-// after the first ended, before it is reported missing. Misses share that
-// listing: concurrent misses cost one more listing, not one per link. A link
-// this provider deleted itself needs no confirmation. Links, for the same
-// reason, returns the union of two listings.
+// missing from one listing is confirmed missing by a later listing, started
+// after it ended and holding every link it held (missSettled), before it is
+// reported missing. Misses share those listings: concurrent misses cost the
+// same listings, not more per link. A link this provider deleted itself
+// needs no confirmation. Links, for the same reason, returns the union of
+// the listings it takes.
 //
 // An account can hold a million links: a listing is kept as the client
 // reads it (a compact client.LinkSet), and this provider's writes are laid
@@ -98,13 +99,15 @@ func New(list ListFunc, lifetime time.Duration) *Snapshot {
 	return &Snapshot{list: list, lifetime: lifetime, now: time.Now, removed: map[string]bool{}}
 }
 
-// Links returns every link: the union of a fresh listing and a second one
-// started after it, so that a link one of them skipped is still returned
-// (links only the first lists come last). Links this provider removed
-// meanwhile are left out. The second listing, shared with concurrent
-// calls, becomes the current one. A listing the service gave in one answer
-// skipped nothing, and is returned alone. A union made since the last
-// write or listing is returned again while fresh.
+// Links returns every link: the union of a fresh listing and the ones
+// started after it, until one holds every link of the one before
+// (missSettled: no link was deleted while that one was taken, so it
+// skipped none), at most MaxLooks, after which it returns their union with
+// ErrListingsShifted; links only the earlier ones list come first. Links this provider removed meanwhile are left out. The last
+// listing, shared with concurrent calls, becomes the current one. A
+// listing the service gave in one answer skipped nothing, and is returned
+// alone. A union made since the last write or listing is returned again
+// while fresh.
 func (s *Snapshot) Links(ctx context.Context) (client.Listing, error) {
 	if s.lifetime <= 0 {
 		return s.linksUnshared(ctx)
@@ -116,43 +119,70 @@ func (s *Snapshot) Links(ctx context.Context) (client.Listing, error) {
 		return whole, nil
 	}
 	s.mu.Unlock()
-	first, after, err := s.fresh(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if v, ok := first.(*view); ok && v.base.OneAnswer() {
-		return first, nil // no page boundary for a link to fall between
-	}
-	if err := s.await(ctx, after); err != nil {
+	if err := s.ensureFresh(ctx); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
-	second, removed := s.cur, maps.Clone(s.removed)
+	last, after := s.cur, s.generation
 	s.mu.Unlock()
-	// A link only the first listing has and that we deleted is gone, not
-	// skipped by the second one.
-	whole := union(second, first, removed)
+	if last.base.OneAnswer() {
+		return last, nil // no page boundary for a link to fall between
+	}
+	var earlier []client.Listing
+	var unsettled error
+	for looks := 2; ; looks++ {
+		if err := s.await(ctx, after); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		prev := last
+		last, after = s.cur, s.generation
+		s.mu.Unlock()
+		earlier = append(earlier, prev)
+		if missSettled(prev.base, last.base) {
+			break
+		}
+		if looks == MaxLooks {
+			unsettled = ErrListingsShifted
+			break
+		}
+	}
 	s.mu.Lock()
-	if s.cur == second {
-		s.whole, s.wholeOf = whole, second
+	removed := maps.Clone(s.removed)
+	s.mu.Unlock()
+	// A link only an earlier listing has and that we deleted is gone, not
+	// skipped by the last.
+	whole := union(last, earlier, removed)
+	s.mu.Lock()
+	if s.cur == last && unsettled == nil {
+		s.whole, s.wholeOf = whole, last
 	}
 	s.mu.Unlock()
-	return whole, nil
+	return whole, unsettled
 }
 
 func (s *Snapshot) linksUnshared(ctx context.Context) (client.Listing, error) {
-	first, err := s.list(ctx)
+	last, err := s.list(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if first.OneAnswer() {
-		return first, nil
+	if last.OneAnswer() {
+		return last, nil
 	}
-	second, err := s.list(ctx)
-	if err != nil {
-		return nil, err
+	var earlier []client.Listing
+	for looks := 2; ; looks++ {
+		prev := last
+		if last, err = s.list(ctx); err != nil {
+			return nil, err
+		}
+		earlier = append(earlier, prev)
+		if missSettled(prev, last) {
+			return union(last, earlier, nil), nil
+		}
+		if looks == MaxLooks {
+			return union(last, earlier, nil), ErrListingsShifted
+		}
 	}
-	return union(second, first, nil), nil
 }
 
 // Get returns one link; ok is false when the account has no such link. A
@@ -190,8 +220,21 @@ func (s *Snapshot) fresh(ctx context.Context) (client.Listing, uint64, error) {
 	return s.cur, s.generation, nil
 }
 
+// ErrListingsShifted is the answer of find and Links when links were
+// deleted while each listing was taken: a listing may then have skipped a
+// link, and the service cannot be asked for one link. Links returns what
+// its listings found with it.
+var ErrListingsShifted = errors.New("links were being deleted while each listing of the account was taken, which shifts the service's pages past links, " +
+	"so a link missing from them all may still be there; run again once those deletions are over")
+
+// MaxLooks bounds the listings a miss may take: two when no link is deleted
+// while they are taken, one more for each that saw deletions under way.
+const MaxLooks = 4
+
 // find looks for a link with lookup. id, when set, is the one ID lookup
 // finds: its absence needs no confirmation if this provider removed it.
+// A miss is a link's absence only once a later listing holds every link of
+// the listing that missed it (missSettled); else it is looked for again.
 func (s *Snapshot) find(ctx context.Context, lookup func(client.Listing) (client.Link, bool), id string) (client.Link, bool, error) {
 	if s.lifetime <= 0 {
 		return s.findUnshared(ctx, lookup)
@@ -199,35 +242,59 @@ func (s *Snapshot) find(ctx context.Context, lookup func(client.Listing) (client
 	if err := s.ensureFresh(ctx); err != nil {
 		return client.Link{}, false, err
 	}
-	s.mu.Lock()
-	l, ok := lookup(s.cur)
-	sure, after := ok || (id != "" && s.removed[id]), s.generation
-	s.mu.Unlock()
-	if sure {
-		return l, ok, nil
+	var missedBy *client.LinkSet
+	for looks := 1; ; looks++ {
+		s.mu.Lock()
+		l, ok := lookup(s.cur)
+		sure, listed, after := ok || (id != "" && s.removed[id]), s.cur.base, s.generation
+		s.mu.Unlock()
+		switch {
+		case sure || missedBy != nil && missSettled(missedBy, listed):
+			return l, ok, nil
+		case looks == MaxLooks:
+			return client.Link{}, false, ErrListingsShifted
+		}
+		missedBy = listed
+		if err := s.await(ctx, after); err != nil {
+			return client.Link{}, false, err
+		}
 	}
-	if err := s.await(ctx, after); err != nil {
-		return client.Link{}, false, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	l, ok = lookup(s.cur)
-	return l, ok, nil
 }
 
-// findUnshared looks for a link in a listing, and in a second one if the
-// first lacks it.
+// findUnshared looks for a link in a listing, and in the next ones as find
+// does.
 func (s *Snapshot) findUnshared(ctx context.Context, lookup func(client.Listing) (client.Link, bool)) (client.Link, bool, error) {
-	for range 2 {
-		links, err := s.list(ctx)
+	var missedBy *client.LinkSet
+	for range MaxLooks {
+		listed, err := s.list(ctx)
 		if err != nil {
 			return client.Link{}, false, err
 		}
-		if l, ok := lookup(links); ok {
-			return l, true, nil
+		if l, ok := lookup(listed); ok || missedBy != nil && missSettled(missedBy, listed) {
+			return l, ok, nil
+		}
+		missedBy = listed
+	}
+	return client.Link{}, false, ErrListingsShifted
+}
+
+// missSettled is whether a link that missedBy lacked is absent, now that a
+// listing started after it ended lacks it too. With offset paging a link
+// falls between two pages when links before it are deleted while the
+// listing is taken, and those links were in it (they stood before the
+// link on the pages already read): a later listing that holds every link
+// of missedBy shows that none was, so missedBy skipped nothing. A listing
+// the service gave in one answer has no pages to skip a link between.
+func missSettled(missedBy, later *client.LinkSet) bool {
+	if missedBy.OneAnswer() {
+		return true
+	}
+	for l := range missedBy.All() {
+		if _, ok := later.Get(l.ID); !ok {
+			return false
 		}
 	}
-	return client.Link{}, false, nil
+	return true
 }
 
 // Mark is a point among the snapshot's listings: Since waits for one
@@ -481,17 +548,19 @@ func (v *view) BySlug(domainID, slug string) (client.Link, bool) {
 	return client.Link{}, false
 }
 
-// union returns each link of either listing once, in first's order then
-// second's, as second has it when both do; links of first that this
-// provider removed are left out.
-func union(second, first client.Listing, removed map[string]bool) *client.LinkSet {
+// union returns each link of the listings once, in the earlier ones' order
+// then last's, as the latest listing that has it has it; links of the
+// earlier ones that this provider removed are left out.
+func union(last client.Listing, earlier []client.Listing, removed map[string]bool) *client.LinkSet {
 	out := client.NewLinkSet()
-	for l := range first.All() {
-		if !removed[l.ID] {
-			out.Add(&l)
+	for _, listing := range earlier {
+		for l := range listing.All() {
+			if !removed[l.ID] {
+				out.Add(&l)
+			}
 		}
 	}
-	for l := range second.All() {
+	for l := range last.All() {
 		out.Add(&l)
 	}
 	return out

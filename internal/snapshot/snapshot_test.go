@@ -348,11 +348,13 @@ func TestSnapshotPutAndRemoveNeedNoListing(t *testing.T) {
 	expectMissing(t, s, "b", "a removed link")
 	s.Remove("nope") // removing an unknown link is harmless
 	checkCalls(t, svc, 1)
-	// Links alone lists, to confirm.
+	// Links alone lists, to confirm: twice, since b, in the first listing,
+	// is not in the second (a delete, ours or not, shifts a listing taken
+	// meanwhile).
 	if got := linkIDs(t, s); !reflect.DeepEqual(got, []string{"a", "c"}) {
 		t.Errorf("Links = %v, want [a c]", got)
 	}
-	checkCalls(t, svc, 2)
+	checkCalls(t, svc, 3)
 }
 
 // A link ID that is a UUID is found in any case, and the provider's own
@@ -441,7 +443,9 @@ func TestSnapshotWritesDuringListingAreReplayed(t *testing.T) {
 			if got := linkIDs(t, s); !reflect.DeepEqual(got, []string{"a", "c", "d"}) {
 				t.Errorf("Links = %v, want [a c d]", got)
 			}
-			checkCalls(t, svc, map[bool]int{false: 2, true: 3}[stale])
+			// b, removed while the first listing was taken, is in it and not
+			// in the second: a third shows that one skipped nothing.
+			checkCalls(t, svc, map[bool]int{false: 3, true: 4}[stale])
 
 			// The journal is spent: the next listing is not patched by it.
 			svc.set(func(svc *service) {
@@ -670,7 +674,9 @@ func TestSnapshotLinksOrder(t *testing.T) {
 	if l, _ := links.Get("a"); l.Destination != "https://example.com/a2" {
 		t.Errorf("Links' a = %+v after a later put", l)
 	}
-	checkCalls(t, svc, 4) // two for the first Links, one each for the others
+	// Two for the first Links; three for the second, since c went between
+	// its first two listings; none for the third, served again.
+	checkCalls(t, svc, 5)
 }
 
 func TestSnapshotConcurrentReadsAndWrites(t *testing.T) {
@@ -716,6 +722,58 @@ func TestSnapshotMissIsConfirmed(t *testing.T) {
 	mustGet(t, s, "a")
 	mustGet(t, s, "x")
 	checkCalls(t, svc, 2)
+}
+
+// deleteOnePerListing makes another client delete the oldest of the links
+// named in turn while each listing is taken (after it read them), as a
+// bulk delete under way does: each listing holds a link the next lacks.
+func (s *service) deleteOnePerListing(ids ...string) {
+	s.during = func() {
+		s.set(func(s *service) {
+			if len(ids) > 0 {
+				doomed := ids[0]
+				ids = ids[1:]
+				s.links = slices.DeleteFunc(s.links, func(l client.Link) bool { return l.ID == doomed })
+			}
+		})
+	}
+}
+
+// A listing that missed a link while links were being deleted may have
+// skipped it (offset paging shifts past a link when links before it go):
+// the miss is settled only by a listing that holds every link of the one
+// that missed, and looked for again until one does.
+func TestSnapshotMissWhileLinksAreDeletedLooksAgain(t *testing.T) {
+	for name, lifetime := range map[string]time.Duration{"shared": lifetime, "lifetime 0": 0} {
+		t.Run(name, func(t *testing.T) {
+			t.Run("skipped by two listings, found by the third", func(t *testing.T) {
+				svc := newService("o1", "o2", "o3", "x")
+				svc.omit = map[int][]string{1: {"x"}, 2: {"x"}}
+				svc.deleteOnePerListing("o1", "o2")
+				s, _ := newSnapshot(svc, lifetime)
+				if _, ok := mustGet(t, s, "x"); !ok {
+					t.Error("Get(x) took the link two shifted listings skipped for gone")
+				}
+				checkCalls(t, svc, 3)
+			})
+			t.Run("gone, once the deletes end", func(t *testing.T) {
+				svc := newService("o1", "o2", "o3")
+				svc.deleteOnePerListing("o1", "o2")
+				s, _ := newSnapshot(svc, lifetime)
+				expectMissing(t, s, "x", "a link the service does not have")
+				checkCalls(t, svc, 4) // o1 and o2 went during the first two: the fourth holds all the third did
+			})
+			t.Run("deletes under way the whole time", func(t *testing.T) {
+				svc := newService("o1", "o2", "o3", "o4", "o5", "o6")
+				svc.deleteOnePerListing("o1", "o2", "o3", "o4", "o5", "o6")
+				s, _ := newSnapshot(svc, lifetime)
+				if _, ok, err := s.Get(context.Background(), "x"); ok || !errors.Is(err, ErrListingsShifted) {
+					t.Errorf("Get(x) = %v, %v; want ErrListingsShifted", ok, err)
+				}
+				checkCalls(t, svc, MaxLooks)
+			})
+		})
+	}
 }
 
 func TestSnapshotMissingLinkIsConfirmedGone(t *testing.T) {
@@ -784,23 +842,30 @@ func TestSnapshotRemovedLinkNeedsNoConfirmation(t *testing.T) {
 	checkCalls(t, svc, 4)
 }
 
-// Links returns a link either listing skipped, in the service's order,
-// those only the second listing has last.
-func TestSnapshotLinksIsTheUnionOfTwoListings(t *testing.T) {
+// Links returns a link any listing skipped, in the service's order, those
+// only a later listing has last. A listing that lacks a link the one before
+// held (y: deleted while that one was taken, or skipped) is followed by
+// another, until one holds every link of the one before.
+func TestSnapshotLinksIsTheUnionOfItsListings(t *testing.T) {
 	svc := newService("a", "x", "y", "z")
 	svc.omit = map[int][]string{1: {"x"}, 2: {"y"}}
 	s, _ := newSnapshot(svc, lifetime)
 	if got := linkIDs(t, s); !reflect.DeepEqual(got, []string{"a", "y", "z", "x"}) {
 		t.Errorf("Links = %v, want [a y z x]", got)
 	}
-	checkCalls(t, svc, 2)
-	// The second listing is the current one: x is served, y confirmed.
-	mustGet(t, s, "x")
-	checkCalls(t, svc, 2)
-	if _, ok := mustGet(t, s, "y"); !ok {
-		t.Error("Get(y) did not find the link the second listing skipped")
-	}
 	checkCalls(t, svc, 3)
+	// The third listing is the current one: x and y are served.
+	mustGet(t, s, "x")
+	mustGet(t, s, "y")
+	checkCalls(t, svc, 3)
+
+	// Links deleted while every listing is taken: no listing settles.
+	svc.deleteOnePerListing("a", "x", "y", "z")
+	s, _ = newSnapshot(svc, lifetime)
+	if _, err := s.Links(context.Background()); !errors.Is(err, ErrListingsShifted) {
+		t.Errorf("Links while links are deleted during every listing: %v, want ErrListingsShifted", err)
+	}
+	checkCalls(t, svc, 3+MaxLooks)
 }
 
 // A link only the first listing has is left out when this provider removed
@@ -852,9 +917,9 @@ func TestSnapshotLifetimeZeroConfirmsMisses(t *testing.T) {
 	if got := linkIDs(t, s); !reflect.DeepEqual(got, []string{"a", "y", "x"}) {
 		t.Errorf("Links = %v, want [a y x]", got)
 	}
-	checkCalls(t, svc, 4)
+	checkCalls(t, svc, 5) // the fourth lacks y, which the third held: a fifth holds all
 	expectMissing(t, s, "gone", "a link the service does not have")
-	checkCalls(t, svc, 6)
+	checkCalls(t, svc, 7)
 }
 
 // BySlug finds a link that one listing skipped (a page shifted under it)
