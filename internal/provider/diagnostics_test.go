@@ -55,6 +55,23 @@ func TestAccLinkErrors_writeOnlyKeyCannotRefresh(t *testing.T) {
 	})
 }
 
+// A key without links:read cannot plan a new link either: the plan lists
+// the links (a slug held, what an interrupted run left), so it fails
+// before anything is created.
+func TestAccLinkErrors_writeOnlyKeyCannotPlanANewLink(t *testing.T) {
+	e := newTestEnv(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			Config:      e.providerBlock(e.fx.WriteKey) + linkBody(e.fx.DomainID, "https://example.com/a"),
+			ExpectError: expectErr("403 insufficient_scope", "GET /api/links needs links:read"),
+		}},
+	})
+	if n := len(e.srv.Links(e.fx.AccountID)); n != 0 {
+		t.Errorf("the failed plan left %d links on the account, want none", n)
+	}
+}
+
 func TestAccLinkErrors_blockedDestination(t *testing.T) {
 	e := newTestEnv(t)
 	e.testLink(t, []resource.TestStep{
