@@ -67,13 +67,15 @@ type Snapshot struct {
 	// removed holds the IDs this provider deleted (and has not put since):
 	// their absence is known, not a possible paging gap.
 	removed map[string]bool
-	// whole is the union Links made last, of cur (wholeOf) and the listing
-	// before it: it serves later calls while cur is that same view (no
-	// write or listing since) and fresh, so that several callers of one
-	// command (list blocks, data sources) cost two listings, not one more
-	// each.
+	// whole is the union Links made last, of cur (wholeOf) and the
+	// listings before it: it serves later calls while cur is that same view
+	// (no write or listing since) and fresh, so that several callers of one
+	// command (list blocks, data sources) cost its listings, not more each.
 	whole   client.Listing
 	wholeOf *view
+	// wholeErr is what Links answered with whole: ErrListingsShifted when
+	// no listing of it settled, so that calls it serves warn as it did.
+	wholeErr error
 }
 
 // write is one local change: a link put, or removed when removed is true.
@@ -114,9 +116,9 @@ func (s *Snapshot) Links(ctx context.Context) (client.Listing, error) {
 	}
 	s.mu.Lock()
 	if s.wholeOf != nil && s.wholeOf == s.cur && s.now().Sub(s.fetchedAt) < s.lifetime {
-		whole := s.whole
+		whole, err := s.whole, s.wholeErr
 		s.mu.Unlock()
-		return whole, nil
+		return whole, err
 	}
 	s.mu.Unlock()
 	if err := s.ensureFresh(ctx); err != nil {
@@ -154,8 +156,8 @@ func (s *Snapshot) Links(ctx context.Context) (client.Listing, error) {
 	// skipped by the last.
 	whole := union(last, earlier, removed)
 	s.mu.Lock()
-	if s.cur == last && unsettled == nil {
-		s.whole, s.wholeOf = whole, last
+	if s.cur == last {
+		s.whole, s.wholeOf, s.wholeErr = whole, last, unsettled
 	}
 	s.mu.Unlock()
 	return whole, unsettled

@@ -866,6 +866,12 @@ func TestSnapshotLinksIsTheUnionOfItsListings(t *testing.T) {
 		t.Errorf("Links while links are deleted during every listing: %v, want ErrListingsShifted", err)
 	}
 	checkCalls(t, svc, 3+MaxLooks)
+	// A second call of the same command is served the same union, and warned
+	// the same, with no listing more.
+	if _, err := s.Links(context.Background()); !errors.Is(err, ErrListingsShifted) {
+		t.Errorf("Links served again: %v, want ErrListingsShifted", err)
+	}
+	checkCalls(t, svc, 3+MaxLooks)
 }
 
 // A link only the first listing has is left out when this provider removed
