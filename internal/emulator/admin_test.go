@@ -262,16 +262,6 @@ func TestAdminAPI(t *testing.T) {
 	})
 }
 
-// discard is a ResponseWriter that keeps only the size of the body.
-type discard struct {
-	header http.Header
-	n      int
-}
-
-func (d *discard) Header() http.Header         { return d.header }
-func (d *discard) WriteHeader(int)             {}
-func (d *discard) Write(b []byte) (int, error) { d.n += len(b); return len(b), nil }
-
 // A large account's listing is written a link at a time: serving it takes
 // well under the answer's own size in memory (about half of it: the sorted
 // pointers, and what encoding each link takes), where building it whole
@@ -292,7 +282,7 @@ func TestAdminLinksAreStreamed(t *testing.T) {
 
 	req, _ := http.NewRequest(http.MethodGet, "/_emulator/links", nil)
 	req.Header.Set(AdminTokenHeader, adminToken)
-	w := &discard{header: http.Header{}}
+	w := &countingWriter{}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	e.srv.ServeHTTP(w, req)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -86,6 +88,35 @@ func BenchmarkListLinks(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/link")
 			b.ReportMetric(float64(size), "answer-bytes")
+		})
+	}
+}
+
+// BenchmarkFold measures what a fold of the journal costs a large account:
+// the copy of the store, under the lock (every request waits for it),
+// against its writing, in the background.
+func BenchmarkFold(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			srv, _, _ := largeAccount(b, n)
+			file := filepath.Join(b.TempDir(), "store.json")
+			var held, written time.Duration
+			for b.Loop() {
+				srv.mu.Lock()
+				start := time.Now()
+				st := srv.st.copyToSave()
+				held += time.Since(start)
+				srv.mu.Unlock()
+				start = time.Now()
+				tmp, err := srv.writeFold(file, st)
+				written += time.Since(start)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = os.Remove(tmp)
+			}
+			b.ReportMetric(held.Seconds()*1000/float64(b.N), "held-ms")
+			b.ReportMetric(written.Seconds()*1000/float64(b.N), "written-ms")
 		})
 	}
 }
