@@ -191,7 +191,8 @@ func (s *Server) adminSeedLinks(in adminSeed) (any, error) {
 func (s *Server) adminAllLinks(*http.Request) (any, error) { return linkStream(s.storedLinks()), nil }
 
 // linkStream is an answer of links written one at a time, outside the
-// lock: a million links built whole in memory first took 1.7 GB.
+// lock: a million links built whole in memory first raised the peak
+// memory by 1.2 GB.
 type linkStream []*Link
 
 func (links linkStream) write(w http.ResponseWriter) {

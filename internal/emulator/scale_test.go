@@ -15,9 +15,10 @@ import (
 // countingWriter is an http.ResponseWriter that keeps only the size of the
 // answer: io.Discard with a header and a status.
 type countingWriter struct {
-	header http.Header
-	status int
-	n      int64
+	header  http.Header
+	status  int
+	n       int64
+	largest int // the most bytes one Write was given
 }
 
 func (w *countingWriter) Header() http.Header {
@@ -36,6 +37,7 @@ func (w *countingWriter) Write(b []byte) (int, error) {
 		w.status = http.StatusOK
 	}
 	w.n += int64(len(b))
+	w.largest = max(w.largest, len(b))
 	return len(b), nil
 }
 
