@@ -2,7 +2,9 @@ package emulator
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -284,5 +286,30 @@ func TestAdminLinksAreStreamed(t *testing.T) {
 	e.srv.ServeHTTP(w, req)
 	if w.largest > 64<<10 {
 		t.Errorf("the %d bytes of links were written in pieces of up to %d bytes, want at most 64 KiB each", w.n, w.largest)
+	}
+}
+
+// A stored link that cannot be written as JSON (a data file written by hand
+// with a time past the year 9999) breaks the admin listing off: the client
+// reads an error, not an answer that is not JSON.
+func TestAdminLinksBreakOffOnALinkThatIsNotJSON(t *testing.T) {
+	e := newEnvWith(t, Options{Settings: testSettings(), AdminToken: adminToken})
+	e.seedLinks(t, e.fx.DomainID, "fine", 2)
+	beyond := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	e.srv.mu.Lock()
+	e.srv.st.addLink(&Link{ID: "broken", AccountID: e.fx.AccountID, DomainID: e.fx.DomainID, Slug: "broken", Destination: "https://example.com/", ExpiresAt: &beyond, Seq: 1 << 40})
+	e.srv.mu.Unlock()
+	server := httptest.NewServer(e.srv)
+	t.Cleanup(server.Close)
+	req, _ := http.NewRequest(http.MethodGet, server.URL+"/_emulator/links", nil)
+	req.Header.Set(AdminTokenHeader, adminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return // broken off before the status: as good
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err == nil {
+		t.Errorf("GET links read whole (%d, %d bytes, valid JSON: %v), want the answer broken off", resp.StatusCode, len(body), json.Valid(body))
 	}
 }

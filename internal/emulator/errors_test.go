@@ -379,6 +379,7 @@ func TestInvalidRequest(t *testing.T) {
 		{"create expiresAt date only", "POST", "/api/links", create("expiresAt", "2027-01-31"), "expiresAt"},
 		{"create expiresAt without zone", "POST", "/api/links", create("expiresAt", "2027-01-31T23:59:59"), "expiresAt"},
 		{"create expiresAt wrong type", "POST", "/api/links", create("expiresAt", 1800000000), "expiresAt"},
+		{"create expiresAt in the year 10000 in UTC", "POST", "/api/links", create("expiresAt", "9999-12-31T23:59:59-23:59"), "expiresAt"},
 		// change destination
 		{"change malformed JSON", "PATCH", "/api/links/" + id, `{"destination":`, "body"},
 		{"change missing destination", "PATCH", "/api/links/" + id, map[string]any{}, "destination"},

@@ -96,7 +96,9 @@ func (s *Server) validateCreate(acct string, b createBody) (Link, error) {
 		if err != nil {
 			return in, requestError{"expiresAt", "must be an ISO 8601 timestamp such as 2027-01-31T23:59:59.000Z"}
 		}
-		t = t.UTC()
+		if t = t.UTC(); t.Year() < 0 || t.Year() > 9999 {
+			return in, requestError{"expiresAt", "must fall within the years 0000 to 9999 in UTC"}
+		}
 		in.ExpiresAt = &t
 	}
 	return in, nil
