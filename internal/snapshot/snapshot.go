@@ -64,9 +64,11 @@ type Snapshot struct {
 	// journal holds the writes made while a listing is in flight: the
 	// listing may predate them, so they are laid over it.
 	journal []write
-	// removed holds the IDs this provider deleted (and has not put since):
-	// their absence is known, not a possible paging gap.
-	removed map[string]bool
+	// removed holds the IDs this provider deleted (and has not put since),
+	// each with the generation installed when it did: their absence is
+	// known, not a possible paging gap, and a delete made after a listing
+	// ended shifted none of its pages (missSettled).
+	removed map[string]uint64
 	// whole is the union Links made last, of cur (wholeOf) and the
 	// listings before it: it serves later calls while cur is that same view
 	// (no write or listing since) and fresh, so that several callers of one
@@ -98,18 +100,19 @@ type listing struct {
 // New returns a snapshot over list. lifetime 0 turns sharing off: every
 // call lists, and writes are not recorded.
 func New(list ListFunc, lifetime time.Duration) *Snapshot {
-	return &Snapshot{list: list, lifetime: lifetime, now: time.Now, removed: map[string]bool{}}
+	return &Snapshot{list: list, lifetime: lifetime, now: time.Now, removed: map[string]uint64{}}
 }
 
 // Links returns every link: the union of a fresh listing and the ones
 // started after it, until one holds every link of the one before
-// (missSettled: no link was deleted while that one was taken, so it
-// skipped none), at most MaxLooks, after which it returns their union with
-// ErrListingsShifted; links only the earlier ones list come first. Links this provider removed meanwhile are left out. The last
-// listing, shared with concurrent calls, becomes the current one. A
-// listing the service gave in one answer skipped nothing, and is returned
-// alone. A union made since the last write or listing is returned again
-// while fresh.
+// (missSettled: that one skipped none), at most MaxLooks. Settled, it is
+// the union of the last two, the links only the one before holds first
+// (links they lack were deleted); unsettled, the union of them all, with
+// ErrListingsShifted. Links this provider removed meanwhile are left out.
+// The last listing, shared with concurrent calls, becomes the current one.
+// A listing the service gave in one answer skipped nothing, and is
+// returned alone. A union made since the last write or listing is
+// returned again while fresh.
 func (s *Snapshot) Links(ctx context.Context) (client.Listing, error) {
 	if s.lifetime <= 0 {
 		return s.linksUnshared(ctx)
@@ -133,24 +136,25 @@ func (s *Snapshot) Links(ctx context.Context) (client.Listing, error) {
 	var earlier []client.Listing
 	var unsettled error
 	for looks := 2; ; looks++ {
+		prev, prevGen := last, after
 		if err := s.await(ctx, after); err != nil {
 			return nil, err
 		}
 		s.mu.Lock()
-		prev := last
 		last, after = s.cur, s.generation
+		ours := s.removedSince(prevGen)
 		s.mu.Unlock()
-		earlier = append(earlier, prev)
-		if missSettled(prev.base, last.base) {
+		if missSettled(prev.base, last.base, ours) {
+			earlier = []client.Listing{prev}
 			break
 		}
-		if looks == MaxLooks {
+		if earlier = append(earlier, prev); looks == MaxLooks {
 			unsettled = ErrListingsShifted
 			break
 		}
 	}
 	s.mu.Lock()
-	removed := maps.Clone(s.removed)
+	removed := s.removedSince(0)
 	s.mu.Unlock()
 	// A link only an earlier listing has and that we deleted is gone, not
 	// skipped by the last.
@@ -163,6 +167,8 @@ func (s *Snapshot) Links(ctx context.Context) (client.Listing, error) {
 	return whole, unsettled
 }
 
+// linksUnshared is Links with the snapshot off: no writes are recorded, so
+// none is this provider's.
 func (s *Snapshot) linksUnshared(ctx context.Context) (client.Listing, error) {
 	last, err := s.list(ctx)
 	if err != nil {
@@ -177,11 +183,10 @@ func (s *Snapshot) linksUnshared(ctx context.Context) (client.Listing, error) {
 		if last, err = s.list(ctx); err != nil {
 			return nil, err
 		}
-		earlier = append(earlier, prev)
-		if missSettled(prev, last) {
-			return union(last, earlier, nil), nil
+		if missSettled(prev, last, nil) {
+			return union(last, []client.Listing{prev}, nil), nil
 		}
-		if looks == MaxLooks {
+		if earlier = append(earlier, prev); looks == MaxLooks {
 			return union(last, earlier, nil), ErrListingsShifted
 		}
 	}
@@ -245,19 +250,22 @@ func (s *Snapshot) find(ctx context.Context, lookup func(client.Listing) (client
 		return client.Link{}, false, err
 	}
 	var missedBy *client.LinkSet
+	var missedGen uint64
 	for looks := 1; ; looks++ {
 		s.mu.Lock()
 		l, ok := lookup(s.cur)
-		sure, listed, after := ok || (id != "" && s.removed[id]), s.cur.base, s.generation
+		_, ourDelete := s.removed[id]
+		sure, listed, gen := ok || (id != "" && ourDelete), s.cur.base, s.generation
+		ours := s.removedSince(missedGen)
 		s.mu.Unlock()
 		switch {
-		case sure || missedBy != nil && missSettled(missedBy, listed):
+		case sure || missedBy != nil && missSettled(missedBy, listed, ours):
 			return l, ok, nil
 		case looks == MaxLooks:
 			return client.Link{}, false, ErrListingsShifted
 		}
-		missedBy = listed
-		if err := s.await(ctx, after); err != nil {
+		missedBy, missedGen = listed, gen
+		if err := s.await(ctx, gen); err != nil {
 			return client.Link{}, false, err
 		}
 	}
@@ -272,7 +280,7 @@ func (s *Snapshot) findUnshared(ctx context.Context, lookup func(client.Listing)
 		if err != nil {
 			return client.Link{}, false, err
 		}
-		if l, ok := lookup(listed); ok || missedBy != nil && missSettled(missedBy, listed) {
+		if l, ok := lookup(listed); ok || missedBy != nil && missSettled(missedBy, listed, nil) {
 			return l, ok, nil
 		}
 		missedBy = listed
@@ -285,18 +293,31 @@ func (s *Snapshot) findUnshared(ctx context.Context, lookup func(client.Listing)
 // falls between two pages when links before it are deleted while the
 // listing is taken, and those links were in it (they stood before the
 // link on the pages already read): a later listing that holds every link
-// of missedBy shows that none was, so missedBy skipped nothing. A listing
-// the service gave in one answer has no pages to skip a link between.
-func missSettled(missedBy, later *client.LinkSet) bool {
+// of missedBy, but those this provider deleted after missedBy ended
+// (ours), shows that none was, so missedBy skipped nothing. A listing the
+// service gave in one answer has no pages to skip a link between.
+func missSettled(missedBy, later *client.LinkSet, ours map[string]bool) bool {
 	if missedBy.OneAnswer() {
 		return true
 	}
 	for l := range missedBy.All() {
-		if _, ok := later.Get(l.ID); !ok {
+		if _, ok := later.Get(l.ID); !ok && !ours[l.ID] {
 			return false
 		}
 	}
 	return true
+}
+
+// removedSince is the IDs this provider deleted once generation gen was
+// installed (all of them for 0). Called with s.mu held.
+func (s *Snapshot) removedSince(gen uint64) map[string]bool {
+	out := map[string]bool{}
+	for id, at := range s.removed {
+		if at >= gen {
+			out[id] = true
+		}
+	}
+	return out
 }
 
 // Mark is a point among the snapshot's listings: Since waits for one
@@ -345,7 +366,7 @@ func (s *Snapshot) record(w write) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if w.removed {
-		s.removed[w.link.ID] = true
+		s.removed[w.link.ID] = s.generation
 	} else {
 		delete(s.removed, w.link.ID)
 	}
