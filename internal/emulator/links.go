@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -410,6 +411,10 @@ func (s *Server) normalize(dest string) string {
 // unknown field is a requestError naming the field. rejected gives the
 // message for known fields the endpoint does not take.
 func decodeBody(r *http.Request, dst any, rejected map[string]string) error {
+	// The spec: "Requests with a body send Content-Type: application/json".
+	if media, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || media != "application/json" {
+		return requestError{"Content-Type", fmt.Sprintf("must be application/json, not %q", r.Header.Get("Content-Type"))}
+	}
 	raw, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
 		return requestError{"body", "could not be read"}

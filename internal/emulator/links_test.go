@@ -103,6 +103,40 @@ func TestCreateCanonical(t *testing.T) {
 	})
 }
 
+// A write's body is JSON, sent as the spec says, with Content-Type:
+// application/json (parameters such as a charset allowed); one sent
+// otherwise is refused, naming the header, and changes nothing.
+func TestWriteBodyNeedsItsContentType(t *testing.T) {
+	e := newEnv(t)
+	link := e.create(t, "https://example.com/start")
+	for _, write := range []struct{ method, path string }{{http.MethodPost, "/api/links"}, {http.MethodPatch, "/api/links/" + str(link["id"])}} {
+		for given, ok := range map[string]bool{"": false, "text/plain": false, "application/x-www-form-urlencoded": false, "application/json; charset=utf-8": true} {
+			req, err := e.request(write.method, write.path, e.fx.APIKey, e.createBody("https://example.com/changed"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if write.method == http.MethodPatch {
+				if req, err = e.request(write.method, write.path, e.fx.APIKey, map[string]any{"destination": "https://example.com/changed"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			req.Header.Set("Content-Type", given)
+			r, err := e.send(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok {
+				wantStatus(t, r, map[string]int{http.MethodPost: http.StatusCreated, http.MethodPatch: http.StatusOK}[write.method])
+				continue
+			}
+			wantError(t, r, http.StatusBadRequest, "invalid_request", "Content-Type")
+		}
+	}
+	if links := e.list(t); len(links) != 2 {
+		t.Errorf("the account holds %d links, want the first and the one sent as JSON", len(links))
+	}
+}
+
 // A destination's bound counts characters, as its message says and as the
 // provider checks it at plan time: 2,048 of them in more bytes are taken.
 func TestCreateDestinationOf2048CharactersInMoreBytes(t *testing.T) {
