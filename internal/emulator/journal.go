@@ -24,9 +24,9 @@ import (
 //
 // The clients' changes fold in the background (foldLocked): the store is
 // copied under the lock, written beside the data file without it, and put
-// in its place once written, so that a million links held every request
-// for the fraction of a second the copy takes rather than the ten seconds
-// the writing did. The lines written meanwhile are kept, and only they
+// in its place once written, so that a million links hold every request
+// for the copy (tens of milliseconds) rather than for the seconds the
+// writing takes (BenchmarkFold). The lines written meanwhile are kept, and only they
 // stay in the journal; a crash before then leaves the old snapshot and the
 // whole journal, which replay reads as before.
 
