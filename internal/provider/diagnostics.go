@@ -680,16 +680,16 @@ func addLinkGone(diags *diag.Diagnostics, id, shortURL string) {
 // state keeps it as recorded.
 func addNotRefreshedListingsShifted(diags *diag.Diagnostics, id, shortURL string) {
 	diags.AddWarning("Link not refreshed",
-		fmt.Sprintf("The link %s (%s) was missing from %d listings of the account, but links were being deleted while each was taken, which shifts the service's pages past a link: "+
-			"it may still be there. The plan uses it as last recorded in the state. If it was deleted, a run once those deletions are over removes it from the state.", id, shortURL, snapshot.MaxLooks))
+		fmt.Sprintf("The link %s (%s) was missing from %d listings of the account, but %s: "+
+			"it may still be there. The plan uses it as last recorded in the state. If it was deleted, a run once those deletions are over removes it from the state.", id, shortURL, snapshot.MaxLooks, snapshot.ListingsShifted))
 }
 
 // addListingsShifted warns that what a list returns may lack links: every
 // listing saw links deleted while it was taken.
 func addListingsShifted(diags *diag.Diagnostics) {
 	diags.AddWarning("Links may be missing",
-		fmt.Sprintf("Links were being deleted while each of %d listings of the account was taken, which shifts the service's pages past links: "+
-			"this holds every link those listings found, and a link that was there throughout may still be missing from it. Run again once those deletions are over.", snapshot.MaxLooks))
+		fmt.Sprintf("Of %d listings, none settled: %s. This holds every link those listings found, and a link that was there throughout may still be missing from it. "+
+			"Run again once those deletions are over.", snapshot.MaxLooks, snapshot.ListingsShifted))
 }
 
 // addDeletedBeforeChange reports a change of destination whose link was

@@ -231,8 +231,11 @@ func (s *Snapshot) fresh(ctx context.Context) (client.Listing, uint64, error) {
 // deleted while each listing was taken: a listing may then have skipped a
 // link, and the service cannot be asked for one link. Links returns what
 // its listings found with it.
-var ErrListingsShifted = errors.New("links were being deleted while each listing of the account was taken, which shifts the service's pages past links, " +
-	"so a link missing from them all may still be there; run again once those deletions are over")
+var ErrListingsShifted = errors.New(ListingsShifted + ", so a link missing from them all may still be there; run again once those deletions are over")
+
+// ListingsShifted says why no listing settled, for every message that
+// reports it.
+const ListingsShifted = "links were being deleted while each listing of the account was taken, which shifts the service's pages past links"
 
 // MaxLooks bounds the listings a miss may take: two when no link is deleted
 // while they are taken, one more for each that saw deletions under way.
