@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -137,6 +138,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // The API's path patterns: its routes, and what a fault may name.
 const (
+	apiPrefix  = "/api/" // counts every request that names no endpoint
 	pathLinks  = "/api/links"
 	pathLink   = "/api/links/{id}"
 	pathExport = "/api/analytics/export"
@@ -147,6 +149,15 @@ var (
 	apiPaths   = []string{pathLinks, pathLink, pathExport}
 	apiMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPatch, http.MethodDelete}
 )
+
+// noEndpointMethod is the method a request to no endpoint is counted
+// under: an API method as it came, any other as OTHER.
+func noEndpointMethod(method string) string {
+	if slices.Contains(apiMethods, method) {
+		return method
+	}
+	return "OTHER"
+}
 
 // failedRead ends a body read ahead with the error the read met (none: EOF).
 type failedRead struct{ err error }
@@ -177,7 +188,7 @@ func (s *Server) routes() *http.ServeMux {
 	}
 	// Any other request under /api/ is a JSON 404, counted like the others
 	// (ServeMux would answer 405 or a text 404).
-	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) { s.serveAPI(w, r, nil) })
+	mux.HandleFunc(apiPrefix, func(w http.ResponseWriter, r *http.Request) { s.serveAPI(w, r, nil) })
 	for pattern, handle := range s.adminRoutes() {
 		mux.HandleFunc(pattern, s.admin(handle))
 	}
@@ -230,11 +241,13 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, handle apiHand
 		s.writes.Add(1)
 		defer s.writes.Done()
 	}
-	pattern := rt.pattern
+	method, pattern := r.Method, rt.pattern
 	if handle == nil {
-		pattern = r.URL.Path
+		// One row for every request that names no endpoint, whatever its
+		// path and method, so that no client can grow the counters.
+		method, pattern = noEndpointMethod(r.Method), apiPrefix
 	}
-	defer func() { s.counters.add(r.Method, pattern, rec.status) }()
+	defer func() { s.counters.add(method, pattern, rec.status) }()
 	defer func() {
 		// A connection closed on purpose by fault injection is counted as
 		// status 0 and then closed by the HTTP server.

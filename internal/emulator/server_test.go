@@ -2,6 +2,8 @@ package emulator
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -13,7 +15,7 @@ import (
 // When a request fails several checks, the first in the documented order
 // (doc.go: 401, 403, 429, then the request) answers, and the answer is
 // counted under the endpoint's pattern; an unknown endpoint answers 404
-// before any check and is counted under its own path.
+// before any check and is counted under /api/.
 func TestCheckOrder(t *testing.T) {
 	e := newEnv(t, func(s *Settings) { s.Limits.Write, s.Limits.Read = 1, 1 })
 	// spent is a key that has used its one write and one read, then holds
@@ -49,7 +51,7 @@ func TestCheckOrder(t *testing.T) {
 		{"403 before 400", e.fx.ReadKey, http.MethodPost, "/api/links", "/api/links", "{", 403, "insufficient_scope"},
 		{"429 before 400", spent(false, ScopeRead, ScopeWrite), http.MethodPost, "/api/links", "/api/links", "{", 429, "rate_limited"},
 		{"429 before 404", spent(false, ScopeRead, ScopeWrite), http.MethodDelete, "/api/links/" + uuid.NewString(), "/api/links/{id}", nil, 429, "rate_limited"},
-		{"unknown endpoint before 401", "", http.MethodGet, "/api/domains", "/api/domains", nil, 404, "not_found"},
+		{"unknown endpoint before 401", "", http.MethodGet, "/api/domains", apiPrefix, nil, 404, "not_found"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -59,6 +61,23 @@ func TestCheckOrder(t *testing.T) {
 				t.Errorf("counted %d times as %s %s %d, want once", got, c.method, c.count, c.status)
 			}
 		})
+	}
+}
+
+// Requests that name no endpoint share one counter row per API method, and
+// one for every other method, so that no client can grow the counters.
+func TestUnknownEndpointsShareOneRow(t *testing.T) {
+	e := newEnv(t)
+	for i := range 50 {
+		wantStatus(t, e.do(t, http.MethodGet, fmt.Sprintf("/api/nothing/%d", i), e.fx.APIKey, nil), http.StatusNotFound)
+		wantStatus(t, e.do(t, fmt.Sprintf("BREW%d", i), "/api/links", e.fx.APIKey, nil), http.StatusNotFound)
+	}
+	want := map[CounterKey]int{
+		{http.MethodGet, apiPrefix, http.StatusNotFound}: 50,
+		{"OTHER", apiPrefix, http.StatusNotFound}:        50,
+	}
+	if got := e.srv.Counts(); !maps.Equal(got, want) {
+		t.Errorf("Counts = %v, want %v", got, want)
 	}
 }
 
