@@ -29,7 +29,16 @@ step "Starting the emulator on a free loopback port (fraud filter: 300ms per wri
 "$demo/bin/shortlink-emulator" -addr 127.0.0.1:0 -info-file "$demo/emulator.json" -filter-delay 300ms \
   >"$demo/emulator.out" 2>"$demo/emulator.log" &
 emulator_pid=$!
-trap 'kill "$emulator_pid" 2>/dev/null || true' EXIT
+# finish stops the emulator however the demo ends, and says so when it ends
+# early: a Ctrl-C reaches the emulator too, and the step under way may then
+# fail on a refused connection, which reads like a fault of the demo.
+finish() {
+  local status=$?
+  kill "$emulator_pid" 2>/dev/null || true
+  [ "$status" = 0 ] ||
+    echo "make demo stopped before its end (exit $status): interrupted, or the step above failed (the emulator's log: .demo/emulator.log). Run it again to start afresh." >&2
+}
+trap finish EXIT
 for _ in $(seq 1 100); do
   [ -s "$demo/emulator.json" ] && break
   kill -0 "$emulator_pid" 2>/dev/null || { cat "$demo/emulator.log"; echo "the emulator did not start" >&2; exit 1; }
@@ -133,3 +142,4 @@ step "terraform destroy"
 tf destroy -auto-approve -input=false -compact-warnings
 echo
 echo "Demo finished: created 3 links, re-targeted one in place, kept its 5 clicks, destroyed everything."
+echo "Next: run the provider by hand against the emulator (README.md, \"Developing and testing locally\")."
