@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -22,7 +23,7 @@ import (
 func runClick(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("click", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	base := fs.String("base", baseURLDefault(), "base URL of the emulator (default $SHORTLINK_BASE_URL, else http://127.0.0.1:8080)")
+	base := baseFlag(fs)
 	short := fs.String("url", "", "the short URL to visit, such as https://go.example.test/spring")
 	n := fs.Int("n", 1, "how many visits")
 	referrer := fs.String("referrer", "", "Referer header of the visits")
@@ -34,7 +35,7 @@ func runClick(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-url %q is not a short URL", *short)
 	}
 	// The emulator serves short links of every domain under /r/<host>/.
-	visit := *base + "/r/" + u.Host + u.Path
+	visit := base() + "/r/" + u.Host + u.Path
 	c := &http.Client{
 		Timeout:       10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -71,13 +72,13 @@ func visitProblem(status int) string {
 	return "is -base the emulator's address?"
 }
 
-// baseURLDefault is where the subcommands find the emulator unless -base
-// says otherwise: SHORTLINK_BASE_URL, as the provider reads it.
-func baseURLDefault() string {
-	if v := os.Getenv("SHORTLINK_BASE_URL"); v != "" {
-		return v
-	}
-	return "http://127.0.0.1:8080"
+// baseFlag is the subcommands' -base: where they find the emulator, else
+// SHORTLINK_BASE_URL as the provider reads it, else where the emulator
+// listens by default. The flag package does not see that default, or it
+// would print it a second time beside the description.
+func baseFlag(fs *flag.FlagSet) func() string {
+	base := fs.String("base", "", "base URL of the emulator (default $SHORTLINK_BASE_URL, else http://127.0.0.1:8080)")
+	return func() string { return cmp.Or(*base, os.Getenv("SHORTLINK_BASE_URL"), "http://127.0.0.1:8080") }
 }
 
 // runExport prints the analytics export, with the API key taken from
@@ -85,7 +86,7 @@ func baseURLDefault() string {
 func runExport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	base := fs.String("base", baseURLDefault(), "base URL of the emulator (default $SHORTLINK_BASE_URL, else http://127.0.0.1:8080)")
+	base := baseFlag(fs)
 	linkID := fs.String("link-id", "", "export only this link")
 	if err := parseOnlyFlags(fs, args); err != nil {
 		return err
@@ -94,7 +95,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if key == "" {
 		return errors.New("set SHORTLINK_API_KEY to a key with links:read")
 	}
-	target := *base + "/api/analytics/export"
+	target := base() + "/api/analytics/export"
 	if *linkID != "" {
 		target += "?linkId=" + url.QueryEscape(*linkID)
 	}

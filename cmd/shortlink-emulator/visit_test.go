@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -263,11 +264,37 @@ func TestSubcommandsUnreachable(t *testing.T) {
 	}
 }
 
-// Without SHORTLINK_BASE_URL the subcommands look for the emulator where it
-// listens by default.
-func TestBaseURLDefault(t *testing.T) {
-	t.Setenv("SHORTLINK_BASE_URL", "")
-	if got := baseURLDefault(); got != "http://127.0.0.1:8080" {
-		t.Fatalf("baseURLDefault() = %q, want http://127.0.0.1:8080", got)
+// -base, else SHORTLINK_BASE_URL, else where the emulator listens by
+// default; the help names that default once.
+func TestBaseFlag(t *testing.T) {
+	cases := []struct{ name, env, flag, want string }{
+		{"neither", "", "", "http://127.0.0.1:8080"},
+		{"environment", "http://127.0.0.1:9000", "", "http://127.0.0.1:9000"},
+		{"flag over environment", "http://127.0.0.1:9000", "http://127.0.0.1:9001", "http://127.0.0.1:9001"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("SHORTLINK_BASE_URL", c.env)
+			fs := flag.NewFlagSet("click", flag.ContinueOnError)
+			base := baseFlag(fs)
+			var args []string
+			if c.flag != "" {
+				args = []string{"-base", c.flag}
+			}
+			if err := fs.Parse(args); err != nil {
+				t.Fatal(err)
+			}
+			if got := base(); got != c.want {
+				t.Errorf("base() = %q, want %q", got, c.want)
+			}
+		})
+	}
+	var help strings.Builder
+	fs := flag.NewFlagSet("click", flag.ContinueOnError)
+	fs.SetOutput(&help)
+	baseFlag(fs)
+	fs.PrintDefaults()
+	if n := strings.Count(help.String(), "default"); n != 1 {
+		t.Errorf("the help of -base names a default %d times, want once:\n%s", n, help.String())
 	}
 }
