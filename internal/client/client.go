@@ -195,7 +195,7 @@ func parseBaseURL(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("base URL %q uses plain http: the API key would cross the network unencrypted. Use https, or a loopback address (127.0.0.1, ::1, localhost) for the local emulator", shown.String())
 	}
 	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
-		return nil, fmt.Errorf("base URL %q must not have a query (?…) or fragment (#…)", shown.String())
+		return nil, fmt.Errorf("base URL %q must not have a query (?…) or fragment (#…), which this message leaves out since they may hold a secret", shown.String())
 	}
 	return u, nil
 }

@@ -46,9 +46,9 @@ var (
 
 // WaitPastDeadlineError is a request the service's rate limit would hold
 // until after the operation's deadline: a 429 asked to wait that long
-// before it was sent again, or before any request of its class may go.
-// The provider stops at once rather than wait for nothing; the request
-// was not carried out.
+// before it was sent again, or before any request of its class may go, or
+// the answers said the window is spent until then. The provider stops at
+// once rather than wait for nothing; the request was not carried out.
 type WaitPastDeadlineError struct {
 	Method string
 	// Wait is what the service asked for, from when the request stopped.
@@ -56,9 +56,15 @@ type WaitPastDeadlineError struct {
 	// Status is the answer that asked for it: 429 (the rate limit) or 503
 	// (the service unavailable).
 	Status int
+	// Spent: no answer asked to wait; the latest said nothing remains of
+	// the rate limit's window, and Wait is until the pacer expects it back.
+	Spent bool
 }
 
 func (e *WaitPastDeadlineError) Error() string {
+	if e.Spent {
+		return fmt.Sprintf("the service's latest answer said nothing remains of the rate limit's window, which comes back in about %v, past the operation's deadline", e.Wait.Round(time.Second))
+	}
 	return fmt.Sprintf("the service asked to wait %v before the next request, past the operation's deadline", e.Wait.Round(time.Second))
 }
 
@@ -118,11 +124,8 @@ type APIError struct {
 func (e *APIError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s: %d", e.Method, e.Path, e.StatusCode)
-	switch {
-	case e.Code != "":
-		b.WriteString(" " + e.Code)
-	case http.StatusText(e.StatusCode) != "":
-		b.WriteString(" " + http.StatusText(e.StatusCode))
+	if said := e.Said(); said != "" {
+		b.WriteString(" " + said)
 	}
 	switch {
 	case e.Message != "":
@@ -136,6 +139,17 @@ func (e *APIError) Error() string {
 		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
 	}
 	return b.String()
+}
+
+// Said names the error as the answer did: the service's code, or the
+// status's text when the body was not the service's JSON (a page from a
+// proxy, or from something else at that address), since a code derived
+// from the status would read as the service's own.
+func (e *APIError) Said() string {
+	if e.Code != "" && e.Body == "" {
+		return e.Code
+	}
+	return http.StatusText(e.StatusCode)
 }
 
 // Is matches the sentinel of e's status code.

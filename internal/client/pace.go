@@ -169,7 +169,8 @@ func (e *paceWaitError) Unwrap() []error { return []error{ErrNotSent, e.err} }
 // is the first in the queue, and takes it; forAnswers is how much of the
 // wait only an answer could end while no answer had said the window spent
 // (once one has, the wait is the window's, whatever ends it). A request
-// that a Retry-After holds past its operation's deadline stops at once.
+// that a Retry-After, or a window the answers said is spent, holds past
+// its operation's deadline stops at once.
 func (c *classPace) acquire(ctx context.Context, clock Clock, method string) (_ pacing.Ticket, forAnswers time.Duration, _ error) {
 	c.mu.Lock()
 	place := c.join(ctx)
@@ -188,8 +189,8 @@ func (c *classPace) acquire(ctx context.Context, clock Clock, method string) (_ 
 		if wait == 0 {
 			wait = pacing.WaitForAnswer // the first in the queue goes, then wakes the others
 		}
-		if endsPastDeadline(ctx, c.refusedUntil) {
-			past := &WaitPastDeadlineError{Method: method, Wait: c.refusedUntil.Sub(now)}
+		if end, spent := c.heldUntil(now, wait); endsPastDeadline(ctx, end) {
+			past := &WaitPastDeadlineError{Method: method, Wait: end.Sub(now), Spent: spent}
 			c.leave(place)
 			c.mu.Unlock()
 			return pacing.Ticket{}, forAnswers, &paceWaitError{err: past}
@@ -225,6 +226,18 @@ func (c *classPace) acquire(ctx context.Context, clock Clock, method string) (_ 
 			forAnswers += clock.Now().Sub(now)
 		}
 	}
+}
+
+// heldUntil is how long the service's own answers hold the class's next
+// request: until the latest Retry-After ends, or, once an answer said that
+// nothing remains of the window (spent), for as long as the pacer waits
+// for it to come back. No answer of the class is on its way then (the
+// pacer would wait for it), so no answer can move that moment sooner.
+func (c *classPace) heldUntil(now time.Time, wait time.Duration) (end time.Time, spent bool) {
+	if c.spent && wait != pacing.WaitForAnswer && now.Add(wait).After(c.refusedUntil) {
+		return now.Add(wait), true
+	}
+	return c.refusedUntil, false
 }
 
 // answered tells the pacer what the answer to tk, sent at sent, said (resp

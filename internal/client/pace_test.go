@@ -169,14 +169,18 @@ func TestPaceReadsAndWritesAreBudgetedSeparately(t *testing.T) {
 	// And the write budget is still spent.
 	wctx, wcancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer wcancel()
-	if err := e.create(wctx, c, 3); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("a third create: %v, want it to wait for the window (context.DeadlineExceeded)", err)
+	var past *WaitPastDeadlineError
+	if err := e.create(wctx, c, 3); !errors.As(err, &past) || !past.Spent {
+		t.Errorf("a third create: %v, want it held past its deadline by the spent window", err)
 	}
 	if got := e.srv.CountStatus(http.StatusTooManyRequests); got != 0 {
 		t.Errorf("the emulator answered %d requests 429, want 0", got)
 	}
 }
 
+// A request that the answers say the spent window holds past its
+// deadline fails at once, unsent; one whose wait the caller cancels ends
+// then, unsent too, and says so. Not even a POST is ambiguous.
 func TestPaceWaitEndsWithContext(t *testing.T) {
 	t.Parallel()
 	e := newPaceEnv(t, emulator.Limits{Write: 2, Read: 2, Window: emulator.Duration(time.Minute)})
@@ -191,41 +195,50 @@ func TestPaceWaitEndsWithContext(t *testing.T) {
 		}
 	}
 	// The window is a minute; returning within a few seconds is prompt.
-	const deadline, prompt = 200 * time.Millisecond, 3 * time.Second
-
-	t.Run("POST", func(t *testing.T) {
-		short, cancel := context.WithTimeout(ctx, deadline)
-		defer cancel()
-		start := time.Now()
-		err := e.create(short, c, 99)
-		if d := time.Since(start); d > prompt {
-			t.Errorf("the create returned after %v, want about %v", d, deadline)
-		}
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("err = %v, want context.DeadlineExceeded", err)
-		}
-		if errors.Is(err, ErrAmbiguous) {
-			t.Errorf("err = %v: a POST that never left is not ambiguous", err)
-		}
-		if got := e.srv.Count(http.MethodPost, "/api/links"); got != 2 {
-			t.Errorf("the emulator saw %d creates, want 2: the third must not be sent", got)
-		}
-	})
-	t.Run("GET", func(t *testing.T) {
-		short, cancel := context.WithTimeout(ctx, deadline)
-		defer cancel()
-		start := time.Now()
-		_, err := c.ListLinks(short)
-		if d := time.Since(start); d > prompt {
-			t.Errorf("the list returned after %v, want about %v", d, deadline)
-		}
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("err = %v, want context.DeadlineExceeded", err)
-		}
-		if got := e.srv.Count(http.MethodGet, "/api/links"); got != 2 {
-			t.Errorf("the emulator saw %d lists, want 2: the third must not be sent", got)
-		}
-	})
+	const deadline, prompt = 10 * time.Second, 3 * time.Second
+	requests := []struct {
+		method string
+		send   func(context.Context) error
+	}{
+		{http.MethodPost, func(ctx context.Context) error { return e.create(ctx, c, 99) }},
+		{http.MethodGet, func(ctx context.Context) error { _, err := c.ListLinks(ctx); return err }},
+	}
+	for _, r := range requests {
+		t.Run(r.method+" past its deadline", func(t *testing.T) {
+			short, cancel := context.WithTimeout(ctx, deadline)
+			defer cancel()
+			start := time.Now()
+			err := r.send(short)
+			if d := time.Since(start); d > prompt {
+				t.Errorf("returned after %v, want at once: the window comes back after the deadline", d)
+			}
+			var past *WaitPastDeadlineError
+			if !errors.As(err, &past) || !past.Spent || past.Wait < deadline {
+				t.Fatalf("err = %v, want a wait past the deadline for the spent window", err)
+			}
+			if !errors.Is(err, ErrNotSent) || errors.Is(err, ErrAmbiguous) {
+				t.Errorf("err = %v: a request that never left is not sent, and not ambiguous", err)
+			}
+		})
+		t.Run(r.method+" cancelled", func(t *testing.T) {
+			cancelled, cancel := context.WithCancel(ctx)
+			time.AfterFunc(200*time.Millisecond, cancel)
+			start := time.Now()
+			err := r.send(cancelled)
+			if d := time.Since(start); d > prompt {
+				t.Errorf("returned after %v, want about 200ms", d)
+			}
+			if !errors.Is(err, context.Canceled) || !errors.Is(err, ErrNotSent) || errors.Is(err, ErrAmbiguous) {
+				t.Fatalf("err = %v, want context.Canceled, unsent", err)
+			}
+		})
+	}
+	if got := e.srv.Count(http.MethodPost, "/api/links"); got != 2 {
+		t.Errorf("the emulator saw %d creates, want 2: no other may be sent", got)
+	}
+	if got := e.srv.Count(http.MethodGet, "/api/links"); got != 2 {
+		t.Errorf("the emulator saw %d lists, want 2: no other may be sent", got)
+	}
 	if got := e.srv.CountStatus(http.StatusTooManyRequests); got != 0 {
 		t.Errorf("the emulator answered %d requests 429, want 0", got)
 	}

@@ -57,22 +57,28 @@ func shouldRetry(method string, resp *http.Response, err error) (retry bool, rea
 
 // permanent reports transport errors that retrying cannot cure: a body
 // over the limit or one that cannot be read (both ErrUnexpectedResponse:
-// the service would send the same again), a refused certificate, a wait
-// for the rate limit that the latest Retry-After holds past the deadline.
+// the service would send the same again), a refused TLS handshake, a
+// request given up unsent (ErrNotSent: its wait for the rate limit ended
+// with the operation, or would have outlasted it). The last keeps its own
+// error, which says it was never sent, rather than the context's.
 func permanent(err error) bool {
-	var past *WaitPastDeadlineError
-	return errors.Is(err, ErrUnexpectedResponse) || certificateError(err) || errors.As(err, &past)
+	return errors.Is(err, ErrUnexpectedResponse) || tlsRefused(err) || errors.Is(err, ErrNotSent)
 }
 
-func certificateError(err error) bool {
+// tlsRefused reports a TLS handshake that waiting cannot mend: the
+// service's certificate is refused, or the address does not speak TLS at
+// all (https:// to a plain-http port). Nothing was sent.
+func tlsRefused(err error) bool {
 	var (
 		unknownCA  x509.UnknownAuthorityError
 		hostname   x509.HostnameError
 		invalid    x509.CertificateInvalidError
 		verifyFail *tls.CertificateVerificationError
+		notTLS     tls.RecordHeaderError
 	)
 	return errors.As(err, &unknownCA) || errors.As(err, &hostname) ||
-		errors.As(err, &invalid) || errors.As(err, &verifyFail)
+		errors.As(err, &invalid) || errors.As(err, &verifyFail) ||
+		errors.Is(err, http.ErrSchemeMismatch) || errors.As(err, &notTLS)
 }
 
 // neverSent reports transport errors that happen before the request leaves
@@ -84,13 +90,13 @@ func neverSent(err error) bool {
 }
 
 // cannotConnect reports errors of reaching the service at all: the name
-// does not resolve, nothing listens, no route, the certificate is refused.
+// does not resolve, nothing listens, no route, the TLS handshake is refused.
 func cannotConnect(err error) bool {
 	var (
 		dns *net.DNSError
 		op  *net.OpError
 	)
-	return errors.As(err, &dns) || (errors.As(err, &op) && op.Op == "dial") || certificateError(err)
+	return errors.As(err, &dns) || (errors.As(err, &op) && op.Op == "dial") || tlsRefused(err)
 }
 
 // retryWait says how long to wait before retry number attempt+1 (attempt

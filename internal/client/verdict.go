@@ -19,7 +19,7 @@ const DefaultUnreachableAfter = 20 * time.Second
 // operation of the run finding out for itself.
 var (
 	// ErrUnreachable: the service could not be reached for
-	// Config.UnreachableAfter, or its certificate was refused.
+	// Config.UnreachableAfter, or its TLS handshake was refused.
 	ErrUnreachable = errors.New("the service cannot be reached")
 	// ErrWrongBaseURL: the list endpoint answered 404 or a page that is
 	// not the API, which only a base URL that does not lead to the API
@@ -69,7 +69,7 @@ func (v *verdict) unreachable(now time.Time, err error) bool {
 	if v.failingSince.IsZero() {
 		v.failingSince = now
 	}
-	if v.final == nil && (now.Sub(v.failingSince) >= v.patience || certificateError(err)) {
+	if v.final == nil && (now.Sub(v.failingSince) >= v.patience || tlsRefused(err)) {
 		v.final = fmt.Errorf("%w (tried for %s): %w", ErrUnreachable, now.Sub(v.failingSince).Round(time.Second), err)
 	}
 	return v.final != nil

@@ -38,6 +38,11 @@ func TestMistakes_badBaseURL(t *testing.T) {
 			summary: "Error: Cannot reach the short-link service",
 			detail:  "api.shortlnk.invalid",
 		},
+		"https to a plain-http port": {
+			baseURL: func(s *service) string { return strings.Replace(s.url, "http://", "https://", 1) },
+			summary: "Error: Cannot reach the short-link service",
+			detail:  "server gave HTTP response to HTTPS client",
+		},
 		"wrong path": {
 			baseURL: func(s *service) string { return s.url + "/api" },
 			summary: "Error: base_url does not lead to the short-link service's API",

@@ -23,6 +23,18 @@ var (
 	ErrNoSuchLink = errors.New("no such link")
 )
 
+// NoSuchLink is a lookup that matched no link, saying which in its own
+// words: it matches ErrNoSuchLink without repeating "no such link" before
+// them, under a diagnostic that already says so.
+func NoSuchLink(format string, args ...any) error {
+	return noSuchLink(fmt.Sprintf(format, args...))
+}
+
+type noSuchLink string
+
+func (e noSuchLink) Error() string      { return string(e) }
+func (noSuchLink) Is(target error) bool { return target == ErrNoSuchLink }
+
 // ByID finds a link by its ID in listing.
 func ByID(ctx context.Context, listing *snapshot.Snapshot, id string) (*client.Link, error) {
 	link, ok, err := listing.Get(ctx, id)
@@ -38,7 +50,7 @@ func ByID(ctx context.Context, listing *snapshot.Snapshot, id string) (*client.L
 // BySlug finds the link in listing that holds a slug on a domain.
 func BySlug(ctx context.Context, listing *snapshot.Snapshot, domainID, slug string) (*client.Link, error) {
 	if domainID == "" || slug == "" {
-		return nil, fmt.Errorf("%w: %q is not of the form <domain_id>/<slug>", ErrNoSuchLink, domainID+"/"+slug)
+		return nil, NoSuchLink("%q is not of the form <domain_id>/<slug>", domainID+"/"+slug)
 	}
 	link, ok, err := listing.BySlug(ctx, domainID, slug)
 	switch {
@@ -47,7 +59,7 @@ func BySlug(ctx context.Context, listing *snapshot.Snapshot, domainID, slug stri
 	case ok:
 		return &link, nil
 	}
-	return nil, fmt.Errorf("%w: no link with slug %q on domain %s; list the account's links with data.shortlink_links", ErrNoSuchLink, slug, domainID)
+	return nil, NoSuchLink("no link with slug %q on domain %s; list the account's links with data.shortlink_links", slug, domainID)
 }
 
 // ByIDListedSince finds a link by its ID in a listing started after mark

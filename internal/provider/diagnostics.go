@@ -74,7 +74,11 @@ func plainErrorDetail(err error) string {
 	case errors.Is(err, context.DeadlineExceeded) && errors.Is(err, client.ErrAmbiguous):
 		return err.Error() + "\n\nThe operation ran out of time while the service was still creating the link. " + leftoverAdvice + " To avoid this, raise the resource's create timeout or lower Terraform's -parallelism."
 	case errors.Is(err, context.DeadlineExceeded):
-		return err.Error() + fmt.Sprintf("\n\nThe operation ran out of time: a create, change or delete is bounded by the resource's timeouts, a read by %s. Raise the timeouts where they apply, or lower Terraform's -parallelism so fewer requests wait for the rate limit.", defaults.ReadTimeout)
+		unsent := ""
+		if errors.Is(err, client.ErrNotSent) {
+			unsent = " This request was never sent: it changed nothing on the service."
+		}
+		return err.Error() + fmt.Sprintf("\n\nThe operation ran out of time: a create, change or delete is bounded by the resource's timeouts, a read by %s.%s Its time went waiting for the rate limit, or for the service to answer the writes already sent (its fraud filter may take seconds for each). Raise the timeouts where they apply; where the rate limit held it, lowering Terraform's -parallelism also makes fewer requests wait.", defaults.ReadTimeout, unsent)
 	case errors.Is(err, client.ErrAmbiguous) && errors.Is(err, context.Canceled):
 		return err.Error() + "\n\nTerraform was interrupted while the service was still creating the link, and the provider stopped waiting for its answer at the end of stop_grace_period. " + leftoverAdvice
 	case errors.Is(err, client.ErrAmbiguous):
@@ -159,7 +163,7 @@ func verdictSummary(err error) string {
 func verdictDetail(err error) string {
 	detail := err.Error() + "\n\nThe provider stopped trying, for every operation of this run. Check base_url (or " + EnvBaseURL + "): its scheme, host and port; and that the service (or the emulator) is running and reachable from this machine."
 	if errors.Is(err, client.ErrWrongBaseURL) {
-		detail = err.Error() + "\n\nEvery other operation of this run fails the same way, so the provider stopped sending requests."
+		detail = err.Error() + "\n\nCorrect base_url (or " + EnvBaseURL + ", where the provider block does not set base_url). Every other operation of this run fails the same way, so the provider stopped sending requests."
 	} else if refusal := keyRefusal(err); refusal != nil {
 		detail = serviceErrorDetail(refusal) + "\n\nThe key would be refused the same way by every other request of this run that needs it, so the provider stopped sending them."
 	}
@@ -480,13 +484,13 @@ func serviceErrorDetail(e *client.APIError) string {
 	case isFilterRejection(e):
 		return "The service's fraud filter rejected the destination (422 blocked_by_filter)" + said + ". Choose another destination; if it is legitimate, ask the service's support to review it."
 	case errors.Is(e, client.ErrBlocked):
-		return "The service refused the request (422 " + e.Code + ")" + said + "."
+		return "The service refused the request (422 " + e.Said() + ")" + said + "."
 	case errors.Is(e, client.ErrQuota):
 		return "The plan's monthly link quota is exhausted (402 link_quota)" + said + ". The quota counts the links created in a month, so deleting links does not give any back: wait for the next month or upgrade the plan. This request changed nothing."
 	case errors.Is(e, client.ErrConflict):
-		return "The service refused the request as a conflict (409 " + codeOr(e, "slug_taken") + ")" + said + ". If the slug is taken, choose another one, or import the link that holds it with the ID <domain_id>/<slug> of that link."
+		return "The service refused the request as a conflict (409 " + e.Said() + ")" + said + ". If the slug is taken, choose another one, or import the link that holds it with the ID <domain_id>/<slug> of that link."
 	case errors.Is(e, client.ErrInvalidRequest):
-		return "The service refused the request (400 " + codeOr(e, "invalid_request") + ")" + said + "."
+		return "The service refused the request (400 " + e.Said() + ")" + said + "."
 	case errors.Is(e, client.ErrNotFound) && strings.HasPrefix(e.Path, pathOfALink):
 		return "The link no longer exists on the service (404 not_found)" + said + ". It was probably deleted outside Terraform; run `terraform apply` again to recreate it."
 	case errors.Is(e, client.ErrNotFound):
@@ -511,7 +515,11 @@ func waitPastDeadlineDetail(past *client.WaitPastDeadlineError, err error) strin
 	if past.Status == http.StatusServiceUnavailable {
 		return fmt.Sprintf("%v\n\nThe service is unavailable (503) and asked to wait %v before the next request, longer than this operation's timeout has left, so the provider stopped at once rather than wait for nothing. Run again once the service is back.", err, past.Wait.Round(time.Second)) + mayHaveCreated(err)
 	}
-	return fmt.Sprintf("%v\n\nThe service's rate limit asked to wait %v before the next request, longer than this operation's timeout has left, so the provider stopped at once rather than wait for nothing; that request was not carried out. %s", err, past.Wait.Round(time.Second), raiseTimeout(past.Method)) + mayHaveCreated(err)
+	held := fmt.Sprintf("The service's rate limit asked to wait %v before the next request", past.Wait.Round(time.Second))
+	if past.Spent {
+		held = fmt.Sprintf("The service's rate limit has nothing left of its window for about %v", past.Wait.Round(time.Second))
+	}
+	return fmt.Sprintf("%v\n\n%s, longer than this operation's timeout has left, so the provider stopped at once rather than wait for nothing; that request was not carried out. %s", err, held, raiseTimeout(past.Method)) + mayHaveCreated(err)
 }
 
 // raiseTimeout says which timeout bounds a request of method, and what to do.
@@ -532,13 +540,6 @@ func serviceSaid(e *client.APIError) string {
 		return fmt.Sprintf("; the service sent a body that is not JSON, beginning %q", e.Body)
 	}
 	return ""
-}
-
-func codeOr(e *client.APIError, fallback string) string {
-	if e.Code != "" {
-		return e.Code
-	}
-	return fallback
 }
 
 func scopeFor(method string) string {

@@ -443,6 +443,17 @@ func TestAddServiceError_whatEachFailureSays(t *testing.T) {
 			want:   []string{"unavailable (503) and asked to wait 1h0m0s", "Run again once the service is back"},
 			absent: []string{"rate limit"},
 		},
+		"a create held past its deadline by a window the answers said is spent": {
+			err: fmt.Errorf("POST /api/links: stopped waiting for the rate limit: %w; %w",
+				&client.WaitPastDeadlineError{Method: "POST", Wait: 58 * time.Second, Spent: true}, client.ErrNotSent),
+			want:   []string{"nothing left of its window for about 58s", "stopped at once", "not carried out", "timeouts.create"},
+			absent: []string{"asked to wait", "may have created"},
+		},
+		"a change that ran out of time waiting, unsent": {
+			err:    fmt.Errorf("PATCH /api/links/l-1: stopped waiting for the rate limit: %w; %w", context.DeadlineExceeded, client.ErrNotSent),
+			want:   []string{"ran out of time", "never sent: it changed nothing", "or for the service to answer the writes already sent", "Raise the timeouts"},
+			absent: []string{"may have"},
+		},
 		"a create answered 504": {
 			err:  ambiguous,
 			want: []string{"504", "may have created the link", "If it did, the link is on the account"},

@@ -399,3 +399,33 @@ provider "shortlink" {
 		t.Fatalf("%d links were created over an unverified connection", n)
 	}
 }
+
+// A base_url whose scheme does not match its port: https:// to a
+// plain-http port fails the plan at once (waiting does not change a port's
+// protocol); http:// to a TLS port (loopback only) fails on the TLS
+// server's own 400, named as its status, not as a code of the service.
+func TestAccSecurity_schemeThatDoesNotMatchThePort(t *testing.T) {
+	e := newTestEnv(t)
+	tlsServer := httptest.NewTLSServer(e.srv)
+	t.Cleanup(tlsServer.Close)
+	for name, tc := range map[string]struct {
+		baseURL  string
+		planOnly bool
+		want     []string
+	}{
+		"https to plain http": {strings.Replace(e.url, "http://", "https://", 1), true, []string{"Cannot reach the short-link service", "server gave HTTP response to HTTPS client", "Check base_url"}},
+		"http to TLS":         {strings.Replace(tlsServer.URL, "https://", "http://", 1), false, []string{"(400 Bad Request)", "not JSON", "Client sent an HTTP request to an HTTPS server"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			config := fmt.Sprintf("provider \"shortlink\" {\n  base_url = %q\n  api_key  = %q\n}\n", tc.baseURL, e.fx.APIKey) +
+				linkBody(e.fx.DomainID, "https://example.com/a")
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: protoV6Providers,
+				Steps:                    []resource.TestStep{{Config: config, PlanOnly: tc.planOnly, ExpectError: expectErr(tc.want...)}},
+			})
+		})
+	}
+	if n := e.srv.TotalRequests(); n != 0 {
+		t.Errorf("the service answered %d API requests, want none", n)
+	}
+}
