@@ -102,8 +102,10 @@ const maxErrorSnippet = 512
 type APIError struct {
 	StatusCode int
 	// Code is the service's error code; derived from the status when the
-	// body does not give one. Empty for statuses without a known code (5xx).
-	Code string
+	// body does not give one (CodeDerived). Empty for statuses without a
+	// known code (5xx).
+	Code        string
+	CodeDerived bool
 	// Message is the service's message or detail, if any.
 	Message string
 	Method  string
@@ -142,11 +144,11 @@ func (e *APIError) Error() string {
 }
 
 // Said names the error as the answer did: the service's code, or the
-// status's text when the body was not the service's JSON (a page from a
-// proxy, or from something else at that address), since a code derived
-// from the status would read as the service's own.
+// status's text when the body gave none (a page from a proxy, or from
+// something else at that address, or no body), since a code derived from
+// the status would read as the service's own.
 func (e *APIError) Said() string {
-	if e.Code != "" && e.Body == "" {
+	if e.Code != "" && !e.CodeDerived {
 		return e.Code
 	}
 	return http.StatusText(e.StatusCode)
@@ -185,6 +187,7 @@ func newAPIError(method, path string, r *response, secret *Secret) *APIError {
 	}
 	if e.Code == "" {
 		e.Code = statusCodes[r.status]
+		e.CodeDerived = e.Code != ""
 	}
 	if e.Message == "" && r.status >= 300 && r.status < 400 {
 		e.Message = secret.Redact(redirectMessage(r.header.Get("Location")))

@@ -88,7 +88,7 @@ func TestAPIErrorMessage(t *testing.T) {
 		{APIError{StatusCode: 502, Method: "GET", Path: "/api/links", Body: "<html>bad gateway</html>", Attempts: 6},
 			`GET /api/links: 502 Bad Gateway: non-JSON body "<html>bad gateway</html>" (after 6 attempts)`},
 		// A code derived from the status is not printed as the service's.
-		{APIError{StatusCode: 400, Code: "invalid_request", Method: "GET", Path: "/api/links", Body: "Client sent an HTTP request to an HTTPS server."},
+		{APIError{StatusCode: 400, Code: "invalid_request", CodeDerived: true, Method: "GET", Path: "/api/links", Body: "Client sent an HTTP request to an HTTPS server."},
 			`GET /api/links: 400 Bad Request: non-JSON body "Client sent an HTTP request to an HTTPS server."`},
 		{APIError{StatusCode: 404, Code: "not_found", Method: "DELETE", Path: "/api/links/x"},
 			`DELETE /api/links/x: 404 not_found`},

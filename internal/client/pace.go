@@ -231,8 +231,11 @@ func (c *classPace) acquire(ctx context.Context, clock Clock, method string) (_ 
 // heldUntil is how long the service's own answers hold the class's next
 // request: until the latest Retry-After ends, or, once an answer said that
 // nothing remains of the window (spent), for as long as the pacer waits
-// for it to come back. No answer of the class is on its way then (the
-// pacer would wait for it), so no answer can move that moment sooner.
+// for it to come back. A finite wait means no answer of the pacer's
+// epoch is on its way (it would wait for that answer instead). An answer
+// of an earlier epoch could bring the moment sooner only by a refusal
+// whose Retry-After ends first; the request then fails where it might
+// have gone late in its time, which this accepts to fail the rest at once.
 func (c *classPace) heldUntil(now time.Time, wait time.Duration) (end time.Time, spent bool) {
 	if c.spent && wait != pacing.WaitForAnswer && now.Add(wait).After(c.refusedUntil) {
 		return now.Add(wait), true

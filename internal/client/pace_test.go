@@ -244,6 +244,69 @@ func TestPaceWaitEndsWithContext(t *testing.T) {
 	}
 }
 
+// A request whose deadline passes while it waits for the answer to one
+// already sent ends then, unsent, and its error names it once, not also
+// by net/http's method and URL.
+func TestPaceWaitForAnAnswerEndsAtTheDeadline(t *testing.T) {
+	t.Parallel()
+	arrived := make(chan struct{}, 2)
+	svc := testsupport.Start(t, testsupport.Options{
+		Settings: func(s *emulator.Settings) {
+			s.Limits = emulator.Limits{Write: 10, Read: 10, Window: emulator.Duration(time.Minute)}
+			s.Filter.Delay = emulator.Duration(2 * time.Second)
+		},
+		Wrap: func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				arrived <- struct{}{}
+				next.ServeHTTP(w, r)
+			})
+		},
+	})
+	e := &paceEnv{srv: svc.Server, url: svc.URL, fx: svc.Fixture}
+	c := e.client(t)
+	first := make(chan error, 1)
+	go func() { first <- e.create(context.Background(), c, 1) }()
+	<-arrived // the first create is on its way: the epoch waits for its answer
+	short, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	err := e.create(short, c, 2)
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrNotSent) || errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("err = %v, want the deadline, unsent", err)
+	}
+	if strings.Contains(err.Error(), "Post ") {
+		t.Errorf("err = %q names the request twice", err)
+	}
+	if err := <-first; err != nil {
+		t.Fatalf("the first create: %v", err)
+	}
+}
+
+// A change that reached the service (answered 502) and whose retry is
+// then held past its deadline by a spent window may have been made: its
+// error says so (ErrUnanswered), not that nothing was sent.
+func TestPaceRetryGivenUpAfterAnAnswerKeepsItsDoubt(t *testing.T) {
+	t.Parallel()
+	var patches atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		patches.Add(1)
+		w.Header().Set("X-RateLimit-Limit", "10")
+		w.Header().Set("X-RateLimit-Remaining", "0")
+		w.Header().Set("X-RateLimit-Reset", "60")
+		w.WriteHeader(http.StatusBadGateway)
+	}))
+	t.Cleanup(ts.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := pacedClient(t, ts.URL, testKey).ChangeDestination(ctx, "l-1", ChangeDestinationInput{Destination: "https://example.com/b"})
+	var past *WaitPastDeadlineError
+	if !errors.As(err, &past) || !past.Spent || !errors.Is(err, ErrUnanswered) {
+		t.Fatalf("err = %v, want a retry held past the deadline, the change unanswered", err)
+	}
+	if n := patches.Load(); n != 1 {
+		t.Errorf("the service saw %d changes, want the one answered 502", n)
+	}
+}
+
 // barrier lets requests through once n of them are in flight together, or
 // after a timeout; it records the most it saw at once.
 type barrier struct {

@@ -325,14 +325,16 @@ func (x *exchange) checkRetry(ctx context.Context, resp *http.Response, err erro
 }
 
 // noteOutcome keeps what failure needs of the latest outcome: its status
-// (0 after a transport error) and whether the service may have carried the
-// request out without our learning the result.
+// (0 after a transport error), and whether the service may have carried
+// the request out without our learning the result, in this attempt or an
+// earlier one: a change answered 502 and then given up unsent while its
+// retry waited may have been made all the same.
 func (x *exchange) noteOutcome(resp *http.Response, err error) {
 	if err != nil {
-		x.lastStatus, x.uncertain = 0, !neverSent(err)
+		x.lastStatus, x.uncertain = 0, x.uncertain || !neverSent(err)
 		return
 	}
-	x.lastStatus, x.uncertain = resp.StatusCode, resp.StatusCode >= 500
+	x.lastStatus, x.uncertain = resp.StatusCode, x.uncertain || resp.StatusCode >= 500
 }
 
 // backoff is the Backoff hook: the wait of the retry policy, logged. A
@@ -364,6 +366,9 @@ func keepLastResponse(resp *http.Response, err error, _ int) (*http.Response, er
 // failure turns an error of retryablehttp into ours.
 func (x *exchange) failure(ctx context.Context, err error) error {
 	cl := x.call
+	if urlErr := (*url.Error)(nil); errors.Is(err, ErrNotSent) && errors.As(err, &urlErr) {
+		err = urlErr.Err // given up before it went: its method and URL only repeat what follows
+	}
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 		err = fmt.Errorf("%w (%w)", ctxErr, err)
 	}

@@ -66,19 +66,21 @@ func permanent(err error) bool {
 }
 
 // tlsRefused reports a TLS handshake that waiting cannot mend: the
-// service's certificate is refused, or the address does not speak TLS at
-// all (https:// to a plain-http port). Nothing was sent.
+// service's certificate is refused, or the address answered the handshake
+// in plain http (https:// to a plain-http port: net/http names only that
+// case ErrSchemeMismatch). Nothing was sent. Other TLS record errors are
+// not among them: a connection already in use meets them after a request
+// went.
 func tlsRefused(err error) bool {
 	var (
 		unknownCA  x509.UnknownAuthorityError
 		hostname   x509.HostnameError
 		invalid    x509.CertificateInvalidError
 		verifyFail *tls.CertificateVerificationError
-		notTLS     tls.RecordHeaderError
 	)
 	return errors.As(err, &unknownCA) || errors.As(err, &hostname) ||
 		errors.As(err, &invalid) || errors.As(err, &verifyFail) ||
-		errors.Is(err, http.ErrSchemeMismatch) || errors.As(err, &notTLS)
+		errors.Is(err, http.ErrSchemeMismatch)
 }
 
 // neverSent reports transport errors that happen before the request leaves

@@ -2,9 +2,11 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -196,5 +198,34 @@ func TestVerdict_unreachableConcludedWhenThePatienceEnds(t *testing.T) {
 	_, err = c.ListLinks(context.Background())
 	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "(tried for 2s)") {
 		t.Fatalf("error = %v, want ErrUnreachable when the 2.1 s patience ends", err)
+	}
+}
+
+// A TLS record the client cannot read after its request went (here one
+// longer than TLS allows) is no refused handshake: a create stays in doubt
+// and the service is not concluded unreachable.
+func TestVerdict_aBadRecordAfterTheRequestIsNoRefusedHandshake(t *testing.T) {
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		tlsConn, ok := conn.(*tls.Conn)
+		if !ok {
+			t.Errorf("hijacked a %T, want a TLS connection", conn)
+			return
+		}
+		_, _ = tlsConn.NetConn().Write([]byte{0x17, 0x03, 0x03, 0xff, 0xff}) // an application record of 65535 bytes
+	}))
+	t.Cleanup(ts.Close)
+	c, err := New(Config{BaseURL: ts.URL, APIKey: testKey, HTTPClient: ts.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.CreateLink(context.Background(), CreateLinkInput{DomainID: "d", Destination: "https://example.com/"})
+	if !errors.Is(err, ErrAmbiguous) || errors.Is(err, ErrUnreachable) || errors.Is(err, ErrNotSent) {
+		t.Fatalf("err = %v, want the create in doubt, the service not concluded unreachable", err)
 	}
 }

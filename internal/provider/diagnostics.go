@@ -75,7 +75,7 @@ func plainErrorDetail(err error) string {
 		return err.Error() + "\n\nThe operation ran out of time while the service was still creating the link. " + leftoverAdvice + " To avoid this, raise the resource's create timeout or lower Terraform's -parallelism."
 	case errors.Is(err, context.DeadlineExceeded):
 		unsent := ""
-		if errors.Is(err, client.ErrNotSent) {
+		if errors.Is(err, client.ErrNotSent) && !errors.Is(err, client.ErrUnanswered) {
 			unsent = " This request was never sent: it changed nothing on the service."
 		}
 		return err.Error() + fmt.Sprintf("\n\nThe operation ran out of time: a create, change or delete is bounded by the resource's timeouts, a read by %s.%s Its time went waiting for the rate limit, or for the service to answer the writes already sent (its fraud filter may take seconds for each). Raise the timeouts where they apply; where the rate limit held it, lowering Terraform's -parallelism also makes fewer requests wait.", defaults.ReadTimeout, unsent)
@@ -519,7 +519,11 @@ func waitPastDeadlineDetail(past *client.WaitPastDeadlineError, err error) strin
 	if past.Spent {
 		held = fmt.Sprintf("The service's rate limit has nothing left of its window for about %v", past.Wait.Round(time.Second))
 	}
-	return fmt.Sprintf("%v\n\n%s, longer than this operation's timeout has left, so the provider stopped at once rather than wait for nothing; that request was not carried out. %s", err, held, raiseTimeout(past.Method)) + mayHaveCreated(err)
+	outcome := "that request was not carried out"
+	if errors.Is(err, client.ErrUnanswered) {
+		outcome = "that request was not sent again, but an earlier attempt may have been carried out: the next plan reads the link and shows what is left to do"
+	}
+	return fmt.Sprintf("%v\n\n%s, longer than this operation's timeout has left, so the provider stopped at once rather than wait for nothing; %s. %s", err, held, outcome, raiseTimeout(past.Method)) + mayHaveCreated(err)
 }
 
 // raiseTimeout says which timeout bounds a request of method, and what to do.

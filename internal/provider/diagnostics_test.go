@@ -454,6 +454,17 @@ func TestAddServiceError_whatEachFailureSays(t *testing.T) {
 			want:   []string{"ran out of time", "never sent: it changed nothing", "or for the service to answer the writes already sent", "Raise the timeouts"},
 			absent: []string{"may have"},
 		},
+		"a change answered 502, then its retry ran out of time waiting": {
+			err:    fmt.Errorf("PATCH /api/links/l-1: stopped waiting for the rate limit: %w; %w (after 2 attempts); %w", context.DeadlineExceeded, client.ErrNotSent, client.ErrUnanswered),
+			want:   []string{"ran out of time", "outcome unknown"},
+			absent: []string{"never sent"},
+		},
+		"a change answered 502, then its retry held past its deadline": {
+			err: fmt.Errorf("PATCH /api/links/l-1: stopped waiting for the rate limit: %w; %w; %w",
+				&client.WaitPastDeadlineError{Method: "PATCH", Wait: time.Minute, Spent: true}, client.ErrNotSent, client.ErrUnanswered),
+			want:   []string{"stopped at once", "an earlier attempt may have been carried out", "timeouts.update"},
+			absent: []string{"was not carried out"},
+		},
 		"a create answered 504": {
 			err:  ambiguous,
 			want: []string{"504", "may have created the link", "If it did, the link is on the account"},
