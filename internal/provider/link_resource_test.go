@@ -1556,9 +1556,11 @@ func TestAccLink_changeMakesTheLinkWhatThePlanShowed(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newTestEnv(t, func(s *emulator.Settings) { s.Variants.UTMStyle = tc.utmStyle })
-			var edited atomic.Bool
+			// armed: the change's step has begun, so the edit lands between
+			// its plan and its PATCH, not before the create's utm PATCH.
+			var armed, edited atomic.Bool
 			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Method == http.MethodPatch && !edited.Swap(true) {
+				if r.Method == http.MethodPatch && armed.Load() && !edited.Swap(true) {
 					l := e.onlyLink(t)
 					body := fmt.Sprintf(`{"destination":%q,"utm":{"source":"news","campaign":"teamB"}}`, l.Destination)
 					edit := httptest.NewRequest(http.MethodPatch, "/api/links/"+l.ID, strings.NewReader(body))
@@ -1579,7 +1581,8 @@ func TestAccLink_changeMakesTheLinkWhatThePlanShowed(t *testing.T) {
 				Steps: []resource.TestStep{
 					{Config: e.linkConfig("destination = \"https://example.com/a\"\n" + tc.config)},
 					{
-						Config: e.linkConfig("destination = \"https://example.com/b\"\n" + tc.config),
+						PreConfig: func() { armed.Store(true) },
+						Config:    e.linkConfig("destination = \"https://example.com/b\"\n" + tc.config),
 						ConfigStateChecks: []statecheck.StateCheck{
 							statecheck.ExpectKnownValue("shortlink_link.test", tfjsonpath.New("destination"), knownvalue.StringExact("https://example.com/b")),
 						},
