@@ -19,11 +19,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -188,12 +190,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-links %d: must be from 0 to %d", o.links, emulator.MaxSeededLinks)
 	}
 	if o.data != "" {
+		resolved, err := resolveDataFile(o.data)
+		if err != nil {
+			return fmt.Errorf("-data %s: %w", o.data, err)
+		}
+		o.data = resolved
 		unlock, err := lockDataFile(o.data)
 		if err != nil {
 			return fmt.Errorf("-data %s: %w", o.data, err)
 		}
 		release := onExit(unlock)
 		defer release()
+	}
+	if o.infoFile != "" {
+		// One left by an emulator killed before it could remove it would
+		// name a stopped emulator while this one loads and seeds.
+		_ = os.Remove(o.infoFile)
 	}
 	srv, err := emulator.New(emulator.Options{Settings: settings, DataFile: o.data, AdminToken: o.adminToken})
 	if err != nil {
@@ -237,6 +249,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("writing %s: %w", o.data, err)
 	}
 	return nil
+}
+
+// resolveDataFile is the file a -data path names once symbolic links are
+// followed (the file itself, or, before it exists, its directory): the
+// lock is taken, and the store written, there, so that an emulator given a
+// link to another's data file is refused, and a link given stays a link.
+func resolveDataFile(path string) (string, error) {
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		return resolved, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, filepath.Base(path)), nil
 }
 
 // settingFlags are the flags that set the emulator's settings, by name.

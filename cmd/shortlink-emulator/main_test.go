@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -360,12 +361,15 @@ func TestRunErrors(t *testing.T) {
 		"stray word":          {"-quiet", "extra"},
 		"negative links":      {"-links", "-5"},
 		"info file nowhere":   {"-info-file", filepath.Join(dir, "missing", "info.json")},
+		"window of 1ns":       {"-window", "1ns"},
+		"domain not a host":   {"-domain", "bad_host!"},
 	}
 	// What some of the errors must say, beside failing.
 	says := map[string]string{
 		"negative delay": "-filter-delay -1s: must be 0 or more", "too many links": "-links 4611686018427387904: must be from 0 to 10000000", "empty domain": "is not a host name",
 		"negative links": "-links -5: must be from 0", "unknown rate model": `-rate-model "leaky": must be one of "first-request", "clock", "sliding", "bucket"`,
-		"zero write limit":    "-write-limit 0: must be above 0",
+		"zero write limit": "-write-limit 0: must be above 0",
+		"window of 1ns":    "-window 1ns: must be 1ms or more", "domain not a host": `"bad_host!" is not a host name`,
 		"misspelt subcommand": `unexpected argument "clik"`, "stray word": `unexpected argument "extra"`,
 	}
 	for name, args := range cases {
@@ -567,19 +571,77 @@ func TestRunStopCarriesOutTheWritesUnderWay(t *testing.T) {
 	}
 }
 
-// A second emulator on a data file in use is refused: two journals
-// interleaved would lose answered changes. The first goes on serving.
+// A second emulator on a data file in use is refused, however the path
+// names it (through a symbolic link to the file or to its directory): two
+// journals interleaved would lose answered changes. The first goes on
+// serving.
 func TestRunRefusesADataFileInUse(t *testing.T) {
-	data := filepath.Join(t.TempDir(), "store.json")
+	dir := t.TempDir()
+	data := filepath.Join(dir, "store.json")
 	first := start(t, "-quiet", "-data", data)
+	for _, link := range []struct{ name, target string }{{"link.json", data}, {"linked-dir", dir}} {
+		if err := os.Symlink(link.target, filepath.Join(dir, link.name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, path := range []string{data, filepath.Join(dir, "link.json"), filepath.Join(dir, "linked-dir", "store.json")} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		var stdout, stderr clitest.SyncBuffer
+		err := run(ctx, []string{"-addr", "127.0.0.1:0", "-quiet", "-data", path}, &stdout, &stderr)
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), "another emulator is using it") {
+			t.Fatalf("a second emulator on %s: run = %v, want it refused", path, err)
+		}
+	}
+	first.createLink(t, "still-served")
+}
+
+// An info file left by an emulator killed with it in place is gone before
+// the data file is read: while a large one loads, a script waiting for the
+// file must not find the dead emulator's address. (The start below fails
+// after the read, on its -domain, so the file is never written anew.)
+func TestRunRemovesAStaleInfoFileBeforeItLoads(t *testing.T) {
+	dir := t.TempDir()
+	data, info := filepath.Join(dir, "store.json"), filepath.Join(dir, "info.json")
+	if err := start(t, "-quiet", "-data", data).stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(info, []byte(`{"baseUrl": "http://127.0.0.1:1"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var stdout, stderr clitest.SyncBuffer
-	err := run(ctx, []string{"-addr", "127.0.0.1:0", "-quiet", "-data", data}, &stdout, &stderr)
-	if err == nil || !strings.Contains(err.Error(), "another emulator is using it") {
-		t.Fatalf("a second emulator on %s: run = %v, want it refused", data, err)
+	if err := run(ctx, []string{"-addr", "127.0.0.1:0", "-quiet", "-data", data, "-info-file", info, "-domain", "other.example.test"}, &stdout, &stderr); err == nil {
+		t.Fatal("the start with another -domain succeeded")
 	}
-	first.createLink(t, "still-served")
+	if _, err := os.Stat(info); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the stale info file is still there (%v)", err)
+	}
+}
+
+// An emulator given a symbolic link to its data file keeps it a link: the
+// store is written to the file it names.
+func TestRunKeepsADataFileLinkALink(t *testing.T) {
+	dir := t.TempDir()
+	data, link := filepath.Join(dir, "store.json"), filepath.Join(dir, "link.json")
+	if err := start(t, "-quiet", "-data", data).stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(data, link); err != nil {
+		t.Fatal(err)
+	}
+	in := start(t, "-quiet", "-data", link)
+	in.createLink(t, "through-the-link")
+	if err := in.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("after a stop, %s is no longer a symbolic link (%v)", link, err)
+	}
+	if got := start(t, "-quiet", "-data", data).listSlugs(t); !slices.Contains(got, "through-the-link") {
+		t.Errorf("links in %s = %v, want the one made through the link", data, got)
+	}
 }
 
 // A restart keeps the data file's domain: a -domain that differs is

@@ -30,6 +30,9 @@ func runClick(args []string, stdout, stderr io.Writer) error {
 	if err := parseOnlyFlags(fs, args); err != nil {
 		return err
 	}
+	if *n < 1 {
+		return fmt.Errorf("-n %d: must be 1 or more", *n)
+	}
 	u, err := url.Parse(*short)
 	if err != nil || u.Host == "" {
 		return fmt.Errorf("-url %q is not a short URL", *short)

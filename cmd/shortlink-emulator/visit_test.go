@@ -117,6 +117,7 @@ func TestClickArgumentErrors(t *testing.T) {
 	}{
 		{"-url without a scheme", []string{"-url", "go.example.test/spring"}, `-url "go.example.test/spring" is not a short URL`},
 		{"no -url", nil, `-url "" is not a short URL`},
+		{"no visits", []string{"-url", "https://go.example.test/spring", "-n", "0"}, `-n 0: must be 1 or more`},
 		{"-url that does not parse", []string{"-url", "https://go.example.test/%zz"}, `-url "https://go.example.test/%zz" is not a short URL`},
 		{"-n not a number", []string{"-url", "https://go.example.test/spring", "-n", "x"}, `invalid value "x" for flag -n`},
 	}

@@ -82,10 +82,11 @@ func (s *Server) addDomainLocked(accountID, host string) (string, error) {
 	return id, nil
 }
 
-// hostFreeLocked fails when a domain has the (lower-case) host already.
+// hostFreeLocked fails when the (lower-case) host is no host name, or a
+// domain has it already.
 func (s *Server) hostFreeLocked(host string) error {
-	if host == "" || strings.ContainsAny(host, "/ ") {
-		return fmt.Errorf("domain host %q is not a host name, such as go.example.test", host)
+	if !isHostName(host) {
+		return fmt.Errorf("domain host %q is not a host name, such as go.example.test (letters, digits and hyphens, in labels between dots)", host)
 	}
 	if s.st.domainByHost(host) != nil {
 		return fmt.Errorf("domain %q exists already", host)
@@ -510,4 +511,25 @@ func (s *Server) replaceRevokedLocked(f *Fixture) {
 	if added {
 		s.mustPersistLocked()
 	}
+}
+
+// isHostName is whether host (lower case) is a host name a short link can
+// be served on: labels of letters, digits and hyphens, none at a label's
+// ends, between dots. An internationalized host is written in its ASCII
+// form (xn--…).
+func isHostName(host string) bool {
+	if host == "" || len(host) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(host, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -130,7 +130,7 @@ func (s Settings) Validate() error {
 	for _, c := range []settingCheck{
 		{"limits.write", s.Limits.Write, s.Limits.Write > 0, "must be above 0"},
 		{"limits.read", s.Limits.Read, s.Limits.Read > 0, "must be above 0"},
-		{"limits.window", time.Duration(s.Limits.Window), s.Limits.Window > 0, "must be above 0"},
+		{"limits.window", time.Duration(s.Limits.Window), s.Limits.Window >= Duration(time.Millisecond), `must be 1ms or more, such as "60s" (a JSON number is nanoseconds)`},
 		oneOfCheck("limits.model", s.Limits.Model, rateModels...),
 		oneOfCheck("limits.rounding", s.Limits.Rounding, roundings...),
 		oneOfCheck("limits.remaining", s.Limits.Remaining, remainingCounts...),

@@ -13,9 +13,10 @@ func TestSettingsValidate(t *testing.T) {
 		t.Fatalf("default settings: %v", err)
 	}
 	bad := map[string]func(*Settings){
-		"limits.write":            func(s *Settings) { s.Limits.Write = 0 },
-		"limits.read":             func(s *Settings) { s.Limits.Read = -1 },
-		"limits.window":           func(s *Settings) { s.Limits.Window = 0 },
+		"limits.write":  func(s *Settings) { s.Limits.Write = 0 },
+		"limits.read":   func(s *Settings) { s.Limits.Read = -1 },
+		"limits.window": func(s *Settings) { s.Limits.Window = 0 },
+		"limits.window, 60 as a JSON number (60ns)": func(s *Settings) { s.Limits.Window = 60 },
 		"filter.delay":            func(s *Settings) { s.Filter.Delay = -1 },
 		"variants.objectEnvelope": func(s *Settings) { s.Variants.ObjectEnvelope = "result" },
 		"variants.listEnvelope":   func(s *Settings) { s.Variants.ListEnvelope = "results" },
@@ -33,7 +34,7 @@ func TestSettingsValidate(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := testSettings(change)
 			err := s.Validate()
-			if err == nil || !strings.Contains(err.Error(), name) {
+			if setting, _, _ := strings.Cut(name, ","); err == nil || !strings.Contains(err.Error(), setting) {
 				t.Errorf("Validate = %v, want an error naming %s", err, name)
 			}
 			if _, err := New(Options{Settings: s}); err == nil {
