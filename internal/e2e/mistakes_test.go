@@ -232,6 +232,29 @@ func TestMistakes_badValues(t *testing.T) {
 	}
 }
 
+// TestMistakes_readRateLimitWait: a plan whose listing of the account
+// waits for the read rate limit says so, once, though every read of the
+// plan shares that listing.
+func TestMistakes_readRateLimitWait(t *testing.T) {
+	t.Parallel()
+	s := newService(t, func(st *emulator.Settings) {
+		st.Limits.Read, st.Limits.Window = 1, emulator.Duration(3*time.Second)
+		st.Variants.Paging, st.Variants.PageSize = "cursor", 2
+	})
+	if _, err := s.srv.SeedLinks(s.fx.DomainID, "dashboard", 6); err != nil {
+		t.Fatal(err)
+	}
+	w := s.workdir(t, "read-rate-limit-wait", "data \"shortlink_links\" \"all\" {}\ndata \"shortlink_links\" \"again\" { slug_prefix = \"dash\" }\n")
+	out, err := runCLI(context.Background(), w, "plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	if n := strings.Count(flat, "Warning: Waited for the rate limit"); n != 1 || !strings.Contains(flat, "for the service's read rate limit") {
+		t.Errorf("the plan says %d times that it waited for the rate limit, want once, for the read limit:\n%s", n, out)
+	}
+}
+
 // TestMistakes_rateLimitWait: an apply that waits for the rate limit says
 // so, in a warning on the resources that waited and in the log at INFO, so
 // that "Still creating..." never stands without a reason.

@@ -254,6 +254,21 @@ func addRateLimitWait(diags *diag.Diagnostics, w client.WaitSum) {
 			w.Total.Round(time.Second), told, forAnswers, outcome))
 }
 
+// addReadRateLimitWait tells that a read waited long for the read rate
+// limit: mostly for a listing of the account, which pages at that limit.
+func addReadRateLimitWait(diags *diag.Diagnostics, w client.WaitSum) {
+	told, outcome := "", " Nothing failed."
+	if w.Refused > 0 {
+		told = fmt.Sprintf(", %d time(s) told to by a 429 answer", w.Refused)
+	}
+	if diags.HasError() {
+		outcome = " The waits are not what failed: the error says what did."
+	}
+	diags.AddWarning("Waited for the rate limit",
+		fmt.Sprintf("Reading waited %s in all for the service's read rate limit%s.%s The service can only list all of an account's links, page by page, so a listing of a large account takes about as many windows of the read limit as it has pages; one listing serves every refresh and data source of this run, and the read that started it says so, once. The limit is per API key: every other run and integration using the key counts against it too.",
+			w.Total.Round(time.Second), told, outcome))
+}
+
 // leftoverAdvice says what the next run does about a create whose outcome
 // is unknown; it holds for a new process, not only for this one.
 const leftoverAdvice = "If it did, the link is on the account but in no state. The next apply settles it: for a resource with a slug, the service answers 409 and the provider takes the link over when it is exactly what the resource declares, was created within adoption_window and no other resource manages it (with a warning naming it); for a resource without a slug a new link is created, and the plan warns of a probable leftover it finds (one the service finishes making after that plan has listed is not found: look for a second link to the same destination, created about now, and delete it)."

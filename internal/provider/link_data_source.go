@@ -68,6 +68,8 @@ func (d *linkDataSource) ConfigValidators(context.Context) []datasource.ConfigVa
 }
 
 func (d *linkDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	ctx, done := trackReadWaits(ctx, &resp.Diagnostics)
+	defer done()
 	var m linkModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {

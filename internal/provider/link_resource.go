@@ -313,6 +313,8 @@ func (r *linkResource) changeDestination(ctx context.Context, id string, in clie
 }
 
 func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx, done := trackReadWaits(ctx, &resp.Diagnostics)
+	defer done()
 	var state linkResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

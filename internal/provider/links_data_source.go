@@ -98,6 +98,8 @@ func linkDataAttributes() map[string]schema.Attribute {
 }
 
 func (d *linksDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	ctx, done := trackReadWaits(ctx, &resp.Diagnostics)
+	defer done()
 	if !configured(d.data, &resp.Diagnostics) {
 		return
 	}

@@ -272,6 +272,19 @@ func (d *providerData) operation(ctx context.Context, timeout time.Duration, dia
 	}
 }
 
+// trackReadWaits returns the context of a read (a refresh, a data source);
+// done, deferred, tells the user in diags when it waited long for the read
+// rate limit. One listing serves every read of a run and is waited for by
+// the read that started it, so the run says so once.
+func trackReadWaits(ctx context.Context, diags *diag.Diagnostics) (_ context.Context, done func()) {
+	ctx, waits := client.TrackWaits(ctx)
+	return ctx, func() {
+		if sum := waits.Sum(); sum.Total >= client.LongWait {
+			addReadRateLimitWait(diags, sum)
+		}
+	}
+}
+
 // configuredDataSource is embedded by every data source: it keeps what the
 // provider's Configure hands over.
 type configuredDataSource struct{ data *providerData }
