@@ -238,16 +238,11 @@ var (
 // apart: with a slow service it is most of the wait while the window still
 // has room, and only slow answers explain it.
 func addRateLimitWait(diags *diag.Diagnostics, w client.WaitSum) {
-	told, forAnswers, outcome := "", "", " Nothing failed."
-	if w.Refused > 0 {
-		told = fmt.Sprintf(", %d time(s) told to by a 429 answer", w.Refused)
-	}
+	told, outcome := waitTold(diags, w)
+	forAnswers := ""
 	if w.ForAnswers >= time.Second {
 		forAnswers = fmt.Sprintf(" Of that, %s went waiting for the answers to this run's requests already sent: the provider sends only as much as the latest answers say remains, so while the service is slow to answer (its fraud filter runs on every create and change of destination), the next requests wait as long, however much the window allows.",
 			w.ForAnswers.Round(time.Second))
-	}
-	if diags.HasError() {
-		outcome = " The waits are not what failed: the error says what did."
 	}
 	diags.AddWarning("Waited for the rate limit",
 		fmt.Sprintf("This operation waited %s in all for the service's rate limit%s.%s The limit is per API key: every request of this run, and of any other run using the same key, counts against it, so the provider holds requests back until the service's window allows them rather than have them refused.%s An apply of many links takes about as many windows as its writes need; lowering -parallelism does not make it faster, but each link then waits behind fewer others of this run, and less of its timeout (see Timeouts in the provider's documentation).",
@@ -257,16 +252,23 @@ func addRateLimitWait(diags *diag.Diagnostics, w client.WaitSum) {
 // addReadRateLimitWait tells that a read waited long for the read rate
 // limit: mostly for a listing of the account, which pages at that limit.
 func addReadRateLimitWait(diags *diag.Diagnostics, w client.WaitSum) {
-	told, outcome := "", " Nothing failed."
+	told, outcome := waitTold(diags, w)
+	diags.AddWarning("Waited for the rate limit",
+		fmt.Sprintf("Reading waited %s in all for the service's read rate limit%s.%s The service can only list all of an account's links, page by page, so a listing of a large account takes about as many windows of the read limit as it has pages; one listing serves every refresh and data source of this run, and the read that started it says so, once. The limit is per API key: every other run and integration using the key counts against it too.",
+			w.Total.Round(time.Second), told, outcome))
+}
+
+// waitTold is what both waits' warnings say of the 429s that asked for a
+// wait, and of whether the operation failed.
+func waitTold(diags *diag.Diagnostics, w client.WaitSum) (told, outcome string) {
+	told, outcome = "", " Nothing failed."
 	if w.Refused > 0 {
 		told = fmt.Sprintf(", %d time(s) told to by a 429 answer", w.Refused)
 	}
 	if diags.HasError() {
 		outcome = " The waits are not what failed: the error says what did."
 	}
-	diags.AddWarning("Waited for the rate limit",
-		fmt.Sprintf("Reading waited %s in all for the service's read rate limit%s.%s The service can only list all of an account's links, page by page, so a listing of a large account takes about as many windows of the read limit as it has pages; one listing serves every refresh and data source of this run, and the read that started it says so, once. The limit is per API key: every other run and integration using the key counts against it too.",
-			w.Total.Round(time.Second), told, outcome))
+	return told, outcome
 }
 
 // leftoverAdvice says what the next run does about a create whose outcome
