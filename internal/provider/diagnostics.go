@@ -495,23 +495,23 @@ func serviceErrorDetail(e *client.APIError) string {
 	said := serviceSaid(e)
 	switch {
 	case errors.Is(e, client.ErrUnauthorized):
-		return "The service rejected the API key (401 invalid_api_key)" + said + ". Check that api_key (or " + EnvAPIKey + ") holds a current key from the dashboard's API-key section, that the key was not revoked, and that the account's plan still includes the API."
+		return "The service rejected the API key (401 " + e.Said() + ")" + said + ". Check that api_key (or " + EnvAPIKey + ") holds a current key from the dashboard's API-key section, that the key was not revoked, and that the account's plan still includes the API."
 	case errors.Is(e, client.ErrForbidden):
-		return fmt.Sprintf("The API key lacks the scope this operation needs (403 insufficient_scope): %s needs %s%s. Terraform needs a key with both links:read (every refresh and import lists the links) and links:write (create, change, delete).", e.Method+" "+e.Path, scopeFor(e.Method), said)
+		return fmt.Sprintf("The API key lacks the scope this operation needs (403 %s): %s needs %s%s. Terraform needs a key with both links:read (every refresh and import lists the links) and links:write (create, change, delete).", e.Said(), e.Method+" "+e.Path, scopeFor(e.Method), said)
 	case isFilterRejection(e):
-		return "The service's fraud filter rejected the destination (422 blocked_by_filter)" + said + ". Choose another destination; if it is legitimate, ask the service's support to review it."
+		return "The service's fraud filter rejected the destination (422 " + e.Said() + ")" + said + ". Choose another destination; if it is legitimate, ask the service's support to review it."
 	case errors.Is(e, client.ErrBlocked):
 		return "The service refused the request (422 " + e.Said() + ")" + said + "."
 	case errors.Is(e, client.ErrQuota):
-		return "The plan's monthly link quota is exhausted (402 link_quota)" + said + ". The quota counts the links created in a month, so deleting links does not give any back: wait for the next month or upgrade the plan. This request changed nothing."
+		return "The plan's monthly link quota is exhausted (402 " + e.Said() + ")" + said + ". The quota counts the links created in a month, so deleting links does not give any back: wait for the next month or upgrade the plan. This request changed nothing."
 	case errors.Is(e, client.ErrConflict):
 		return "The service refused the request as a conflict (409 " + e.Said() + ")" + said + ". If the slug is taken, choose another one, or import the link that holds it with the ID <domain_id>/<slug> of that link."
 	case errors.Is(e, client.ErrInvalidRequest):
 		return "The service refused the request (400 " + e.Said() + ")" + said + "."
 	case errors.Is(e, client.ErrNotFound) && strings.HasPrefix(e.Path, pathOfALink):
-		return "The link no longer exists on the service (404 not_found)" + said + ". It was probably deleted outside Terraform; run `terraform apply` again to recreate it."
+		return "The link no longer exists on the service (404 " + e.Said() + ")" + said + ". It was probably deleted outside Terraform; run `terraform apply` again to recreate it."
 	case errors.Is(e, client.ErrNotFound):
-		return "The service answered 404 not_found to " + e.Method + " " + e.Path + said + ": it found nothing there. Check base_url, and for a create that domain_id is one of the account's domains (the dashboard's Domains section)."
+		return "The service answered 404 " + e.Said() + " to " + e.Method + " " + e.Path + said + ": it found nothing there. Check base_url, and for a create that domain_id is one of the account's domains (the dashboard's Domains section)."
 	}
 	return fmt.Sprintf("The service answered %d%s. This may be temporary: run the command again.", e.StatusCode, said)
 }
@@ -595,7 +595,7 @@ func addExportError(diags *diag.Diagnostics, c *client.Client, linkID string, er
 			fmt.Sprintf("%s. Every click shortlink_analytics_export keeps in csv or rows is held in the plan and the state, which a busy account outgrows. Narrow the range with since and until, or to one link with link_id, or raise max_clicks. For counts (per link, per day, per referrer) use shortlink_clicks, whose state does not grow with the clicks; for row_count alone set include_csv and include_rows to false.", tooMany))
 	case linkID != "" && client.IsNotFound(err):
 		diags.AddAttributeError(path.Root("link_id"), summary,
-			fmt.Sprintf("No link with ID %s exists on this account (404 not_found): %v. Check link_id; the account's links are listed by data.shortlink_links, and a link managed here is referenced as shortlink_link.<name>.id. If the link was deleted, change or remove link_id: every plan reads this data source, a destroy's plan too, and terraform destroy -refresh=false destroys without reading it.", linkID, err))
+			fmt.Sprintf("No link with ID %s exists on this account (%v). Check link_id; the account's links are listed by data.shortlink_links, and a link managed here is referenced as shortlink_link.<name>.id. If the link was deleted, change or remove link_id: every plan reads this data source, a destroy's plan too, and terraform destroy -refresh=false destroys without reading it.", linkID, err))
 	case errors.Is(err, analytics.ErrMalformed):
 		request := "GET /api/analytics/export"
 		if linkID != "" {

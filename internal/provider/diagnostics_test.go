@@ -491,6 +491,26 @@ func TestAddServiceError_whatEachFailureSays(t *testing.T) {
 			want:   []string{"404 not_found to POST /api/links", "domain_id"},
 			absent: []string{"no longer exists", "recreate"},
 		},
+		"a proxy's page answering 401, with no code of the service": {
+			err:    &client.APIError{StatusCode: 401, Method: "GET", Path: "/api/links", Code: "invalid_api_key", CodeDerived: true, PageText: "Authorization Required"},
+			want:   []string{"The service rejected the API key (401 Unauthorized)", "Authorization Required"},
+			absent: []string{"invalid_api_key"},
+		},
+		"a proxy's page answering 403, with no code of the service": {
+			err:    &client.APIError{StatusCode: 403, Method: "POST", Path: "/api/links", Code: "insufficient_scope", CodeDerived: true},
+			want:   []string{"lacks the scope this operation needs (403 Forbidden): POST /api/links needs links:write"},
+			absent: []string{"insufficient_scope"},
+		},
+		"a proxy's page answering 404 to a change, with no code of the service": {
+			err:    &client.APIError{StatusCode: 404, Method: "PATCH", Path: "/api/links/l-1", Code: "not_found", CodeDerived: true},
+			want:   []string{"no longer exists on the service (404 Not Found)"},
+			absent: []string{"not_found"},
+		},
+		"a proxy's page answering 402, with no code of the service": {
+			err:    &client.APIError{StatusCode: 402, Method: "POST", Path: "/api/links", Code: "link_quota", CodeDerived: true},
+			want:   []string{"quota is exhausted (402 Payment Required)"},
+			absent: []string{"link_quota"},
+		},
 		"a change answered 404": {
 			err:  answer(404, "PATCH", "/api/links/l-1", "not_found"),
 			want: []string{"no longer exists", "deleted outside Terraform"},

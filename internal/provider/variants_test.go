@@ -489,7 +489,7 @@ func testVariantHTMLError(t *testing.T) {
 	e := newTestEnv(t, func(s *emulator.Settings) { s.Variants.HTMLErrors = true })
 	e.testLink(t, []resource.TestStep{{
 		Config: e.config(linkBody(e.fx.DomainID, "https://blocked.example/win")),
-		ExpectError: expectErr("with shortlink_link.test,", "destination", "422 blocked_by_filter",
+		ExpectError: expectErr("with shortlink_link.test,", "destination", "(422 Unprocessable Entity)",
 			"an HTML page", `which says: Unprocessable Entity destination: rejected by the fraud filter (rule "blocked.example")`,
 			"Choose another destination"),
 	}})
