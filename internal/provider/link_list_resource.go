@@ -102,7 +102,9 @@ func (r *linkListResource) listed(ctx context.Context, config tfsdk.Config) (cli
 	if diags.HasError() || !configured(r.data, &diags) {
 		return nil, filter, diags
 	}
+	ctx, told := trackReadWaits(ctx, &diags)
 	links, err := r.data.listing.Links(ctx)
+	told()
 	if errors.Is(err, snapshot.ErrListingsShifted) {
 		addListingsShifted(&diags)
 		err = nil

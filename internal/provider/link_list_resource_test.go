@@ -481,6 +481,31 @@ func TestListResource_noLinkOnDomain(t *testing.T) {
 	}
 }
 
+// A listing that waited for the read rate limit opens the stream with a
+// warning that says so, before the links: `terraform query` is otherwise
+// silent while it waits.
+func TestListResource_readRateLimitWait(t *testing.T) {
+	t.Parallel() // it waits about 9 s
+	e := newTestEnv(t, func(s *emulator.Settings) {
+		s.Limits.Read, s.Limits.Window = 1, emulator.Duration(3*time.Second)
+		s.Variants.Paging, s.Variants.PageSize = "cursor", 2
+	})
+	want := seededIDs(t, e, e.fx.DomainID, "dashboard", 3)
+	c := newListClient(t)
+	c.configure(e.url, e.fx.APIKey)
+	results := c.list(listRequest{})
+	if len(results) != len(want)+1 || len(results[0].Diagnostics) != 1 || results[0].Identity != nil {
+		t.Fatalf("want a warning, then %d links; got %d results: %+v", len(want), len(results), results)
+	}
+	if d := results[0].Diagnostics[0]; d.Severity != tfprotov6.DiagnosticSeverityWarning || d.Summary != "Waited for the rate limit" ||
+		!strings.Contains(d.Detail, "for the service's read rate limit") {
+		t.Fatalf("want the warning that the listing waited for the read rate limit; got %s", diagnosticsText(results[0].Diagnostics))
+	}
+	if got := c.ids(results[1:]); !slices.Equal(got, want) {
+		t.Fatalf("listed %v, want %v", got, want)
+	}
+}
+
 // Terraform passes the list block's limit (100 by default); no more
 // results than that are sent.
 func TestListResource_limit(t *testing.T) {
