@@ -120,7 +120,7 @@ func (s *Server) exportClicks(w http.ResponseWriter, r *http.Request, acct strin
 		if c.AccountID != acct || (linkID != "" && c.LinkID != linkID) {
 			continue
 		}
-		_ = cw.Write([]string{c.At.Format("2006-01-02T15:04:05.000Z"), c.LinkID, c.Slug, c.ShortURL, c.Destination, c.Referrer, c.UserAgent})
+		_ = cw.Write([]string{c.At.Format(specTime), c.LinkID, c.Slug, c.ShortURL, c.Destination, c.Referrer, c.UserAgent})
 	}
 	cw.Flush()
 }

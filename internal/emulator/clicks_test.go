@@ -81,7 +81,7 @@ func TestClickRedirects(t *testing.T) {
 	}
 
 	t.Run("expired", func(t *testing.T) {
-		exp := e.clock.Now().Add(time.Hour).Format(time.RFC3339)
+		exp := e.clock.Now().Add(time.Hour).UTC().Format(specTime)
 		e.create(t, "https://example.com/flash", "slug", "flash", "expiresAt", exp)
 		wantStatus(t, e.visit(t, "go.example.test", "flash", ""), http.StatusFound)
 		e.clock.Advance(time.Hour - time.Millisecond)

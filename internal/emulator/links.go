@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -93,12 +94,9 @@ func (s *Server) validateCreate(acct string, b createBody) (Link, error) {
 		in.Slug = *b.Slug
 	}
 	if b.ExpiresAt != nil {
-		t, err := time.Parse(time.RFC3339Nano, *b.ExpiresAt)
+		t, err := time.Parse(specTime, *b.ExpiresAt)
 		if err != nil {
-			return in, requestError{"expiresAt", "must be an ISO 8601 timestamp such as 2027-01-31T23:59:59.000Z"}
-		}
-		if t = t.UTC(); t.Year() < 0 || t.Year() > 9999 {
-			return in, requestError{"expiresAt", "must fall within the years 0000 to 9999 in UTC"}
+			return in, requestError{"expiresAt", "must be an ISO 8601 timestamp in UTC with milliseconds and a Z suffix, such as 2027-01-31T23:59:59.000Z"}
 		}
 		in.ExpiresAt = &t
 	}
@@ -110,7 +108,9 @@ func requireDestination(v *string) (string, error) {
 		return "", requestError{"destination", "required"}
 	}
 	u, err := url.Parse(*v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "HTTP" && u.Scheme != "HTTPS") || u.Host == "" {
+	// url.Parse lets a space through; no URL holds one (RFC 3986), nor a control character.
+	spaced := strings.ContainsFunc(*v, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
+	if err != nil || spaced || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "HTTP" && u.Scheme != "HTTPS") || u.Host == "" {
 		return "", requestError{"destination", "must be an absolute http or https URL"}
 	}
 	if utf8.RuneCountInString(*v) > 2048 { // as the message says, and the provider counts

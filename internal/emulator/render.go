@@ -42,8 +42,14 @@ func (s *Server) linkWriterLocked() linkWriter {
 	return linkWriter{v: v, names: fieldNames[v.FieldStyle], hosts: hosts}
 }
 
+// specTime is the spec's timestamp: ISO 8601 in UTC, with milliseconds and
+// a Z suffix. The emulator writes it (unless Variants.TimeFormat says
+// otherwise) and reads only it, so that a client sending another spelling
+// is caught here rather than by a strict service.
+const specTime = "2006-01-02T15:04:05.000Z"
+
 func (lw linkWriter) appendTime(dst []byte, t time.Time) []byte {
-	layout := "2006-01-02T15:04:05.000Z"
+	layout := specTime
 	switch lw.v.TimeFormat {
 	case "seconds":
 		layout = "2006-01-02T15:04:05Z"

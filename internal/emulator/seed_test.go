@@ -253,7 +253,7 @@ func TestAllLinksOldestFirst(t *testing.T) {
 // link's UTM or expiry there changes nothing stored.
 func TestLinksShareNothingWithTheStore(t *testing.T) {
 	e := newEnv(t)
-	exp := e.clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	exp := e.clock.Now().Add(time.Hour).UTC().Format(specTime)
 	id := str(e.create(t, "https://example.com/spring", "expiresAt", exp)["id"])
 	wantStatus(t, e.do(t, http.MethodPatch, "/api/links/"+id, e.fx.APIKey, map[string]any{"destination": "https://example.com/spring", "utm": map[string]any{"source": "news"}}), http.StatusOK)
 	for name, handOut := range map[string]func() []Link{
@@ -263,7 +263,7 @@ func TestLinksShareNothingWithTheStore(t *testing.T) {
 		l := handOut()[0]
 		l.UTM.Source = "edited"
 		*l.ExpiresAt = l.ExpiresAt.Add(-time.Hour)
-		if again := handOut()[0]; again.UTM.Source != "news" || again.ExpiresAt.Format(time.RFC3339) != exp {
+		if again := handOut()[0]; again.UTM.Source != "news" || again.ExpiresAt.Format(specTime) != exp {
 			t.Errorf("after editing what %s handed out, the store holds utm source %q, expiresAt %s", name, again.UTM.Source, again.ExpiresAt)
 		}
 	}

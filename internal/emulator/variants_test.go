@@ -342,7 +342,7 @@ func TestTimeFormat(t *testing.T) {
 	for format, want := range cases {
 		t.Run(format, func(t *testing.T) {
 			e := newEnv(t, func(s *Settings) { s.Variants.TimeFormat = format })
-			l := e.create(t, "https://example.com/", "expiresAt", "2027-01-31T23:59:59Z")
+			l := e.create(t, "https://example.com/", "expiresAt", "2027-01-31T23:59:59.000Z")
 			if l["expiresAt"] != want {
 				t.Errorf("expiresAt = %v, want %s", l["expiresAt"], want)
 			}
