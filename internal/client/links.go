@@ -18,8 +18,9 @@ import (
 
 const pathLinks = "/api/links"
 
-// expiresAtLayout is how expiresAt is sent: UTC, milliseconds, Z suffix,
-// whatever RFC 3339 spelling the user wrote (DESIGN.md).
+// expiresAtLayout is how expiresAt is sent: UTC, milliseconds
+// (links.SentPrecision: Format cuts off the rest), Z suffix, whatever
+// RFC 3339 spelling the user wrote (DESIGN.md).
 const expiresAtLayout = "2006-01-02T15:04:05.000Z"
 
 // UTM holds the UTM parameters of a link; empty strings are absent ones.

@@ -357,6 +357,15 @@ func TestMistakes_planWarnings(t *testing.T) {
 	out = run("plan")
 	expectCount(out, "Warning: Replacing the link loses its click history", 1)
 	expectCount(out, "Warning: Expiry in the past", 1)
+
+	// A slug known only at apply replaces the link whatever it turns out
+	// to be, and the plan says what that loses.
+	revision := "\nresource \"terraform_data\" \"revision\" {\n  input = \"keep\"\n}\n"
+	configure(revision + link("keep", "${terraform_data.revision.output}", "") + past)
+	out = run("plan")
+	expectCount(out, "# forces replacement", 1)
+	expectCount(out, "Warning: Replacing the link loses its click history", 1)
+	expectCount(out, "at a slug known only at apply", 1)
 }
 
 // TestMistakes_replacementShortURLWarning: a slug changed through a

@@ -23,17 +23,23 @@ func SameInstant(written, answered time.Time) bool {
 	return false
 }
 
+// SentPrecision is the precision of the expiresAt the provider sends: the
+// spec's milliseconds, the rest cut off. Two instants within one of its
+// milliseconds make the same request, and so the same link.
+const SentPrecision = time.Millisecond
+
 // SameRFC3339Instant reports whether two RFC 3339 timestamps name the same
-// instant, whatever their offsets and fractional seconds, either of them
-// possibly kept at a coarser precision (see SameInstant): after an import
-// the state holds the service's spelling, which may have lost the
-// configuration's sub-second digits. (timetypes' own semantic equality
-// compares spellings at a whole-second UTC offset, so it cannot serve
-// here.)
+// instant, whatever their offsets and fractional seconds: the same
+// millisecond as sent (SentPrecision), or either of them kept at a coarser
+// precision (see SameInstant): after an import the state holds the
+// service's spelling, which may have lost the configuration's sub-second
+// digits. (timetypes' own semantic equality compares spellings at a
+// whole-second UTC offset, so it cannot serve here.)
 func SameRFC3339Instant(a, b string) bool {
 	ta, errA := ParseRFC3339(a)
 	tb, errB := ParseRFC3339(b)
-	return errA == nil && errB == nil && (SameInstant(ta, tb) || SameInstant(tb, ta))
+	return errA == nil && errB == nil &&
+		(ta.Truncate(SentPrecision).Equal(tb.Truncate(SentPrecision)) || SameInstant(ta, tb) || SameInstant(tb, ta))
 }
 
 // ParseRFC3339 reads an RFC 3339 timestamp, with or without fractional

@@ -47,10 +47,17 @@ func TestInstant_validation(t *testing.T) {
 			t.Errorf("%v: %v", v, resp.Diagnostics)
 		}
 	}
-	var resp xattr.ValidateAttributeResponse
-	instantFrom("2027-01-05T23:59:59").ValidateAttribute(ctx, xattr.ValidateAttributeRequest{Path: at}, &resp)
-	if len(resp.Diagnostics) != 1 || !resp.Diagnostics[0].(interface{ Path() path.Path }).Path().Equal(at) || !strings.Contains(resp.Diagnostics[0].Detail(), "no time zone") {
-		t.Fatalf("got %v, want one error on expires_at saying the zone is missing", resp.Diagnostics)
+	for value, want := range map[string]string{
+		"2027-01-05T23:59:59": "no time zone",
+		// RFC 3339 times, but the UTC year needs five digits or a sign.
+		"9999-12-31T23:59:59-01:00": "which is 10000-01-01T00:59:59Z in UTC",
+		"0000-01-01T00:30:00+01:00": "which is -0001-12-31T23:30:00Z in UTC",
+	} {
+		var resp xattr.ValidateAttributeResponse
+		instantFrom(value).ValidateAttribute(ctx, xattr.ValidateAttributeRequest{Path: at}, &resp)
+		if len(resp.Diagnostics) != 1 || !resp.Diagnostics[0].(interface{ Path() path.Path }).Path().Equal(at) || !strings.Contains(resp.Diagnostics[0].Detail(), want) {
+			t.Errorf("%s: got %v, want one error on expires_at saying %q", value, resp.Diagnostics, want)
+		}
 	}
 }
 

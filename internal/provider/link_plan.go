@@ -105,7 +105,7 @@ func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	replacing := replacedBy(state, plan)
+	replacing := replacedBy(state, plan, configuredSlug)
 	if len(replacing) == 0 && r.data != nil { // changed in place: it keeps its link
 		r.keepsNoLinkAnotherCreateWants(ctx, req.State, &resp.Diagnostics)
 	}
@@ -149,7 +149,9 @@ func newShortURL(state, plan linkResourceModel, configuredSlug types.String) str
 		return "and a new short URL, at a slug known only at apply"
 	case !plan.Slug.Equal(state.Slug):
 		return fmt.Sprintf("and a new short URL, at the slug %q", plan.Slug.ValueString())
-	case !plan.DomainID.IsUnknown() && !client.SameID(plan.DomainID.ValueString(), state.DomainID.ValueString()):
+	case plan.DomainID.IsUnknown():
+		return "and a short URL at the same slug on a domain known only at apply (a new one if it is another domain)"
+	case !client.SameID(plan.DomainID.ValueString(), state.DomainID.ValueString()):
 		return "and a new short URL on the other domain (the slug is kept)"
 	}
 	return "and, once the old link is deleted, the same short URL (the slug is kept; with create_before_destroy the create fails with 409, because the old link still holds the slug)"
@@ -157,18 +159,20 @@ func newShortURL(state, plan linkResourceModel, configuredSlug types.String) str
 
 // replacedBy lists the attributes whose planned change replaces the link,
 // as their plan modifiers decide (which the resource's ModifyPlan is not
-// told): another domain, another slug, another instant of expiry.
-func replacedBy(state, plan linkResourceModel) path.Paths {
+// told): another domain, another slug, another instant of expiry, or a
+// value known only at apply, which Terraform plans as a replacement
+// whatever it turns out to be. A slug replaces only as written
+// (configuredSlug not null): one left out keeps the link's.
+func replacedBy(state, plan linkResourceModel, configuredSlug types.String) path.Paths {
 	var out path.Paths
-	changed := func(a, b types.String) bool { return !b.IsUnknown() && !a.Equal(b) }
-	if !plan.DomainID.IsUnknown() && !client.SameID(state.DomainID.ValueString(), plan.DomainID.ValueString()) {
+	if plan.DomainID.IsUnknown() || !client.SameID(state.DomainID.ValueString(), plan.DomainID.ValueString()) {
 		out = append(out, path.Root("domain_id"))
 	}
-	if changed(state.Slug, plan.Slug) {
+	if !configuredSlug.IsNull() && (plan.Slug.IsUnknown() || !state.Slug.Equal(plan.Slug)) {
 		out = append(out, path.Root("slug"))
 	}
-	if !plan.ExpiresAt.IsUnknown() && (state.ExpiresAt.IsNull() != plan.ExpiresAt.IsNull() ||
-		!state.ExpiresAt.IsNull() && !links.SameRFC3339Instant(state.ExpiresAt.ValueString(), plan.ExpiresAt.ValueString())) {
+	if plan.ExpiresAt.IsUnknown() || state.ExpiresAt.IsNull() != plan.ExpiresAt.IsNull() ||
+		!state.ExpiresAt.IsNull() && !links.SameRFC3339Instant(state.ExpiresAt.ValueString(), plan.ExpiresAt.ValueString()) {
 		out = append(out, path.Root("expires_at"))
 	}
 	return out

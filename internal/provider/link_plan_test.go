@@ -95,20 +95,34 @@ func TestReplacedBy(t *testing.T) {
 		"other expiry": {func(m *linkResourceModel) {
 			m.ExpiresAt = instantValue{timetypes.NewRFC3339ValueMust("2028-01-01T00:00:00Z")}
 		}, "[expires_at]"},
-		"expiry removed":       {func(m *linkResourceModel) { m.ExpiresAt = instantNull() }, "[expires_at]"},
-		"other slug":           {func(m *linkResourceModel) { m.Slug = types.StringValue("summer") }, "[slug]"},
-		"slug not yet known":   {func(m *linkResourceModel) { m.Slug = types.StringUnknown() }, ""},
+		"expiry removed": {func(m *linkResourceModel) { m.ExpiresAt = instantNull() }, "[expires_at]"},
+		"other slug":     {func(m *linkResourceModel) { m.Slug = types.StringValue("summer") }, "[slug]"},
+		// Terraform replaces a link whose domain, slug or expiry is known
+		// only at apply, whatever it turns out to be.
+		"slug not yet known":   {func(m *linkResourceModel) { m.Slug = types.StringUnknown() }, "[slug]"},
+		"domain not yet known": {func(m *linkResourceModel) { m.DomainID = types.StringUnknown() }, "[domain_id]"},
+		"expiry not yet known": {func(m *linkResourceModel) { m.ExpiresAt = instantValue{timetypes.NewRFC3339Unknown()} }, "[expires_at]"},
+		"expiry within the millisecond sent": {func(m *linkResourceModel) {
+			m.ExpiresAt = instantValue{timetypes.NewRFC3339ValueMust("2027-01-01T00:00:00.0009Z")}
+		}, ""},
 		"other domain":         {func(m *linkResourceModel) { m.DomainID = types.StringValue("d-2") }, "[domain_id]"},
 		"domain and slug both": {func(m *linkResourceModel) { m.DomainID, m.Slug = types.StringValue("d-2"), types.StringValue("x") }, "[domain_id,slug]"},
 	} {
 		plan := base
 		tc.change(&plan)
 		got := ""
-		if paths := replacedBy(base, plan); len(paths) > 0 {
+		if paths := replacedBy(base, plan, plan.Slug); len(paths) > 0 {
 			got = fmt.Sprint(paths)
 		}
 		if got != tc.want {
 			t.Errorf("%s: replaced by %s, want %s", name, got, tc.want)
 		}
+	}
+	// A slug left out of the configuration keeps the link's (the plan
+	// holds the state's); it never replaces the link.
+	unknown := base
+	unknown.Slug = types.StringUnknown()
+	if paths := replacedBy(base, unknown, types.StringNull()); len(paths) > 0 {
+		t.Errorf("a slug left out of the configuration replaced the link: %v", paths)
 	}
 }

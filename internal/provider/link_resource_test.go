@@ -295,6 +295,8 @@ func TestAccLink_expiresAtComparedByInstant(t *testing.T) {
 		step("2027-03-31T23:59:59.5+02:00", plancheck.ResourceActionCreate),
 		// A new spelling of the same instant changes only the state.
 		step("2027-03-31T21:59:59.500Z", plancheck.ResourceActionUpdate),
+		// So do digits beyond the millisecond, which is all that is sent.
+		step("2027-03-31T21:59:59.500999Z", plancheck.ResourceActionUpdate),
 	})
 	if l := e.onlyLinkOrNone(); l != nil {
 		t.Fatalf("link left after destroy: %v", l)
