@@ -623,10 +623,11 @@ func addReplacementWarning(diags *diag.Diagnostics, p path.Path, id, shortURL, n
 			p, id, shortURL, newShortURL, p))
 }
 
-// addUTMConflict reports, on the utm attribute, a parameter the
-// destination's query sets to another value.
+// addUTMConflict reports, on the utm attribute (whose line Terraform can
+// show, unlike a key's within it), a parameter the destination's query
+// sets to another value.
 func addUTMConflict(diags *diag.Diagnostics, c links.UTMConflict) {
-	diags.AddAttributeError(path.Root("utm").AtName(c.Attribute), "UTM parameter set twice",
+	diags.AddAttributeError(path.Root("utm"), "UTM parameter set twice",
 		fmt.Sprintf("utm.%s is %q, but the destination's query sets utm_%s=%s. How the service combines the two is not shown: a visitor could be counted under either, or both. Set the parameter in one place: remove utm_%s from the destination, or utm.%s.",
 			c.Attribute, c.InUTM, c.Attribute, c.InQuery, c.Attribute, c.Attribute))
 }

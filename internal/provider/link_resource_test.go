@@ -986,9 +986,10 @@ func TestAccValidation_badInputAtPlanTime(t *testing.T) {
 		{`destination = "https://example.com/a"` + "\n" + `utm = { utm_campaign = "spring" }`, expectErr(`Empty utm`, `set at least one of campaign, content, medium, source, term (a name spelt otherwise is dropped by Terraform)`)},
 		{`destination = "https://example.com/\u200bsale"`, expectErr(`contains the invisible character U+200B at character 21`)},
 		{`destination = "https://example.com/a"` + "\n" + `utm = { source = "news\nletter" }`, expectErr(`Invalid utm.source`, `control or invisible character U+000A`)},
-		{`destination = "https://example.com/a"` + "\n" + `utm = { source = "" }`, expectErr(`utm.source is empty: leave it out, or set it to null`)},
+		// On the utm line, which Terraform shows, not the resource's first.
+		{`destination = "https://example.com/a"` + "\n" + `utm = { source = "" }`, expectErr(`Invalid utm.source`, `utm = { source = "" }`, `utm.source is empty: leave it out, or set it to null`)},
 		{`destination = "https://example.com/a"` + "\n" + `utm = { campaign = "spring " }`, expectErr(`utm.campaign "spring " starts or ends with white space; remove it (from a CSV cell, with trimspace())`)},
-		{`destination = "https://example.com/a?utm_source=print"` + "\n" + `utm = { source = "newsletter" }`, expectErr(`UTM parameter set twice`, `utm.source is "newsletter", but the destination's query sets utm_source=print`)},
+		{`destination = "https://example.com/a?utm_source=print"` + "\n" + `utm = { source = "newsletter" }`, expectErr(`UTM parameter set twice`, `utm = { source = "newsletter" }`, `utm.source is "newsletter", but the destination's query sets utm_source=print`)},
 		{`destination = "https://example.com/a"` + "\n" + `timeouts = { create = "0s" }`, expectErr(`Invalid timeouts.create`, `timeouts.create is "0s": the create would fail before its first request. Remove it for the default (1h0m0s)`)},
 		{`destination = "https://example.com/a"` + "\n" + `timeouts = { delete = "-5m" }`, expectErr(`timeouts.delete is "-5m": the delete would fail`)},
 		{`destination = "https://example.com/a"` + "\n" + `timeouts = { create = "ten minutes" }`, expectErr(`Invalid Attribute Value Time Duration`, `"ten minutes" must be a string containing a sequence of decimal numbers`)},

@@ -181,8 +181,9 @@ func HostNameProblem(v string) string {
 // value; leaving the attribute out sends none.
 func UTMValue() validator.String {
 	return stringCheck{
-		description: "must not be empty nor start or end with white space; leave the attribute out (or null) for no parameter",
-		check:       UTMValueProblem,
+		description:    "must not be empty nor start or end with white space; leave the attribute out (or null) for no parameter",
+		check:          UTMValueProblem,
+		reportOnParent: true,
 	}
 }
 
@@ -248,6 +249,11 @@ func edgeSpaceProblem(v string) string {
 type stringCheck struct {
 	description string
 	check       func(string) string
+	// reportOnParent puts the error on the enclosing attribute (utm for
+	// utm.source), naming the whole path in its text: Terraform shows the
+	// line of an attribute, but not of a key within an object's value,
+	// for which it shows the resource's first line.
+	reportOnParent bool
 }
 
 var _ validator.String = stringCheck{}
@@ -260,7 +266,11 @@ func (c stringCheck) ValidateString(_ context.Context, req validator.StringReque
 		return
 	}
 	if problem := c.check(req.ConfigValue.ValueString()); problem != "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), req.Path.String()+" "+problem)
+		at := req.Path
+		if c.reportOnParent {
+			at = at.ParentPath()
+		}
+		resp.Diagnostics.AddAttributeError(at, "Invalid "+req.Path.String(), req.Path.String()+" "+problem)
 	}
 }
 
