@@ -154,6 +154,45 @@ func TestLeftovers_copiedBlockIsCaughtBeforeItsLinkIsDeleted(t *testing.T) {
 	}
 }
 
+// TestLeftovers_targetedRenameIsCaughtBeforeItsLinkIsDeleted: a resource
+// renamed without a moved block and applied with -target on its new
+// address takes over the link its old address holds, which that run does
+// not read: the apply says what to do, and the next refreshed plan fails
+// before destroying the old address can delete the link both name.
+func TestLeftovers_targetedRenameIsCaughtBeforeItsLinkIsDeleted(t *testing.T) {
+	s := newService(t, instantFilter)
+	block := func(name string) string {
+		return fmt.Sprintf("provider \"shortlink\" {}\nresource \"shortlink_link\" %q {\n  domain_id   = %q\n  slug        = \"winter\"\n  destination = \"https://shop.example.com/winter\"\n}\n", name, s.fx.DomainID)
+	}
+	w := s.workdir(t, "targeted-rename", block("winter"))
+	ctx := context.Background()
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	kept := stateIDs(t, w)
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+block("winter_sale")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(ctx, w, "apply", "-auto-approve", "-target=shortlink_link.winter_sale")
+	flat := strings.Join(strings.Fields(out), " ")
+	if err != nil || !strings.Contains(flat, "Took over link "+kept[0]) || !strings.Contains(flat, "applied with -target") || !strings.Contains(flat, "run `terraform state rm` on that address") {
+		t.Fatalf("targeted apply of the new address: %v; want link %s taken over, saying what to do\n%s", err, kept[0], out)
+	}
+	out, err = runCLI(ctx, w, "plan")
+	if err == nil || !strings.Contains(out, "Link managed twice") {
+		t.Fatalf("plan with two addresses naming link %s: %v; want it refused\n%s", kept[0], err, out)
+	}
+	if out, err := w.Terraform(ctx, runLimit, "state", "rm", "shortlink_link.winter"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if out, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); err != nil {
+		t.Fatalf("plan after state rm of the old address: %v; want no changes\n%s", err, out)
+	}
+	if links := s.srv.Links(s.fx.AccountID); len(links) != 1 || links[0].ID != kept[0] {
+		t.Fatalf("the service holds %d links; want the one link %s, kept throughout", len(links), kept[0])
+	}
+}
+
 // TestLeftovers_replaceCreatedBeforeDestroyKeepsTheLink: `apply -replace`
 // of a link with a fixed slug and create_before_destroy meets its own old
 // link on the slug. The link stays on the service, named by the state.
