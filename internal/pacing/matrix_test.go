@@ -829,3 +829,56 @@ func TestPacingLowerParallelism(t *testing.T) {
 			cells, lowParallelism, fastest, slowest, longestLow, longest, 100*allLow.refusedShare(), 100*all.refusedShare())
 	}
 }
+
+// slowerThanWindows are fraud filters slower than the matrix's shortest
+// window (2 s), so that every answer comes after the allowance it counted
+// is whole again (rule 17), with guards on the figures of their table:
+// just above the worst of draws 1-9, 10-18 and 19-27 (BENCHMARKS.md,
+// "Answers slower than the window").
+var slowerThanWindows = []struct {
+	filter        time.Duration
+	mean, refused float64
+}{
+	{3 * time.Second, 3.0, 0.004},
+	{8 * time.Second, 3.0, 0.002},
+}
+
+// slowerThanWindow is the matrix's allowances on 2 s windows, a run alone
+// and three runs, with a fraud filter that takes the given time every time.
+func slowerThanWindow(filter time.Duration) []shape {
+	var out []shape
+	for _, sh := range matrixAt(windows[0]) {
+		if n := len(sh.links); n == 1 || n == 3 {
+			sh.latency = latency{2 * time.Millisecond, 8 * time.Millisecond, filter, filter}
+			out = append(out, sh)
+		}
+	}
+	return out
+}
+
+// TestPacingSlowerThanWindow runs slowerThanWindow at each of
+// slowerThanWindows: what the matrix checks in every cell holds, and the
+// figures stay within their guards. PACING_TABLE=1 prints each cell's
+// worst draw (ratio to the floor, share answered 429) and its floor, which
+// there is Terraform's parallelism more than the limit: ten writes a
+// round trip.
+func TestPacingSlowerThanWindow(t *testing.T) {
+	for _, f := range slowerThanWindows {
+		cells := simulateCells(t, slowerThanWindow(f.filter))
+		mean, refused := overall(cells)
+		if mean > f.mean || refused > f.refused {
+			t.Errorf("a filter of %s: %.3fx the floor on average, %.2f%% answered 429; was at most %.1fx and %.1f%%", f.filter, mean, 100*refused, f.mean, 100*f.refused)
+		}
+		if !tables {
+			continue
+		}
+		fmt.Printf("| model | allowance | 1 run (floor) | 3 runs (floor) |\n|---|---|---|---|")
+		for i, c := range cells {
+			if i%2 == 0 {
+				fmt.Printf("\n| %s | %d per %s |", c.model, c.limit, c.window)
+			}
+			fmt.Printf(" %.2f×, %.1f%% (%.0f s) |", c.worstRatio(), 100*c.worstRefused(), c.cellOutcome[0].floor.Seconds())
+		}
+		fmt.Printf("\n\nA filter of %s: %.3f× the floor on average, %.2f %% answered 429.\n\n", f.filter, mean, 100*refused)
+	}
+}
