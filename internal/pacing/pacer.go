@@ -12,12 +12,11 @@ import (
 	"time"
 )
 
-// Ticket is what Sent hands a request and Answered or Lost takes back. lastPlace: our latest
-// answered request's place, when this one went with none of ours on the way (0: not so);
-// oursAhead: ours on the way then; burst: how many of ours went in its epoch, once it ended.
+// Ticket is what Sent hands a request and Answered or Lost takes back.
+// lastPlace: our latest answered request's place, when this one went with
+// none of ours on the way (0: not so); oursAhead: ours on the way then.
 type Ticket struct {
 	seq, epoch, lastPlace, oursAhead int
-	burst                            *int
 	sentAt                           time.Time
 }
 
@@ -34,12 +33,12 @@ type Pacer struct {
 	maxShare             float64
 	limit, seq           int           // seq: requests sent
 	fastest, lastSlowest time.Duration // the shortest round trip; the last epoch's slowest
-	span                 time.Duration // the longest Reset an answer gave (rule 17)
 	lastWhole, notBefore time.Time     // the last epoch's wholeAt; what Retry-After asked
-	// runs: the runs the latest count between two of ours showed; others: the count showed any but
-	// us last epoch or this. Our part is divided by backoff, which each turn multiplies by backoffBy
-	// (refusalBackoff after a refusal in the epoch, else 3/4). everRefused: an answer was a refusal;
-	// reading: how the answers are read (rules 15, 16).
+	// runs: the runs the latest count between two of ours showed;
+	// others: the count showed any but us last epoch or this. Our part is
+	// divided by backoff, which each turn multiplies by backoffBy
+	// (refusalBackoff after a refusal in the epoch, else 3/4). everRefused:
+	// an answer was a refusal; reading: how the answers are read (rules 15, 16).
 	runs, backoff, backoffBy       float64
 	unmetered, others, everRefused bool
 	reading                        reading
@@ -49,27 +48,31 @@ type Pacer struct {
 
 // epochState is what the run knows of its epoch; each turn starts it anew.
 type epochState struct {
-	// epoch counts the turns; resetAt is when the allowance is next whole (zero: not known),
-	// resetFrom the earliest the answers allow, wholeAt the latest any answer gave; heardAt is
-	// when the answer we go by came in; slowest, the longest round trip.
+	// epoch counts the turns; resetAt is when the allowance is next whole
+	// (zero: not known), resetFrom the earliest the answers allow, wholeAt
+	// the latest any answer gave; heardAt is when the answer we go by came
+	// in; slowest, the longest round trip.
 	epoch                                int
 	resetAt, resetFrom, wholeAt, heardAt time.Time
 	slowest                              time.Duration
-	// Our requests on their way, and sent; the first one and the census (0: not sent, -1: none
-	// this epoch); the latest answered and what it said remains; our first request's place.
+	// Our requests on their way, and sent; the first one and the census
+	// (0: not sent, -1: none this epoch); the latest answered and what it
+	// said remains; our first request's place in the count.
 	onTheWay, sent, firstSeq, censusSeq int
 	answeredSeq, remaining, firstPlace  int
-	// othersThisEpoch: the count showed others this epoch; yield: we found them after spending
-	// as if alone; openedOnUnitsBack: the epoch opened for units of ours back; firstRefused: its
-	// first request was refused; blind: no answer comes before it ends (rule 17); burst: sent.
-	othersThisEpoch, yield, openedOnUnitsBack, firstRefused, blind bool
-	burst                                                          *int
+	// othersThisEpoch: the count showed others this epoch; yield: we found
+	// them after spending as if alone; openedOnUnitsBack: the epoch opened
+	// for units of ours back; firstRefused: its first request was refused.
+	othersThisEpoch, yield, openedOnUnitsBack, firstRefused bool
 }
 
 // New returns the pacer of one class; maxShare caps our part of the
-// allowance (1, or outside (0, 1]: all of it). Until a census has counted, others may be there.
+// allowance (1: all of it). Until a census has counted, others may be there.
 func New(maxShare float64) *Pacer {
-	return &Pacer{maxShare: min(1, cmp.Or(max(maxShare, 0), 1)), limit: -1, runs: 1, others: true, backoff: 1, backoffBy: 0.75, epochState: epochState{burst: new(int)}}
+	if maxShare <= 0 || maxShare > 1 {
+		maxShare = 1
+	}
+	return &Pacer{maxShare: maxShare, limit: -1, runs: 1, others: true, backoff: 1, backoffBy: 0.75}
 }
 
 // Next says how long to wait before the next request may go: 0 now,
@@ -79,16 +82,15 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 		return max(p.notBefore.Sub(now), 0)
 	}
 	if !p.resetAt.IsZero() && (p.resetAt.Equal(p.notBefore) || !now.Before(p.due(p.resetAt))) {
-		p.turn(now) // rule 1 (a Retry-After is measured after its request was counted: no spread)
+		p.turn() // rule 1 (a Retry-After is measured after its request was counted: no spread)
 	}
 	// held: awaiting the first answer or the census's (rules 1, 4), capped (14), or yielding (3).
-	held := p.answeredSeq == 0 && !p.blind || p.censusSeq > p.answeredSeq || p.capped() || p.yielding()
+	held := p.answeredSeq == 0 || p.censusSeq > p.answeredSeq || p.capped() || p.yielding()
 	switch {
 	case p.firstSeq == 0:
 		return 0 // rule 1: the epoch's first request says what remains, and our place
 	case !held && p.onTheWay < p.quota(): // within our part, the census first (rules 4, 6-8)
 		return 0
-	case p.blind: // rule 17: no answer comes in this epoch; wait for its end
 	case p.onTheWay > 0:
 		return WaitForAnswer
 	case !p.others && p.remaining == 0 && len(p.unitsBack) > 0 && p.unitsBack[0].Before(p.resetAt):
@@ -108,7 +110,9 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 }
 
 // due is at plus the spread of round trips: a new connection delays only the way there.
-func (p *Pacer) due(at time.Time) time.Time { return at.Add(max(p.slowest, p.lastSlowest) - p.fastest) }
+func (p *Pacer) due(at time.Time) time.Time {
+	return at.Add(max(p.slowest, p.lastSlowest) - p.fastest)
+}
 
 // quota is how many of our requests may be on their way: half our part of what remains (rule 6),
 // so that the others' on their way still fit. Below one, one for the round of one (rule 7: while
@@ -128,7 +132,9 @@ func (p *Pacer) quota() int {
 }
 
 // yielding: having found others after spending as if alone, we leave them the rest once our part is sent (rule 3).
-func (p *Pacer) yielding() bool { return p.yield && float64(p.sent) >= float64(p.limit)/p.runs }
+func (p *Pacer) yielding() bool {
+	return p.yield && float64(p.sent) >= float64(p.limit)/p.runs
+}
 
 // capped is whether this epoch has taken the part maxShare allows (rule 14).
 func (p *Pacer) capped() bool {
@@ -142,7 +148,6 @@ func (p *Pacer) Sent(now time.Time) Ticket {
 		lastPlace = p.limit - p.remaining
 	}
 	p.seq, p.onTheWay, p.sent = p.seq+1, p.onTheWay+1, p.sent+1
-	*p.burst = p.sent
 	switch {
 	case p.unmetered:
 	case p.firstSeq == 0:
@@ -150,7 +155,7 @@ func (p *Pacer) Sent(now time.Time) Ticket {
 	case p.others && p.censusSeq == 0 && p.answeredSeq > 0:
 		p.censusSeq = p.seq // rule 4: the next after the first counts the runs
 	}
-	return Ticket{seq: p.seq, epoch: p.epoch, sentAt: now, lastPlace: lastPlace, oursAhead: p.onTheWay - 1, burst: p.burst}
+	return Ticket{seq: p.seq, epoch: p.epoch, sentAt: now, lastPlace: lastPlace, oursAhead: p.onTheWay - 1}
 }
 
 // Lost notes a request that got no answer: it may have been counted.
@@ -176,27 +181,20 @@ func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
 	// No count: the service meters nothing, or says too little; only refusals slow us.
 	p.unmetered = a.Remaining < 0
 	p.limit = cmp.Or(max(a.Limit, 0), p.limit) // the limit this answer gave, else the one we knew
-	if rtt := now.Sub(t.sentAt); t.epoch == p.epoch {
-		p.onTheWay, p.fastest, p.slowest, p.blind = p.onTheWay-1, min(cmp.Or(p.fastest, rtt), rtt), max(p.slowest, rtt), false
-		if !p.unmetered && p.limit > 0 && t.seq >= p.answeredSeq {
-			if p.span = max(p.span, a.Reset); a.Reset >= 0 {
-				p.learnReset(t.sentAt, a.Reset)
-			}
-			p.count(t, a.Remaining)
-		}
-		// Rule 9: one that went before the answer we go by came in may be counted before it: it only lowers.
-		if !p.unmetered && (a.Remaining <= p.remaining || !t.sentAt.Before(p.heardAt)) {
-			p.remaining, p.heardAt = a.Remaining, now
-		}
-	} else if !p.blind || p.unmetered {
+	if t.epoch != p.epoch {
 		return // an answer from an epoch that has ended
-	} else { // rule 17: of a window gone, only whether others were counted before our last
-		p.fastest, p.slowest, p.span = min(p.fastest, rtt), max(p.slowest, rtt), max(p.span, a.Reset)
-		if p.limit-a.Remaining > *t.burst {
-			p.others, p.othersThisEpoch, p.runs = true, true, math.Max(p.runs, 2)
-		} else if !p.others {
-			p.runs = 1
+	}
+	rtt := now.Sub(t.sentAt)
+	p.onTheWay, p.fastest, p.slowest = p.onTheWay-1, min(cmp.Or(p.fastest, rtt), rtt), max(p.slowest, rtt)
+	if !p.unmetered && p.limit > 0 && t.seq >= p.answeredSeq {
+		if a.Reset >= 0 {
+			p.learnReset(t.sentAt, a.Reset)
 		}
+		p.count(t, a.Remaining)
+	}
+	// Rule 9: one that went before the answer we go by came in may be counted before it: it only lowers.
+	if !p.unmetered && (a.Remaining <= p.remaining || !t.sentAt.Before(p.heardAt)) {
+		p.remaining, p.heardAt = a.Remaining, now
 	}
 	if at := t.sentAt.Add(a.Reset); a.Reset > 0 && !p.unmetered { // rule 11: t's unit is back then
 		i, _ := slices.BinarySearchFunc(p.unitsBack, at, time.Time.Compare)
@@ -204,8 +202,9 @@ func (p *Pacer) Answered(t Ticket, now time.Time, a Answer) {
 	}
 }
 
-// learnReset takes in that the allowance is whole within the second before sentAt+reset (rule 1; Reset is
-// rounded up). Answers that agree narrow it down; one that does not (more counted since) replaces them.
+// learnReset takes in that the allowance is whole within the second before sentAt+reset
+// (rule 1; Reset is rounded up). Answers that agree narrow it down; one that does
+// not (more counted since, on a sliding window or a bucket) replaces them.
 func (p *Pacer) learnReset(sentAt time.Time, reset time.Duration) {
 	lo, hi := sentAt.Add(reset-time.Second), sentAt.Add(reset)
 	p.wholeAt = later(p.wholeAt, hi)
@@ -246,8 +245,9 @@ func (p *Pacer) count(t Ticket, remaining int) {
 func (p *Pacer) opened(t Ticket, place int) {
 	p.firstPlace = place
 	if place == 1 && p.runs == 1 && !p.othersThisEpoch {
-		// Rule 2: first in the count, no other run seen, spend as if alone (a later census would count
-		// others' requests, not others). Never seen alone before: as if one more until our next answer.
+		// Rule 2: first in the count, no other run seen, spend as if alone (a
+		// later census would count others' requests, not others). Never
+		// seen alone before: as if one more until our next answer.
 		if p.others {
 			p.runs = 2
 		}
@@ -265,7 +265,8 @@ func (p *Pacer) opened(t Ticket, place int) {
 func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 	if t.epoch == p.epoch {
 		p.onTheWay, p.firstRefused = p.onTheWay-1, p.firstRefused || t.seq == p.firstSeq
-		if t.lastPlace > 0 && p.others { // sent right after our last answer: the others took what it said remained, one each
+		if t.lastPlace > 0 && p.others {
+			// Sent right after our last answer: the others took what it said remained, one each.
 			p.runs = math.Max(p.runs, float64(p.limit-t.lastPlace+1))
 		}
 	}
@@ -275,9 +276,9 @@ func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 }
 
 // turn starts an epoch: the allowance is whole again (rule 1).
-func (p *Pacer) turn(now time.Time) {
+func (p *Pacer) turn() {
 	last := p.epochState
-	p.epochState = epochState{epoch: last.epoch + 1, burst: new(int)}
+	p.epochState = epochState{epoch: last.epoch + 1}
 	p.lastSlowest, p.lastWhole = last.slowest, last.wholeAt
 	if last.firstRefused { // rule 13: our first was refused, so we came late: open this one without a census
 		p.censusSeq = -1
@@ -289,12 +290,11 @@ func (p *Pacer) turn(now time.Time) {
 		p.unitsBack = p.unitsBack[:0]
 	}
 	p.others, p.backoff, p.backoffBy = last.othersThisEpoch, max(1, p.backoffBy*p.backoff), 0.75
-	// Rule 17: every answer comes after the allowance it counted is whole again (a span of a second,
-	// their unit, may be a bucket's unit): whole now, it is whole again a span on; spend, no census.
-	if p.blind = p.span > time.Second && p.fastest > p.span; p.blind {
-		p.resetFrom, p.resetAt, p.remaining, p.censusSeq, p.unitsBack = now, now.Add(p.span), p.limit, -1, p.unitsBack[:0]
-		p.slowest = max(p.lastSlowest, p.fastest) // no answer may come in it: the spread so far
-	}
 }
 
-func later(a, b time.Time) time.Time { return slices.MaxFunc([]time.Time{b, a}, time.Time.Compare) }
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

@@ -529,22 +529,6 @@ func TestRule_aCountTakenBeforeIsLearnt(t *testing.T) {
 	}
 }
 
-// Where every answer comes after the allowance it counted is whole again
-// (a fraud filter of 3 s on windows of 2 s), waiting for the epoch's first
-// answer loses the epoch: the writes went one at a time, 5-8x the floor.
-// An epoch opened so spends its part at once and ends a span (the longest
-// Reset) on, whatever its answers: a run alone and three runs take at most
-// twice the floor, a few of their requests answered 429.
-func TestRule_answersAfterTheWholeHoldNoEpoch(t *testing.T) {
-	for _, model := range []string{emulator.ModelFirstRequest, emulator.ModelClock, emulator.ModelSliding} {
-		for _, n := range []int{1, 3} {
-			sh := crowd(model, 2*time.Second, 10, n)
-			sh.latency = latency{2 * time.Millisecond, 8 * time.Millisecond, 3 * time.Second, 3 * time.Second}
-			within(t, sh, worstDraw, 2, 0.03)
-		}
-	}
-}
-
 // A service that sends no rate-limit headers is not paced.
 func TestPacer_unmeteredIsNotPaced(t *testing.T) {
 	now := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)

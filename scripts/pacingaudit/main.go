@@ -90,8 +90,6 @@ var removals = []removal{
 		"a, p.reading = believable(a, p.reading)", "a, p.reading = believable(a, reading{countedBefore: p.reading.countedBefore})"},
 	{[]string{"TestRule_aCountTakenBeforeIsLearnt"},
 		"a, p.reading = believable(a, p.reading)", "a, p.reading = believable(a, reading{roundedDown: p.reading.roundedDown})"},
-	{[]string{"TestRule_answersAfterTheWholeHoldNoEpoch"},
-		"if p.blind = p.span > time.Second && p.fastest > p.span; p.blind {", "if p.blind = false; p.blind {"},
 }
 
 func main() {
