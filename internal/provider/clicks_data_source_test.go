@@ -85,6 +85,8 @@ func TestAccClicks_countsAndRanges(t *testing.T) {
 		statecheck.ExpectKnownValue(ds+"offsets", tfjsonpath.New("total"), knownvalue.Int64Exact(4)),
 		statecheck.ExpectKnownValue(ds+"offsets", tfjsonpath.New("by_day"), countsExact(map[string]int64{"2027-03-01": 3, "2027-03-02": 1})),
 
+		statecheck.ExpectKnownValue(ds+"widest", tfjsonpath.New("total"), knownvalue.Int64Exact(7)),
+
 		statecheck.ExpectKnownValue(ds+"b_since", tfjsonpath.New("total"), knownvalue.Int64Exact(3)),
 		statecheck.ExpectKnownValue(ds+"b_since", tfjsonpath.New("by_link"), countsExact(map[string]int64{b: 3})),
 

@@ -222,13 +222,6 @@ func addInvalidInstant(diags *diag.Diagnostics, at path.Path, value string) {
 		fmt.Sprintf("%s is %q, which is not an RFC 3339 time.%s Write the date, the time and the time zone, for example 2027-01-05T23:59:59Z (UTC) or 2027-01-05T23:59:59+01:00.", at, value, hint))
 }
 
-// addInstantBeyondUTCYears reports a time whose UTC year has no four-digit
-// spelling: the service takes times in UTC, as RFC 3339 writes them.
-func addInstantBeyondUTCYears(diags *diag.Diagnostics, at path.Path, value string, t time.Time) {
-	diags.AddAttributeError(at, "Invalid time",
-		fmt.Sprintf("%s is %q, which is %s in UTC: the service takes times in UTC, from the year 0000 to 9999. Write a time within those years once converted to UTC.", at, value, t.UTC().Format("2006-01-02T15:04:05Z07:00")))
-}
-
 // dateOnly and dateAndTime are the shapes of an RFC 3339 time cut short,
 // spaceBetween one with a space for its T.
 var (

@@ -77,12 +77,8 @@ func (v instantValue) ValidateAttribute(_ context.Context, req xattr.ValidateAtt
 	if v.IsNull() || v.IsUnknown() {
 		return
 	}
-	t, err := links.ParseRFC3339(v.ValueString())
-	switch {
-	case err != nil:
+	if _, err := links.ParseRFC3339(v.ValueString()); err != nil {
 		addInvalidInstant(&resp.Diagnostics, req.Path, v.ValueString())
-	case t.UTC().Year() < 0 || t.UTC().Year() > 9999:
-		addInstantBeyondUTCYears(&resp.Diagnostics, req.Path, v.ValueString(), t)
 	}
 }
 

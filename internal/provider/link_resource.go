@@ -87,6 +87,7 @@ func LinkResourceSchema(ctx context.Context) schema.Schema {
 				MarkdownDescription: "When the link expires, in any RFC 3339 spelling (`2027-03-31T23:59:59Z`) of a time within the years 0000 to 9999 in UTC. Sent to the millisecond and compared by instant, so neither the service's own spelling nor digits beyond the millisecond show as a change. Changing the instant replaces the link.",
 				Optional:            true,
 				CustomType:          instantType{},
+				Validators:          []validator.String{validate.SentTime()},
 				PlanModifiers:       []planmodifier.String{planmodify.RequiresReplaceIfOtherInstant()},
 			},
 			"utm": schema.SingleNestedAttribute{

@@ -61,3 +61,20 @@ func parseRFC3339(v basetypes.StringValue) (time.Time, bool) {
 	t, err := links.ParseRFC3339(v.ValueString())
 	return t, err == nil
 }
+
+// SentTime accepts a time that is sent to the service (expires_at): the
+// spec writes times in UTC with a four-digit year, so one whose UTC year
+// is below 0000 or above 9999 has no spelling there. Values that are not
+// RFC 3339 are left to the attribute's type to report.
+func SentTime() validator.String {
+	return stringCheck{description: "must fall within the years 0000 to 9999 once converted to UTC", check: sentTimeProblem}
+}
+
+func sentTimeProblem(v string) string {
+	t, err := links.ParseRFC3339(v)
+	if y := t.UTC().Year(); err != nil || y >= 0 && y <= 9999 {
+		return ""
+	}
+	return fmt.Sprintf("is %q, which is %s in UTC: the service takes times in UTC, from the year 0000 to 9999. Write a time within those years once converted to UTC.",
+		v, t.UTC().Format(time.RFC3339))
+}

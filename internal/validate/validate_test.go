@@ -27,6 +27,11 @@ func TestStringValidators(t *testing.T) {
 		value   string
 		wantErr string // "" = valid
 	}{
+		{"sent time", SentTime(), "2027-01-05T23:59:59Z", ""},
+		{"sent time at the year 9999", SentTime(), "9999-12-31T23:59:59Z", ""},
+		{"sent time not a time (the type's to report)", SentTime(), "not a time", ""},
+		{"sent time past the year 9999 in UTC", SentTime(), "9999-12-31T23:59:59-01:00", `attr is "9999-12-31T23:59:59-01:00", which is 10000-01-01T00:59:59Z in UTC: the service takes times in UTC, from the year 0000 to 9999`},
+		{"sent time before the year 0000 in UTC", SentTime(), "0000-01-01T00:30:00+01:00", "which is -0001-12-31T23:30:00Z in UTC"},
 		{"utm value", UTMValue(), "spring", ""},
 		{"utm empty", UTMValue(), "", "is empty: leave it out, or set it to null"},
 		{"utm inner space ok", UTMValue(), "spring sale", ""},
