@@ -195,10 +195,16 @@ func TestLeftovers_targetedRenameIsCaughtBeforeItsLinkIsDeleted(t *testing.T) {
 
 // TestLeftovers_replaceCreatedBeforeDestroyKeepsTheLink: `apply -replace`
 // of a link with a fixed slug and create_before_destroy meets its own old
-// link on the slug. The link stays on the service, named by the state.
+// link on the slug. Within adoption_window the link stays on the service,
+// the same link, named by the state; with "0s" (as for a link older than
+// the window) the create fails with 409 and says what to do, and the link
+// is kept as it was.
 func TestLeftovers_replaceCreatedBeforeDestroyKeepsTheLink(t *testing.T) {
 	s := newService(t, instantFilter)
-	w := s.workdir(t, "replace-cbd", fmt.Sprintf("provider \"shortlink\" {}\nresource \"shortlink_link\" \"sale\" {\n  domain_id   = %q\n  slug        = \"sale\"\n  destination = \"https://shop.example.com/sale\"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n", s.fx.DomainID))
+	config := func(provider string) string {
+		return fmt.Sprintf("provider \"shortlink\" {%s}\nresource \"shortlink_link\" \"sale\" {\n  domain_id   = %q\n  slug        = \"sale\"\n  destination = \"https://shop.example.com/sale\"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n", provider, s.fx.DomainID)
+	}
+	w := s.workdir(t, "replace-cbd", config(""))
 	ctx := context.Background()
 	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -207,14 +213,29 @@ func TestLeftovers_replaceCreatedBeforeDestroyKeepsTheLink(t *testing.T) {
 	out, err := runCLI(ctx, w, "apply", "-auto-approve", "-replace=shortlink_link.sale")
 	t.Logf("apply -replace: %v\n%s", err, out)
 	links := s.srv.Links(s.fx.AccountID)
-	if after := stateIDs(t, w); len(links) != 1 || len(after) != 1 || links[0].ID != after[0] {
-		t.Fatalf("the service holds %d links and the state %v (before %v); want the one link, named by the state", len(links), after, before)
+	if after := stateIDs(t, w); len(links) != 1 || len(after) != 1 || links[0].ID != after[0] || after[0] != before[0] {
+		t.Fatalf("the service holds %d links and the state %v (before %v); want the one link, the same, named by the state", len(links), after, before)
 	}
 	if !strings.Contains(out, "Warning: Link kept for the object that took it over") {
 		t.Errorf("the replacement's destroy left the link without its warning:\n%s", out)
 	}
 	if out, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); err != nil {
 		t.Fatalf("plan after the replacement: %v; want no changes\n%s", err, out)
+	}
+
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+config("\n  adoption_window = \"0s\"\n")); err != nil {
+		t.Fatal(err)
+	}
+	out, err = runCLI(ctx, w, "apply", "-auto-approve", "-replace=shortlink_link.sale")
+	flat := strings.Join(strings.Fields(out), " ")
+	if err == nil || !strings.Contains(flat, "409") || !strings.Contains(flat, "remove create_before_destroy") {
+		t.Fatalf("apply -replace with adoption_window 0s: %v; want the create refused with 409, saying what to do\n%s", err, out)
+	}
+	if links := s.srv.Links(s.fx.AccountID); len(links) != 1 || links[0].ID != before[0] {
+		t.Fatalf("the service holds %d links; want the one link %s, kept", len(links), before[0])
+	}
+	if after := stateIDs(t, w); len(after) != 1 || after[0] != before[0] {
+		t.Fatalf("the state names %v; want the link %s it named before", after, before[0])
 	}
 }
 

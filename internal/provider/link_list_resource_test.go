@@ -482,8 +482,8 @@ func TestListResource_noLinkOnDomain(t *testing.T) {
 }
 
 // A listing that waited for the read rate limit opens the stream with a
-// warning that says so, before the links: `terraform query` is otherwise
-// silent while it waits.
+// warning that says so, before the links (terraform query shows it once
+// the query is done): the query is otherwise silent about its wait.
 func TestListResource_readRateLimitWait(t *testing.T) {
 	t.Parallel() // it waits about 9 s
 	e := newTestEnv(t, func(s *emulator.Settings) {
