@@ -33,6 +33,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Defaults applied by New to zero fields of Config.
@@ -186,7 +187,13 @@ func parseBaseURL(raw string) (*url.URL, error) {
 	}
 	shown := *u
 	shown.RawQuery, shown.Fragment, shown.ForceQuery = "", "", false
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if u.Host == "" {
+		// Without "//host" nothing marks user information off, so a key
+		// written before an @ ("https:/key@host", "key@host"), or the key
+		// itself set as the base URL, would be quoted whole.
+		return nil, errors.New("base URL must be an absolute URL such as https://api.example.com: the value set has no scheme and host (write https:// before the host name). It is not quoted, since a value that is no URL may be a secret, such as the API key set in its place")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("base URL %q must be an absolute URL such as https://api.example.com", shown.String())
 	}
 	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
@@ -211,7 +218,20 @@ func checkAPIKey(raw string) (string, error) {
 	if strings.IndexFunc(key, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
 		return "", errors.New("API key contains spaces or control characters; give the key alone, without a \"Bearer\" prefix")
 	}
+	if at := strings.IndexFunc(key, notInBearerToken); at >= 0 {
+		// An invisible character copied with the key (U+200B, U+FEFF) would
+		// be sent, and a service that echoes the header back misreads it,
+		// so that no redaction of the key matches the echo.
+		r, _ := utf8.DecodeRuneInString(key[at:])
+		return "", fmt.Errorf("API key contains %U at character %d, which a Bearer token cannot hold (RFC 6750: letters, digits, -._~+/ and a trailing =): often an invisible character copied with the key; copy the key again", r, utf8.RuneCountInString(key[:at])+1)
+	}
 	return key, nil
+}
+
+// notInBearerToken reports a character outside RFC 6750's b64token.
+func notInBearerToken(r rune) bool {
+	inToken := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~+/=", r)
+	return !inToken
 }
 
 func cmpOr[T comparable](v, fallback T) T {

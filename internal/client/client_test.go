@@ -157,6 +157,15 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"empty key", "https://h", "  ", "empty"},
 		{"bearer prefix", "https://h", "Bearer " + testKey, "Bearer"},
 		{"control character", "https://h", "a\x00b", "control"},
+		// A key written where the URL has no "//host" to mark user
+		// information off, or set as the base URL itself, is never quoted.
+		{"key before an @ without a scheme", testKey + "@api.example.com", "k", "no scheme and host"},
+		{"key before an @ after a one-slash scheme", "https:/" + testKey + "@api.example.com", "k", "no scheme and host"},
+		{"key after a scheme without a colon", "https//" + testKey + "@api.example.com", "k", "no scheme and host"},
+		{"key set as the base URL", testKey, "k", "no scheme and host"},
+		{"an invisible character copied with the key", "https://h", testKey + "\u200b", "U+200B at character 30, which a Bearer token cannot hold"},
+		{"a letter outside ASCII", "https://h", "sk_Äpfel", "U+00C4 at character 4"},
+		{"a token's own characters", "https://h", "sk-live_a.b~c+d/e==", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -274,6 +274,7 @@ func TestAccProvider_invalidAPIKey(t *testing.T) {
 		"Bearer prefix in the environment": {env: "Bearer sk_SECRET_1", want: expectErr("Invalid SHORTLINK_API_KEY", `without a "Bearer" prefix`, "environment variable SHORTLINK_API_KEY (api_key is not set")},
 		"only spaces in the environment":   {env: "   ", want: expectErr("Invalid SHORTLINK_API_KEY", "API key is empty")},
 		"a space in the block":             {block: "sk_SECRET 2", want: expectErr("Invalid api_key", "contains spaces or control characters")},
+		"an invisible character copied":    {block: "sk_SECRET_3\u200b", want: expectErr("Invalid api_key", "contains U+200B at character 12, which a Bearer token cannot hold")},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv(EnvAPIKey, tc.env)
@@ -342,7 +343,7 @@ func TestAccValidation_badProviderSettings(t *testing.T) {
 			},
 			{
 				Config:      "provider \"shortlink\" {\n base_url = \"api.example.com\"\n api_key = \"k\"\n}\n" + body,
-				ExpectError: expectErr(`Invalid base_url`, `must be an absolute URL`),
+				ExpectError: expectErr(`Invalid base_url`, `base_url must be an absolute URL such as https://api.example.com: the value set has no scheme and host (write https:// before the host name)`),
 			},
 		},
 	})
