@@ -1,9 +1,14 @@
 package e2e
 
 import (
+	"archive/zip"
 	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -92,4 +97,64 @@ func TestSettings_providerBlock(t *testing.T) {
 	if n := lists("  bulk_refresh = false\n"); n != 12 {
 		t.Errorf("with bulk_refresh = false a plan refreshing 12 links listed %d times, want once per link", n)
 	}
+}
+
+// TestSettings_ephemeralKeyStaysOutOfPlanFiles: an api_key written in the
+// provider block from a variable declared ephemeral (Terraform 1.10 and
+// later) leaves no trace in a saved plan or the state, where one from a
+// sensitive variable sits in the plan file (Terraform keeps the
+// variables a plan was made with), as the docs say.
+func TestSettings_ephemeralKeyStaysOutOfPlanFiles(t *testing.T) {
+	t.Parallel()
+	s := newService(t, instantFilter)
+	config := func(kind string) string {
+		return fmt.Sprintf("variable \"api_key\" {\n  type = string\n  %s = true\n}\nprovider \"shortlink\" {\n  api_key = var.api_key\n}\nresource \"shortlink_link\" \"a\" {\n  domain_id   = %q\n  destination = \"https://example.com/%s\"\n}\n", kind, s.fx.DomainID, kind)
+	}
+	ctx := context.Background()
+	for kind, inPlan := range map[string]bool{"ephemeral": false, "sensitive": true} {
+		w := s.workdir(t, kind+"-key", config(kind))
+		w.Setenv("SHORTLINK_API_KEY=", "TF_VAR_api_key="+s.fx.APIKey) // the block's variable only
+		if out, err := runCLI(ctx, w, "plan", "-out=saved.tfplan"); err != nil {
+			t.Fatalf("%s: plan: %v\n%s", kind, err, out)
+		}
+		if got := zipHolds(t, filepath.Join(w.Dir, "saved.tfplan"), s.fx.APIKey); got != inPlan {
+			t.Errorf("a key from a %s variable: in the saved plan %t, want %t", kind, got, inPlan)
+		}
+		if out, err := w.Terraform(ctx, runLimit, "apply", "-input=false", "-no-color", "saved.tfplan"); err != nil {
+			t.Fatalf("%s: apply of the saved plan: %v\n%s", kind, err, out)
+		}
+		state, err := os.ReadFile(filepath.Join(w.Dir, "terraform.tfstate"))
+		if err != nil || strings.Contains(string(state), s.fx.APIKey) {
+			t.Errorf("a key from a %s variable: the state holds it (or cannot be read: %v)", kind, err)
+		}
+	}
+	if n := len(s.linkIDs()); n != 2 {
+		t.Errorf("the service holds %d links, want 2", n)
+	}
+}
+
+// zipHolds reports whether any file of the zip archive at path (a saved
+// plan) holds text.
+func zipHolds(t *testing.T, path, text string) bool {
+	t.Helper()
+	r, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, f := range r.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		_ = rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), text) {
+			return true
+		}
+	}
+	return false
 }
