@@ -66,6 +66,17 @@ func (s *service) workdir(t *testing.T, name, config string) *clitest.Workdir {
 	return w
 }
 
+// appliedWorkdir is workdir with config applied once, which must succeed:
+// the start of a test about what later runs do to those links.
+func (s *service) appliedWorkdir(t *testing.T, name, config string) *clitest.Workdir {
+	t.Helper()
+	w := s.workdir(t, name, config)
+	if out, err := runCLI(context.Background(), w, "apply", "-auto-approve"); err != nil {
+		t.Fatalf("the first apply: %v\n%s", err, out)
+	}
+	return w
+}
+
 // runCLI runs terraform in w as a pipeline does: no prompt, no colour.
 func runCLI(ctx context.Context, w *clitest.Workdir, args ...string) (string, error) {
 	return w.Terraform(ctx, runLimit, append(args, "-input=false", "-no-color")...)

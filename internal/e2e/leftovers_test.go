@@ -122,11 +122,8 @@ func TestLeftovers_copiedBlockIsCaughtBeforeItsLinkIsDeleted(t *testing.T) {
 	block := func(name, dependsOn string) string {
 		return fmt.Sprintf("resource \"shortlink_link\" %q {\n  domain_id   = %q\n  slug        = \"spring\"\n  destination = \"https://shop.example.com/spring\"\n  depends_on  = [%s]\n}\n", name, s.fx.DomainID, dependsOn)
 	}
-	w := s.workdir(t, "copied-block", "provider \"shortlink\" {}\n"+block("kept", ""))
+	w := s.appliedWorkdir(t, "copied-block", "provider \"shortlink\" {}\n"+block("kept", ""))
 	ctx := context.Background()
-	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
 	kept := stateIDs(t, w)
 	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+block("kept", "")+block("copy", "shortlink_link.kept")); err != nil {
 		t.Fatal(err)
@@ -164,11 +161,8 @@ func TestLeftovers_targetedRenameIsCaughtBeforeItsLinkIsDeleted(t *testing.T) {
 	block := func(name string) string {
 		return fmt.Sprintf("provider \"shortlink\" {}\nresource \"shortlink_link\" %q {\n  domain_id   = %q\n  slug        = \"winter\"\n  destination = \"https://shop.example.com/winter\"\n}\n", name, s.fx.DomainID)
 	}
-	w := s.workdir(t, "targeted-rename", block("winter"))
+	w := s.appliedWorkdir(t, "targeted-rename", block("winter"))
 	ctx := context.Background()
-	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
 	kept := stateIDs(t, w)
 	if err := w.WriteFile("main.tf", clitest.RequiredProviders+block("winter_sale")); err != nil {
 		t.Fatal(err)
@@ -204,11 +198,8 @@ func TestLeftovers_replaceCreatedBeforeDestroyKeepsTheLink(t *testing.T) {
 	config := func(provider string) string {
 		return fmt.Sprintf("provider \"shortlink\" {%s}\nresource \"shortlink_link\" \"sale\" {\n  domain_id   = %q\n  slug        = \"sale\"\n  destination = \"https://shop.example.com/sale\"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n", provider, s.fx.DomainID)
 	}
-	w := s.workdir(t, "replace-cbd", config(""))
+	w := s.appliedWorkdir(t, "replace-cbd", config(""))
 	ctx := context.Background()
-	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
 	before := stateIDs(t, w)
 	out, err := runCLI(ctx, w, "apply", "-auto-approve", "-replace=shortlink_link.sale")
 	t.Logf("apply -replace: %v\n%s", err, out)
@@ -250,11 +241,8 @@ func TestLeftovers_renamedOldLinksWithoutMovedLoseNoLink(t *testing.T) {
 	config := func(name string) string {
 		return fmt.Sprintf("provider \"shortlink\" {\n  adoption_window = \"0s\"\n}\nresource \"shortlink_link\" %q {\n  count       = %d\n  domain_id   = %q\n  slug        = \"sale-${count.index}\"\n  destination = \"https://shop.example.com/sale/${count.index}\"\n}\n", name, n, s.fx.DomainID)
 	}
-	w := s.workdir(t, "renamed-old", config("old"))
+	w := s.appliedWorkdir(t, "renamed-old", config("old"))
 	ctx := context.Background()
-	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
 	for _, name := range []string{"renamed", "again"} {
 		if err := w.WriteFile("main.tf", clitest.RequiredProviders+config(name)); err != nil {
 			t.Fatal(err)
@@ -298,11 +286,8 @@ func TestLeftovers_renamedWithoutMovedLosesNoLink(t *testing.T) {
 	block := func(name string) string {
 		return fmt.Sprintf("resource \"shortlink_link\" %q {\n  count       = %d\n  domain_id   = %q\n  slug        = \"sale-${count.index}\"\n  destination = \"https://shop.example.com/sale/${count.index}\"\n}\n", name, n, s.fx.DomainID)
 	}
-	w := s.workdir(t, "renamed", "provider \"shortlink\" {}\n"+block("old"))
+	w := s.appliedWorkdir(t, "renamed", "provider \"shortlink\" {}\n"+block("old"))
 	ctx := context.Background()
-	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
 	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+block("renamed")); err != nil {
 		t.Fatal(err)
 	}
