@@ -778,7 +778,7 @@ func TestPacingBenchShapes(t *testing.T) {
 	}
 }
 
-// lowParallelism is the -parallelism docs/index.md advises for a key
+// lowParallelism is the -parallelism docs/guides/rate-limits-and-timeouts.md advises for a key
 // whose runs each have a small part of a window (smallPart writes or
 // fewer).
 const lowParallelism, smallPart = 3, 10

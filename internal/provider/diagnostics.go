@@ -245,7 +245,7 @@ func addRateLimitWait(diags *diag.Diagnostics, w client.WaitSum) {
 			w.ForAnswers.Round(time.Second))
 	}
 	diags.AddWarning("Waited for the rate limit",
-		fmt.Sprintf("This operation waited %s in all for the service's rate limit%s.%s The limit is per API key: every request of this run, and of any other run using the same key, counts against it, so the provider holds requests back until the service's window allows them rather than have them refused.%s An apply of many links takes about as many windows as its writes need; lowering -parallelism does not make it faster, but each link then waits behind fewer others of this run, and less of its timeout (see Timeouts in the provider's documentation).",
+		fmt.Sprintf("This operation waited %s in all for the service's rate limit%s.%s The limit is per API key: every request of this run, and of any other run using the same key, counts against it, so the provider holds requests back until the service's window allows them rather than have them refused.%s An apply of many links takes about as many windows as its writes need; lowering -parallelism does not make it faster, but each link then waits behind fewer others of this run, and less of its timeout (see the guide Rate limits, retries and timeouts in the provider's documentation).",
 			w.Total.Round(time.Second), told, forAnswers, outcome))
 }
 

@@ -73,7 +73,7 @@ func (c sharedCase) String() string {
 // and three runs at the emulator's own filter time (slower answers cost the
 // pacing round trips in every window) and on a service that rounds its
 // seconds down (whose waits end up to a second early), and five runs with
-// -parallelism=3, which docs/index.md advises where each run's part of a
+// -parallelism=3, which docs/guides/rate-limits-and-timeouts.md advises where each run's part of a
 // window is small; then the 10 per 2 s shape under CPU
 // load, and beside a reader. Those
 // -shared-shapes does not name are left out.
