@@ -151,7 +151,7 @@ type Run struct {
 func (w *Workdir) Start(args ...string) (*Run, error) {
 	cmd := exec.Command(w.cli.Path, append([]string{"-chdir=" + w.Dir}, args...)...)
 	cmd.Env = w.env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	inOwnGroup(cmd)
 	out := &SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -168,7 +168,7 @@ func (w *Workdir) Start(args ...string) (*Run, error) {
 
 // Signal sends sig to the run's process group.
 func (r *Run) Signal(sig syscall.Signal) error {
-	return syscall.Kill(-r.cmd.Process.Pid, sig)
+	return signalGroup(r.cmd.Process.Pid, sig)
 }
 
 // Wait waits for the run to end, at most limit (then it kills the group),
