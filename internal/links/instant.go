@@ -38,8 +38,16 @@ const SentPrecision = time.Millisecond
 func SameRFC3339Instant(a, b string) bool {
 	ta, errA := ParseRFC3339(a)
 	tb, errB := ParseRFC3339(b)
-	return errA == nil && errB == nil &&
-		(ta.Truncate(SentPrecision).Equal(tb.Truncate(SentPrecision)) || SameInstant(ta, tb) || SameInstant(tb, ta))
+	return errA == nil && errB == nil && OneExpiry(ta, tb)
+}
+
+// OneExpiry reports whether a and b are taken for one expiry: the same
+// millisecond as sent (SentPrecision), or either of them the other kept at
+// a coarser precision (SameInstant). The plan and the refresh both go by
+// it, so that a change the plan takes for a new spelling is one the
+// refresh keeps, whichever of the two the service holds.
+func OneExpiry(a, b time.Time) bool {
+	return a.Truncate(SentPrecision).Equal(b.Truncate(SentPrecision)) || SameInstant(a, b) || SameInstant(b, a)
 }
 
 // ParseRFC3339 reads an RFC 3339 timestamp, with or without fractional

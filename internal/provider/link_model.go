@@ -180,15 +180,14 @@ func sameIDString(v types.String, s string) bool {
 	return !v.IsNull() && !v.IsUnknown() && client.SameID(v.ValueString(), s)
 }
 
-// keepSameInstant returns prior when it names the same instant as t (at the
-// precision the service keeps, see links.SameInstant), else t spelled in
-// RFC 3339.
+// keepSameInstant returns prior when it is taken for the same instant as t
+// (links.OneExpiry, as the plan takes it), else t spelled in RFC 3339.
 func keepSameInstant(prior instantValue, t *time.Time) instantValue {
 	if t == nil {
 		return instantNull()
 	}
 	if !prior.IsNull() && !prior.IsUnknown() {
-		if p, diags := prior.ValueRFC3339Time(); !diags.HasError() && links.SameInstant(p, *t) {
+		if p, diags := prior.ValueRFC3339Time(); !diags.HasError() && links.OneExpiry(p, *t) {
 			return prior
 		}
 	}

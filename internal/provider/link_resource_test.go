@@ -283,12 +283,15 @@ func TestAccLink_changeSlugReplaces(t *testing.T) {
 func TestAccLink_expiresAtComparedByInstant(t *testing.T) {
 	e := newTestEnv(t)
 	sameID := statecheck.CompareValue(compare.ValuesSame())
-	step := func(expires string, action plancheck.ResourceActionType) resource.TestStep {
+	stepTo := func(destination, expires string, action plancheck.ResourceActionType) resource.TestStep {
 		return plannedStep(e.linkConfig(`
-  destination = "https://example.com/exp"
+  destination = "`+destination+`"
   expires_at  = "`+expires+`"`), action,
 			sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
 			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact(expires)))
+	}
+	step := func(expires string, action plancheck.ResourceActionType) resource.TestStep {
+		return stepTo("https://example.com/exp", expires, action)
 	}
 	e.testLink(t, []resource.TestStep{
 		// The service stores and answers 2027-03-31T21:59:59.500Z.
@@ -297,11 +300,18 @@ func TestAccLink_expiresAtComparedByInstant(t *testing.T) {
 		step("2027-03-31T21:59:59.500Z", plancheck.ResourceActionUpdate),
 		// So do digits beyond the millisecond, which is all that is sent.
 		step("2027-03-31T21:59:59.500999Z", plancheck.ResourceActionUpdate),
+		// And the whole second it rounds to, which a service that keeps
+		// whole seconds would keep: the refresh that reads .500 back must
+		// agree, or every later plan would show the change again.
+		step("2027-03-31T22:00:00Z", plancheck.ResourceActionUpdate),
+		// A change of destination then sends one PATCH, whose answer
+		// carries the service's .500, and succeeds.
+		stepTo("https://example.com/exp2", "2027-03-31T22:00:00Z", plancheck.ResourceActionUpdate),
 	})
 	if l := e.onlyLinkOrNone(); l != nil {
 		t.Fatalf("link left after destroy: %v", l)
 	}
-	e.expectRequests(t, "PATCH", "/api/links/{id}", 0, "a new spelling of the same instant changes only the state")
+	e.expectRequests(t, "PATCH", "/api/links/{id}", 1, "a new spelling of the same instant changes only the state; the destination, one PATCH")
 	e.expectRequests(t, "POST", "/api/links", 1, "a new spelling must not recreate")
 }
 
