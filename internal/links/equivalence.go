@@ -18,9 +18,11 @@ import (
 // means what the user wrote: services lower-case the scheme and host, write
 // a Unicode host in ASCII (IDNA) and the path percent-encoded (an escaped
 // reserved character such as a slash, though, makes another path), drop the
-// default port, add or remove a trailing slash, reorder the query, or merge
+// default port, write an empty path as "/", reorder the query, or merge
 // the link's UTM parameters into the query. Anything else is a real
-// difference (drift) and shows in a plan.
+// difference (drift) and shows in a plan: "/sale" and "/sale/" are two
+// paths, which a server may serve differently (RFC 3986, 6.2.3 equates
+// only an empty path with "/").
 func SameDestination(configured, answered string, utm *client.UTM) bool {
 	if configured == answered {
 		return true
@@ -52,9 +54,11 @@ func canonicalURL(raw string, u *url.URL, utm *client.UTM) string {
 	} else if strings.Contains(host, ":") {
 		cp.Host = "[" + host + "]" // an IPv6 literal keeps its brackets
 	}
-	// "https://e.com", "https://e.com/" and "https://e.com/a/" vs "/a":
-	// services add or drop the trailing slash.
-	path := strings.TrimSuffix(comparablePath(pathAsWritten(raw, u)), "/")
+	// "https://e.com" is "https://e.com/" (RFC 3986, 6.2.3); "/a/" is not "/a".
+	path := comparablePath(pathAsWritten(raw, u))
+	if path == "" {
+		path = "/"
+	}
 	q := cp.Query()
 	for key, value := range utmPairs(utm) {
 		if value != "" && q.Get(key) == value {

@@ -17,8 +17,7 @@ func TestSameDestination(t *testing.T) {
 		{"https://example.com/a", "https://example.com/a", nil, true},
 		{"HTTPS://Example.COM", "https://example.com/", nil, true},
 		{"https://example.com/", "https://example.com", nil, true},
-		{"https://example.com/sale/", "https://example.com/sale", nil, true},
-		{"https://example.com/sale", "https://example.com/sale/", nil, true},
+		{"https://example.com?a=1", "https://example.com/?a=1", nil, true},
 		{"https://example.com:443/a", "https://example.com/a", nil, true},
 		{"http://example.com:80/a", "http://example.com/a", nil, true},
 		{"http://[::1]:80/a", "http://[::1]/a", nil, true},
@@ -52,6 +51,11 @@ func TestSameDestination(t *testing.T) {
 		{"HTTPS://example.com/sale?utm_source=newsletter", "https://example.com/sale?utm_campaign=spring&utm_medium=email&utm_source=newsletter", utm, true},
 		// Real differences.
 		{"https://example.com/sale", "https://example.com/theirs", nil, false},
+		// A trailing slash makes another path, which a server may serve
+		// otherwise (a relative link on the page resolves elsewhere).
+		{"https://example.com/sale/", "https://example.com/sale", nil, false},
+		{"https://example.com/sale", "https://example.com/sale/", nil, false},
+		{"https://example.com//", "https://example.com/", nil, false},
 		{"https://example.com/Sale", "https://example.com/sale", nil, false},
 		{"https://example.com/a", "http://example.com/a", nil, false},
 		{"https://example.com:8443/a", "https://example.com/a", nil, false},

@@ -28,7 +28,8 @@ func spellings(now time.Time) []client.Link {
 	never.CreatedAt = time.Time{}
 	return []client.Link{
 		link("exact", leftoverDomain, "https://example.com/a", nil),
-		link("host-case", leftoverDomain, "HTTPS://Example.COM/a/", nil),
+		link("host-case", leftoverDomain, "HTTPS://Example.COM/a", nil),
+		link("trailing-slash", leftoverDomain, "https://example.com/a/", nil), // another path
 		link("domain-case", "9A8B7C6D-1111-2222-3333-444455556666", "https://example.com/a", nil),
 		link("merged-utm", leftoverDomain, "https://example.com/a?utm_campaign=spring&utm_source=news", news),
 		link("query-order", leftoverDomain, "https://example.com/b?y=2&x=1", nil),

@@ -387,36 +387,45 @@ func TestAccLink_driftDeletedOutsideTerraform(t *testing.T) {
 	})
 }
 
+// A destination changed outside Terraform shows in the plan and is set
+// back, a trailing slash taken away too: "/mine/" and "/mine" are two paths.
 func TestAccLink_driftDestinationChangedOutsideTerraform(t *testing.T) {
-	e := newTestEnv(t)
-	sameID := statecheck.CompareValue(compare.ValuesSame())
-	cfg := e.linkConfig(`  destination = "https://example.com/mine"`)
-	e.testLink(t, []resource.TestStep{
-		{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(linkAddr, tfjsonpath.New("id"))}},
-		{
-			PreConfig: func() {
-				if err := e.srv.ChangeLinkOutOfBand(e.onlyLink(t).ID, "https://example.com/theirs"); err != nil {
-					t.Fatal(err)
-				}
-			},
-			Config: cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionUpdate),
+	for mine, theirs := range map[string]string{
+		"https://example.com/mine":  "https://example.com/theirs",
+		"https://example.com/mine/": "https://example.com/mine",
+	} {
+		t.Run(theirs, func(t *testing.T) {
+			e := newTestEnv(t)
+			sameID := statecheck.CompareValue(compare.ValuesSame())
+			cfg := e.linkConfig(`  destination = "` + mine + `"`)
+			e.testLink(t, []resource.TestStep{
+				{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(linkAddr, tfjsonpath.New("id"))}},
+				{
+					PreConfig: func() {
+						if err := e.srv.ChangeLinkOutOfBand(e.onlyLink(t).ID, theirs); err != nil {
+							t.Fatal(err)
+						}
+					},
+					Config: cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{
+						PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionUpdate),
+						},
+					},
+					ConfigStateChecks: []statecheck.StateCheck{
+						sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
+						statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("destination"), knownvalue.StringExact(mine)),
+					},
+					Check: func(*terraform.State) error {
+						if got := e.onlyLink(t).Destination; got != mine {
+							return fmt.Errorf("service destination %q after apply", got)
+						}
+						return nil
+					},
 				},
-			},
-			ConfigStateChecks: []statecheck.StateCheck{
-				sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
-				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("destination"), knownvalue.StringExact("https://example.com/mine")),
-			},
-			Check: func(*terraform.State) error {
-				if got := e.onlyLink(t).Destination; got != "https://example.com/mine" {
-					return fmt.Errorf("service destination %q after apply", got)
-				}
-				return nil
-			},
-		},
-	})
+			})
+		})
+	}
 }
 
 // onlyLinkOrNone returns a link left on the account, or nil.
