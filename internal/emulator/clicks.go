@@ -98,7 +98,7 @@ func (s *Server) recordClick(host, slug string, r *http.Request) (string, int) {
 
 // exportClicks answers the CSV export, for the whole account or one link.
 func (s *Server) exportClicks(w http.ResponseWriter, r *http.Request, acct string) {
-	linkID := canonicalID(r.URL.Query().Get("linkId"))
+	linkID := r.URL.Query().Get("linkId")
 	if _, ok := r.URL.Query()["linkId"]; ok {
 		if _, err := uuid.Parse(linkID); err != nil {
 			s.writeError(w, http.StatusBadRequest, "invalid_request", "linkId: must be a UUID")

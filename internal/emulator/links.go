@@ -81,7 +81,7 @@ func (s *Server) validateCreate(acct string, b createBody) (Link, error) {
 		return in, requestError{"domainId", "must be a UUID"}
 	}
 	s.mu.Lock()
-	d, ok := s.st.Domains[canonicalID(*b.DomainID)]
+	d, ok := s.st.Domains[*b.DomainID]
 	s.mu.Unlock()
 	if !ok || d.AccountID != acct {
 		return in, requestError{"domainId", "no such domain on this account"}
@@ -273,16 +273,6 @@ func parseUTM(raw json.RawMessage) (utm *UTM, clearUTM bool, err error) {
 		return nil, true, nil
 	}
 	return &u, false, nil
-}
-
-// canonicalID is a UUID as the emulator stores IDs, in lower case: a UUID
-// names the same domain or link in any letter case (RFC 9562), so one
-// pasted in capitals is found. Anything else is returned as it is.
-func canonicalID(id string) string {
-	if _, err := uuid.Parse(id); err == nil && len(id) == 36 {
-		return strings.ToLower(id)
-	}
-	return id
 }
 
 func (s *Server) ownsLink(acct, id string) bool {

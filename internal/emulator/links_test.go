@@ -239,28 +239,6 @@ func TestDelete(t *testing.T) {
 	wantError(t, e.do(t, http.MethodPatch, "/api/links/"+id, e.fx.APIKey, map[string]any{"destination": "https://example.com/"}), http.StatusNotFound, "not_found", "")
 }
 
-// TestIDsInCapitals: a UUID names the same domain or link in any letter
-// case, as a service that parses its IDs reads them; the answers spell
-// them as the emulator made them, in lower case.
-func TestIDsInCapitals(t *testing.T) {
-	e := newEnv(t)
-	l := e.create(t, "https://example.com/a", "domainId", strings.ToUpper(e.fx.DomainID))
-	if l["domainId"] != e.fx.DomainID {
-		t.Errorf("domainId = %v, want %s", l["domainId"], e.fx.DomainID)
-	}
-	upper := "/api/links/" + strings.ToUpper(str(l["id"]))
-	r := e.do(t, http.MethodPatch, upper, e.fx.APIKey, map[string]any{"destination": "https://example.com/b"})
-	wantStatus(t, r, http.StatusOK)
-	if got := r.object(t); got["id"] != l["id"] || got["destination"] != "https://example.com/b" {
-		t.Errorf("PATCH by the ID in capitals = %v", got)
-	}
-	wantStatus(t, e.do(t, http.MethodGet, "/api/analytics/export?linkId="+strings.ToUpper(str(l["id"])), e.fx.APIKey, nil), http.StatusOK)
-	wantStatus(t, e.do(t, http.MethodDelete, upper, e.fx.APIKey, nil), http.StatusNoContent)
-	if got := e.list(t); len(got) != 0 {
-		t.Errorf("list after DELETE by the ID in capitals = %v", got)
-	}
-}
-
 func TestUnknownEndpoint(t *testing.T) {
 	e := newEnv(t)
 	for _, c := range []struct{ method, path string }{

@@ -176,10 +176,10 @@ func (s *Server) routes() *http.ServeMux {
 		"POST " + pathLinks: s.createLink,
 		"GET " + pathLinks:  s.listLinks,
 		"PATCH " + pathLink: func(w http.ResponseWriter, r *http.Request, acct string) {
-			s.changeDestination(w, r, acct, canonicalID(r.PathValue("id")))
+			s.changeDestination(w, r, acct, r.PathValue("id"))
 		},
 		"DELETE " + pathLink: func(w http.ResponseWriter, r *http.Request, acct string) {
-			s.deleteLink(w, acct, canonicalID(r.PathValue("id")))
+			s.deleteLink(w, acct, r.PathValue("id"))
 		},
 		"GET " + pathExport: s.exportClicks,
 	}
