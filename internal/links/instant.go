@@ -28,26 +28,27 @@ func SameInstant(written, answered time.Time) bool {
 // milliseconds make the same request, and so the same link.
 const SentPrecision = time.Millisecond
 
-// SameRFC3339Instant reports whether two RFC 3339 timestamps name the same
-// instant, whatever their offsets and fractional seconds: the same
-// millisecond as sent (SentPrecision), or either of them kept at a coarser
-// precision (see SameInstant): after an import the state holds the
-// service's spelling, which may have lost the configuration's sub-second
-// digits. (timetypes' own semantic equality compares spellings at a
-// whole-second UTC offset, so it cannot serve here.)
-func SameRFC3339Instant(a, b string) bool {
-	ta, errA := ParseRFC3339(a)
-	tb, errB := ParseRFC3339(b)
-	return errA == nil && errB == nil && OneExpiry(ta, tb)
+// SameRFC3339Instant reports whether written, an RFC 3339 expiry as
+// configured, names the expiry kept, as the state holds it: OneExpiry, read
+// from any offsets and fractional seconds.
+func SameRFC3339Instant(written, kept string) bool {
+	w, errW := ParseRFC3339(written)
+	k, errK := ParseRFC3339(kept)
+	return errW == nil && errK == nil && OneExpiry(w, k)
 }
 
-// OneExpiry reports whether a and b are taken for one expiry: the same
-// millisecond as sent (SentPrecision), or either of them the other kept at
-// a coarser precision (SameInstant). The plan and the refresh both go by
-// it, so that a change the plan takes for a new spelling is one the
-// refresh keeps, whichever of the two the service holds.
-func OneExpiry(a, b time.Time) bool {
-	return a.Truncate(SentPrecision).Equal(b.Truncate(SentPrecision)) || SameInstant(a, b) || SameInstant(b, a)
+// OneExpiry reports whether written, sent now, would leave the link with
+// the expiry kept: the same millisecond as sent (SentPrecision), or kept
+// being written at a coarser precision (SameInstant). After an import the
+// state holds the service's spelling, which may have lost the
+// configuration's sub-second digits. It runs one way only: a whole second
+// written does not name a fractional one kept (the service would keep the
+// whole second), and a relation that ran both ways would let two changes
+// each "the same" move the configuration a second from the service. The
+// plan and the refresh both go by it, so that a change the plan takes for a
+// new spelling is one the refresh keeps.
+func OneExpiry(written, kept time.Time) bool {
+	return written.Truncate(SentPrecision).Equal(kept.Truncate(SentPrecision)) || SameInstant(written, kept)
 }
 
 // ParseRFC3339 reads an RFC 3339 timestamp, with or without fractional

@@ -23,6 +23,10 @@ func TestSameRFC3339Instant(t *testing.T) {
 		{"2030-01-01T00:00:00.0001Z", "2030-01-01T01:00:00.0009+01:00", true},
 		{"2030-01-01T00:00:00.9999Z", "2030-01-01T00:00:01Z", true}, // rounded to the second, as a service may keep it
 		{"2030-01-01T00:00:00.1239Z", "2030-01-01T00:00:00.1241Z", false},
+		// A whole second written is no fraction kept: the service would
+		// keep the whole second.
+		{"2027-03-31T23:59:59Z", "2027-03-31T23:59:59.750Z", false},
+		{"2027-04-01T00:00:00Z", "2027-03-31T23:59:59.75Z", false},
 		// Other instants.
 		{"2027-03-31T23:59:59Z", "2027-03-31T23:59:58Z", false},
 		{"2027-03-31T23:59:59.123Z", "2027-03-31T23:59:59.124Z", false},

@@ -22,7 +22,7 @@ func RequiresReplaceIfOtherInstant() planmodifier.String {
 }
 
 func otherInstant(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-	resp.RequiresReplace = !links.SameRFC3339Instant(req.StateValue.ValueString(), req.PlanValue.ValueString()) || req.PlanValue.IsNull() || req.StateValue.IsNull()
+	resp.RequiresReplace = !links.SameRFC3339Instant(req.PlanValue.ValueString(), req.StateValue.ValueString()) || req.PlanValue.IsNull() || req.StateValue.IsNull()
 }
 
 // RequiresReplaceIfOtherID replaces the resource when a UUID attribute

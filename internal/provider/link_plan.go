@@ -172,7 +172,7 @@ func replacedBy(state, plan linkResourceModel, configuredSlug types.String) path
 		out = append(out, path.Root("slug"))
 	}
 	if plan.ExpiresAt.IsUnknown() || state.ExpiresAt.IsNull() != plan.ExpiresAt.IsNull() ||
-		!state.ExpiresAt.IsNull() && !links.SameRFC3339Instant(state.ExpiresAt.ValueString(), plan.ExpiresAt.ValueString()) {
+		!state.ExpiresAt.IsNull() && !links.SameRFC3339Instant(plan.ExpiresAt.ValueString(), state.ExpiresAt.ValueString()) {
 		out = append(out, path.Root("expires_at"))
 	}
 	return out

@@ -280,39 +280,53 @@ func TestAccLink_changeSlugReplaces(t *testing.T) {
 	})
 }
 
+// idOfAStretch is a statecheck.CompareValue: the steps it is added to hold
+// one link ID.
+type idOfAStretch interface {
+	AddStateValue(resourceAddress string, attributePath tfjsonpath.Path) statecheck.StateCheck
+}
+
 func TestAccLink_expiresAtComparedByInstant(t *testing.T) {
 	e := newTestEnv(t)
-	sameID := statecheck.CompareValue(compare.ValuesSame())
-	stepTo := func(destination, expires string, action plancheck.ResourceActionType) resource.TestStep {
+	// One link ID for each stretch of steps between replacements.
+	first, second, third := statecheck.CompareValue(compare.ValuesSame()), statecheck.CompareValue(compare.ValuesSame()), statecheck.CompareValue(compare.ValuesSame())
+	stepTo := func(sameID idOfAStretch, destination, expires string, action plancheck.ResourceActionType) resource.TestStep {
 		return plannedStep(e.linkConfig(`
   destination = "`+destination+`"
   expires_at  = "`+expires+`"`), action,
 			sameID.AddStateValue(linkAddr, tfjsonpath.New("id")),
 			statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact(expires)))
 	}
-	step := func(expires string, action plancheck.ResourceActionType) resource.TestStep {
-		return stepTo("https://example.com/exp", expires, action)
+	step := func(sameID idOfAStretch, expires string, action plancheck.ResourceActionType) resource.TestStep {
+		return stepTo(sameID, "https://example.com/exp", expires, action)
 	}
 	e.testLink(t, []resource.TestStep{
 		// The service stores and answers 2027-03-31T21:59:59.500Z.
-		step("2027-03-31T23:59:59.5+02:00", plancheck.ResourceActionCreate),
+		step(first, "2027-03-31T23:59:59.5+02:00", plancheck.ResourceActionCreate),
 		// A new spelling of the same instant changes only the state.
-		step("2027-03-31T21:59:59.500Z", plancheck.ResourceActionUpdate),
+		step(first, "2027-03-31T21:59:59.500Z", plancheck.ResourceActionUpdate),
 		// So do digits beyond the millisecond, which is all that is sent.
-		step("2027-03-31T21:59:59.500999Z", plancheck.ResourceActionUpdate),
-		// And the whole second it rounds to, which a service that keeps
-		// whole seconds would keep: the refresh that reads .500 back must
-		// agree, or every later plan would show the change again.
-		step("2027-03-31T22:00:00Z", plancheck.ResourceActionUpdate),
+		step(first, "2027-03-31T21:59:59.500999Z", plancheck.ResourceActionUpdate),
+		// A whole second is not the .500 the service keeps: it would keep
+		// the whole second, so the link is replaced (the new one at :00).
+		step(second, "2027-03-31T22:00:00Z", plancheck.ResourceActionDestroyBeforeCreate),
+		// A time rounding to that second (or within it) is taken for it, as
+		// a service keeping whole seconds would keep it: nothing is sent,
+		// and the refresh, reading :00.000 back, agrees with the plan.
+		step(second, "2027-03-31T21:59:59.750Z", plancheck.ResourceActionUpdate),
 		// A change of destination then sends one PATCH, whose answer
-		// carries the service's .500, and succeeds.
-		stepTo("https://example.com/exp2", "2027-03-31T22:00:00Z", plancheck.ResourceActionUpdate),
+		// carries the service's :00.000, and succeeds.
+		stepTo(second, "https://example.com/exp2", "2027-03-31T21:59:59.750Z", plancheck.ResourceActionUpdate),
+		// .400 from .750: the state holds the spelling the plan took, and
+		// neither is the other at a coarser precision, so the plan replaces
+		// the link rather than let two such steps drift a second from it.
+		stepTo(third, "https://example.com/exp2", "2027-03-31T22:00:00.400Z", plancheck.ResourceActionDestroyBeforeCreate),
 	})
 	if l := e.onlyLinkOrNone(); l != nil {
 		t.Fatalf("link left after destroy: %v", l)
 	}
 	e.expectRequests(t, "PATCH", "/api/links/{id}", 1, "a new spelling of the same instant changes only the state; the destination, one PATCH")
-	e.expectRequests(t, "POST", "/api/links", 1, "a new spelling must not recreate")
+	e.expectRequests(t, "POST", "/api/links", 3, "a new spelling must not recreate; the two other instants do")
 }
 
 // expires_at goes to the service as the contract says, in UTC with
