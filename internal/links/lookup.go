@@ -79,11 +79,13 @@ func ByIDListedSince(ctx context.Context, listings *snapshot.Snapshot, mark uint
 // A UUID written in capitals names the same link or domain as the
 // service's spelling (client.SameID), but whether the service reads it so
 // is not shown: a request carries the service's spelling where a listing
-// shows it. An ID without capitals is taken as written, with no listing
-// (RFC 4122 has UUIDs written in lower case, as the emulator does).
+// shows it, and otherwise the UUID in lower case, as RFC 9562 has UUIDs
+// written (and the emulator does). An ID without capitals is taken as
+// written, with no listing.
 
-// ServiceLinkID is a link ID as the service spells it, or id when the
-// listing does not have it (the service then answers for itself).
+// ServiceLinkID is a link ID as the service spells it, or, when the listing
+// does not have it, id in lower case if it is a UUID (the service then
+// answers for itself).
 func ServiceLinkID(ctx context.Context, listing *snapshot.Snapshot, id string) string {
 	return asListed(ctx, listing, id, func(l client.Listing) (string, bool) {
 		link, ok := l.Get(id)
@@ -92,7 +94,8 @@ func ServiceLinkID(ctx context.Context, listing *snapshot.Snapshot, id string) s
 }
 
 // ServiceDomainID is a domain ID as the service spells it on the
-// account's links, or domainID when none of them is on that domain.
+// account's links, or, when none of them is on that domain, domainID in
+// lower case if it is a UUID.
 func ServiceDomainID(ctx context.Context, listing *snapshot.Snapshot, domainID string) string {
 	return asListed(ctx, listing, domainID, func(l client.Listing) (string, bool) {
 		for link := range l.All() {
@@ -110,10 +113,10 @@ func asListed(ctx context.Context, listing *snapshot.Snapshot, id string, find f
 	}
 	listed, err := listing.Current(ctx)
 	if err != nil {
-		return id
+		return client.ComparableID(id)
 	}
 	if spelled, ok := find(listed); ok {
 		return spelled
 	}
-	return id
+	return client.ComparableID(id)
 }

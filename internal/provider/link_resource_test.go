@@ -1269,12 +1269,20 @@ func TestLinkTimeoutDefaults(t *testing.T) {
 }
 
 // A domain ID written in capitals names the same domain: the create sends
-// the service's spelling, which the account's links show (the emulator
-// reads only its own), and the state keeps the configuration's, so the
-// next plan is empty.
+// the service's spelling, which the account's links show, or on an account
+// without links the ID in lower case, as RFC 9562 writes UUIDs (the
+// emulator reads only its own spelling); the state keeps the
+// configuration's, so the next plan is empty.
 func TestAccLink_domainIDInCapitals(t *testing.T) {
+	t.Run("links on the domain", func(t *testing.T) { testDomainIDInCapitals(t, 1) })
+	t.Run("an account without links", func(t *testing.T) { testDomainIDInCapitals(t, 0) })
+}
+
+func testDomainIDInCapitals(t *testing.T, seeded int) {
 	e := newTestEnv(t)
-	e.seedLinks(t, e.fx.DomainID, "seeded", 1)
+	if seeded > 0 {
+		e.seedLinks(t, e.fx.DomainID, "seeded", seeded)
+	}
 	upper := strings.ToUpper(e.fx.DomainID)
 	config := e.config(fmt.Sprintf(`
 resource "shortlink_link" "test" {
