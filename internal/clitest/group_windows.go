@@ -13,7 +13,7 @@ import (
 func inOwnGroup(*exec.Cmd) {}
 
 // signalGroup kills the process pid; Windows delivers no other signal to
-// another process, so the tests that interrupt a run are for Unix only.
+// another process, so the tests that interrupt a run skip there.
 func signalGroup(pid int, sig syscall.Signal) error {
 	if sig != syscall.SIGKILL {
 		return errors.New("clitest: only SIGKILL can be sent on Windows")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -187,11 +188,21 @@ func finish(t *testing.T, s *service, w *clitest.Workdir, want int) string {
 	return out
 }
 
+// signalsProcessGroups skips a test that signals a run's process group
+// where there are none (Windows delivers no SIGINT to another process).
+func signalsProcessGroups(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("signals a process group, which Windows has not")
+	}
+}
+
 // TestInterrupt_gracefulStop: SIGINT (a Ctrl-C, a runner's cancel) or
 // SIGTERM while creates are in flight. The writes already sent finish, so
 // afterwards the service and the state hold the same links; the next apply
 // creates the rest without an error, and nothing is duplicated.
 func TestInterrupt_gracefulStop(t *testing.T) {
+	signalsProcessGroups(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
@@ -225,6 +236,7 @@ func TestInterrupt_gracefulStop(t *testing.T) {
 // another configuration's link, so the plan names it in a warning (for the
 // user to import or delete) and the apply creates a new link.
 func TestInterrupt_killed(t *testing.T) {
+	signalsProcessGroups(t)
 	for name, slugs := range map[string]func(int) bool{
 		"with slugs":    func(int) bool { return true },
 		"without slugs": func(int) bool { return false },
@@ -318,6 +330,7 @@ func sorted(ids []string) []string {
 // the change may have been made, and the next plan, which reads the links,
 // finds every change made and has nothing to do.
 func TestInterrupt_changeOutlivingGrace(t *testing.T) {
+	signalsProcessGroups(t)
 	s := newService(t)
 	config := func(path string) string {
 		c := campaign(s.fx.DomainID, 6, func(int) bool { return true })
@@ -380,6 +393,7 @@ func TestInterrupt_changeOutlivingGrace(t *testing.T) {
 // that it stopped: no warning that it "goes on without the check", which
 // it does not.
 func TestInterrupt_planWaitingToList(t *testing.T) {
+	signalsProcessGroups(t)
 	s := newService(t, func(st *emulator.Settings) {
 		st.Variants.Paging, st.Variants.PageSize = "cursor", 1
 		st.Limits.Read, st.Limits.Window = 1, emulator.Duration(time.Hour) // the second page waits an hour

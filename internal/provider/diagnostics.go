@@ -719,7 +719,7 @@ func addListingsShifted(diags *diag.Diagnostics) {
 // deleted outside Terraform since the refresh.
 func addDeletedBeforeChange(diags *diag.Diagnostics, id string) {
 	diags.AddError("Could not change the link's destination",
-		fmt.Sprintf("The link %s was deleted outside Terraform. Run `terraform apply` again: the refresh removes it from the state and the plan shows a new link to create (should that plan warn \"Slug already taken\", another link holds its slug now).", id))
+		fmt.Sprintf("The link %s was deleted outside Terraform. Run `terraform apply` again: the refresh removes it from the state and the plan shows a new link to create (should that plan warn that the slug is taken or held, another link holds it now, and the warning says what the apply will do).", id))
 }
 
 // addMissingSetting reports a required setting given neither in the
