@@ -32,7 +32,8 @@ import (
 const EnvPlanTruthSeeds = "PLANTRUTH_SEEDS"
 
 // planTruthSeeds are the sequences CI runs; planTruthSteps the edits in
-// each, after the first apply: three of eight take some 15 s on two cores.
+// each, after the first apply: three of eight, each against the two
+// planTruthServices, take some 20 s on two cores.
 var planTruthSeeds = []uint64{1, 2, 3}
 
 const planTruthSteps = 8
@@ -50,11 +51,29 @@ func TestPlanTruth_randomEdits(t *testing.T) {
 	t.Parallel()
 	cli(t) // skipped without TF_ACC, before any service starts
 	for _, seed := range planTruthSeedsToRun(t) {
-		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-			t.Parallel()
-			newTruthRun(t, seed).run()
-		})
+		for name, implementation := range planTruthServices {
+			t.Run(fmt.Sprintf("seed=%d/%s", seed, name), func(t *testing.T) {
+				t.Parallel()
+				newTruthRun(t, seed, implementation).run()
+			})
+		}
 	}
+}
+
+// planTruthServices are the services each seed runs against: the emulator
+// as the contract reads the spec, and another implementation of the same
+// spec, many of the emulator's switches at once (EMULATOR.md, "Switches"):
+// other envelopes, field names and statuses, paging, UTM parameters merged
+// into the destination, whole seconds.
+var planTruthServices = map[string]func(*emulator.Settings){
+	"spec": func(*emulator.Settings) {},
+	"another implementation": func(s *emulator.Settings) {
+		v := &s.Variants
+		v.ObjectEnvelope, v.ListEnvelope, v.FieldStyle = "link", "items", "snake"
+		v.CreateStatus, v.ChangeStatus, v.DeleteStatus = http.StatusOK, http.StatusNoContent, http.StatusOK
+		v.Paging, v.PageSize = "cursor", 2
+		v.UTMStyle, v.TimeFormat = "merged", "seconds"
+	},
 }
 
 // planTruthSeedsToRun are planTruthSeeds, or those EnvPlanTruthSeeds names.
@@ -142,10 +161,10 @@ type truthRun struct {
 	now      stepReport
 }
 
-func newTruthRun(t *testing.T, seed uint64) *truthRun {
+func newTruthRun(t *testing.T, seed uint64, implementation func(*emulator.Settings)) *truthRun {
 	// A service that spells destinations its own way (the host in lower
 	// case) is what the provider's comparison of URLs is for.
-	s := newService(t, instantFilter, func(st *emulator.Settings) { st.Variants.NormalizeDestination = true })
+	s := newService(t, instantFilter, func(st *emulator.Settings) { st.Variants.NormalizeDestination = true }, implementation)
 	other, err := s.srv.AddDomain(s.fx.AccountID, "promo.example.test")
 	if err != nil {
 		t.Fatal(err)
