@@ -30,7 +30,9 @@ const SentPrecision = time.Millisecond
 
 // SameRFC3339Instant reports whether written, an RFC 3339 expiry as
 // configured, names the expiry kept, as the state holds it: OneExpiry, read
-// from any offsets and fractional seconds.
+// from any offsets and fractional seconds. (timetypes' own semantic
+// equality compares spellings at a whole-second UTC offset, so it cannot
+// serve here.)
 func SameRFC3339Instant(written, kept string) bool {
 	w, errW := ParseRFC3339(written)
 	k, errK := ParseRFC3339(kept)
