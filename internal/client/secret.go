@@ -29,9 +29,12 @@ type Secret struct {
 	begun *regexp.Regexp
 }
 
-// minFoldedKey is the shortest key matched in any letter case: a key of a
-// few letters (as in tests) would match them in ordinary words, which a
-// real key, of dozens of random characters, never does.
+// minFoldedKey is the shortest key matched in any letter case and inside
+// words: a key of a few letters (a placeholder such as "x" or "test", a
+// key in tests) would match them in ordinary words, and every message
+// would read "the API [REDACTED]ey". A real key, of dozens of random
+// characters, never matches so. A shorter key is matched as written, and
+// only where it stands alone: not between letters, digits or underscores.
 const minFoldedKey = 8
 
 // NewSecret returns the Secret of key ("" for none).
@@ -39,15 +42,16 @@ func NewSecret(key string) *Secret {
 	if key == "" {
 		return &Secret{}
 	}
-	flags := ""
-	if len(key) >= minFoldedKey {
-		flags = "(?i)"
-	}
 	var chars []string
 	for _, r := range key {
 		chars = append(chars, charForms(r))
 	}
-	s := &Secret{forms: regexp.MustCompile(flags + strings.Join(chars, ""))}
+	flags, alone := "", len(chars) < minFoldedKey
+	if !alone {
+		flags = "(?i)"
+	}
+	first, last := wordEdge(alone, key[0]), wordEdge(alone, key[len(key)-1])
+	s := &Secret{forms: regexp.MustCompile(flags + first + strings.Join(chars, "") + last)}
 	if len(chars) > minFoldedKey {
 		// The first minFoldedKey characters, then each next one optional
 		// only if all before it are there, at the text's end.
@@ -58,6 +62,17 @@ func NewSecret(key string) *Secret {
 		s.begun = regexp.MustCompile(flags + strings.Join(chars[:minFoldedKey], "") + tail + "$")
 	}
 	return s
+}
+
+// wordEdge is the pattern at an edge of a short key (alone) that keeps it
+// from matching inside a word: \b where the key's character there is a
+// word character, none where it is not (\b would then ask for a word
+// character beside it).
+func wordEdge(alone bool, c byte) string {
+	if alone && (c == '_' || c < utf8.RuneSelf && (unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c)))) {
+		return `\b`
+	}
+	return ""
 }
 
 // charForms is a pattern of the forms one character of the key takes in

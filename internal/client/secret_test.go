@@ -46,10 +46,28 @@ func TestSecret_redactsEveryForm(t *testing.T) {
 	if got := NewSecret("k3y").Redact("Bearer k3y, again k3y"); got != "Bearer [REDACTED], again [REDACTED]" {
 		t.Errorf("not every occurrence redacted: %q", got)
 	}
-	// A key of a few letters is matched as written only: in any case, it
-	// would match them in every word.
-	if got := NewSecret("k").Redact("Set base_url in SHORTLINK_BASE_URL"); got != "Set base_url in SHORTLINK_BASE_URL" {
-		t.Errorf("a short key matched in another case: %q", got)
+	// A key of a few letters (a placeholder) is matched as written and
+	// alone only: in any case, or inside words, it would match them in
+	// every message.
+	for key, texts := range map[string]map[string]string{
+		"k": {
+			"Set base_url in SHORTLINK_BASE_URL": "Set base_url in SHORTLINK_BASE_URL",
+			"The service rejected the API key":   "The service rejected the API key",
+			"Bearer k, again k; api_key=k":       "Bearer [REDACTED], again [REDACTED]; api_key=[REDACTED]",
+			"key_k k_key":                        "key_k k_key",
+		},
+		"test": {"the latest tests": "the latest tests", `{"key":"test"}`: `{"key":"[REDACTED]"}`, "TEST": "TEST"},
+		"+x/":  {"a+x/b": "a[REDACTED]b", "x/": "x/", "e%2Bx%2F": "e[REDACTED]"},
+	} {
+		secret := NewSecret(key)
+		for text, want := range texts {
+			if got := secret.Redact(text); got != want {
+				t.Errorf("key %q: Redact(%q) = %q, want %q", key, text, got, want)
+			}
+			if got := secret.Holds(text); got != (want != text) {
+				t.Errorf("key %q: Holds(%q) = %v", key, text, got)
+			}
+		}
 	}
 	for _, none := range []*Secret{NewSecret(""), nil} {
 		if got := none.Redact("anything"); got != "anything" {
@@ -91,6 +109,12 @@ func TestSecret_masking(t *testing.T) {
 	tflog.Info(ctx, "echoed "+strings.ToUpper(specialKey), map[string]any{"url": "https://h/?k=sk_live_S3CRET%2Bk3y%2F456%3D%3C%26%3E"})
 	if strings.Contains(strings.ToLower(logs.String()), "s3cret") {
 		t.Fatalf("the log holds the key: %s", logs.String())
+	}
+	logs.Reset()
+	ctx = NewSecret("k").Masking(tflogtest.RootLogger(context.Background(), &logs))
+	tflog.Info(ctx, "GET /api/links with key k", map[string]any{"key": "k"})
+	if got := logs.String(); !strings.Contains(got, "GET /api/links with key ***") || strings.Contains(got, `"k"`) {
+		t.Fatalf("a short key is masked where it stands alone only: %s", got)
 	}
 }
 
