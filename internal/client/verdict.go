@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 )
@@ -19,7 +20,8 @@ const DefaultUnreachableAfter = 20 * time.Second
 // operation of the run finding out for itself.
 var (
 	// ErrUnreachable: the service could not be reached for
-	// Config.UnreachableAfter, or its TLS handshake was refused.
+	// Config.UnreachableAfter, or its host name does not exist, or its
+	// TLS handshake was refused.
 	ErrUnreachable = errors.New("the service cannot be reached")
 	// ErrWrongBaseURL: the list endpoint answered 404 or a page that is
 	// not the API, which only a base URL that does not lead to the API
@@ -69,10 +71,24 @@ func (v *verdict) unreachable(now time.Time, err error) bool {
 	if v.failingSince.IsZero() {
 		v.failingSince = now
 	}
-	if v.final == nil && (now.Sub(v.failingSince) >= v.patience || tlsRefused(err)) {
+	switch {
+	case v.final != nil:
+	case waitingCannotMend(err):
+		v.final = fmt.Errorf("%w: %w", ErrUnreachable, err)
+	case now.Sub(v.failingSince) >= v.patience:
 		v.final = fmt.Errorf("%w (tried for %s): %w", ErrUnreachable, now.Sub(v.failingSince).Round(time.Second), err)
 	}
 	return v.final != nil
+}
+
+// waitingCannotMend reports failures to reach the service that no wait
+// within a run changes, so the verdict comes at once: a refused TLS
+// handshake, and a host name that does not exist (the name servers'
+// answer, NXDOMAIN: a typo in base_url; a name server that did not answer
+// is waited for like a refused connection).
+func waitingCannotMend(err error) bool {
+	var dns *net.DNSError
+	return tlsRefused(err) || errors.As(err, &dns) && dns.IsNotFound
 }
 
 // capWait shortens a retry's wait d so that, while the service cannot be

@@ -201,6 +201,42 @@ func TestVerdict_unreachableConcludedWhenThePatienceEnds(t *testing.T) {
 	}
 }
 
+// A host name that does not exist (a typo in base_url) is concluded
+// unreachable at the first attempt, with the resolver's words; a name
+// server that did not answer is waited for, as a refused connection is.
+func TestVerdict_unknownHostIsConcludedAtOnce(t *testing.T) {
+	for name, lookup := range map[string]struct {
+		err         *net.DNSError
+		wantAttempt bool // several attempts, within the patience
+	}{
+		"no such host":          {&net.DNSError{Err: "no such host", Name: "shortlnk.example", IsNotFound: true}, false},
+		"name server timed out": {&net.DNSError{Err: "i/o timeout", Name: "shortlink.example", IsTimeout: true}, true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var dials atomic.Int32
+			tr := http.DefaultTransport.(*http.Transport).Clone()
+			tr.DialContext = func(context.Context, string, string) (net.Conn, error) {
+				dials.Add(1)
+				return nil, &net.OpError{Op: "dial", Net: "tcp", Err: lookup.err}
+			}
+			c, err := New(Config{BaseURL: "https://" + lookup.err.Name, APIKey: testKey, HTTPClient: &http.Client{Transport: tr},
+				MaxRetries: new(100), RetryWaitMin: time.Millisecond, RetryWaitMax: 10 * time.Millisecond,
+				UnreachableAfter: 200 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.ListLinks(context.Background())
+			if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), lookup.err.Err) {
+				t.Fatalf("error = %v, want ErrUnreachable naming %q", err, lookup.err.Err)
+			}
+			want := map[bool]string{true: "several, and to say for how long", false: "one, and no time"}[lookup.wantAttempt]
+			if got := dials.Load(); (got > 1) != lookup.wantAttempt || strings.Contains(err.Error(), "tried for") != lookup.wantAttempt {
+				t.Fatalf("%d attempts, error %q; want %s", got, err, want)
+			}
+		})
+	}
+}
+
 // A TLS record the client cannot read after its request went (here one
 // longer than TLS allows) is no refused handshake: a create stays in doubt
 // and the service is not concluded unreachable.
