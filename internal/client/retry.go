@@ -207,8 +207,9 @@ func seconds(s float64) time.Duration {
 // to send the request again and, for the log, why. ctxErr is the context's
 // error when the operation ended before a retry it would otherwise get.
 // Failures to connect count towards the Client's verdict (verdict.go): once
-// the service has been unreachable for the Client's whole patience,
-// nothing is retried.
+// the service has been unreachable for the Client's whole patience, or a
+// request has used every retry max_retries allows on them, nothing is
+// retried.
 //
 // max_retries bounds the retries after failures. A 429 is not one: the
 // service did not carry the request out and said when to come back, so it
@@ -242,6 +243,9 @@ func (x *exchange) retryDecision(ctx context.Context, resp *http.Response, err e
 		return true, reason, nil
 	}
 	if x.failures == x.client.maxRetries {
+		if cannotConnect(err) {
+			x.client.reach.retriesRanOut(time.Now(), err, x.client.maxRetries)
+		}
 		return false, fmt.Sprintf("%s; retries exhausted (max_retries %d)", reason, x.client.maxRetries), nil
 	}
 	x.failures++

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -79,6 +80,19 @@ func (v *verdict) unreachable(now time.Time, err error) bool {
 		v.final = fmt.Errorf("%w (tried for %s): %w", ErrUnreachable, now.Sub(v.failingSince).Round(time.Second), err)
 	}
 	return v.final != nil
+}
+
+// retriesRanOut notes that a request's last retry (max_retries) failed to
+// connect too, before the patience ended: every other request would meet
+// the same failures with the same retries, so the verdict is the same as
+// at the patience's end, said with what ended the trying.
+func (v *verdict) retriesRanOut(now time.Time, err error, maxRetries int) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.final == nil {
+		tried := now.Sub(cmp.Or(v.failingSince, now)).Round(100 * time.Millisecond)
+		v.final = fmt.Errorf("%w (tried for %s, every retry max_retries %d allows): %w", ErrUnreachable, tried, maxRetries, err)
+	}
 }
 
 // waitingCannotMend reports failures to reach the service that no wait

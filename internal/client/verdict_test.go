@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -55,6 +56,35 @@ func TestVerdict_unreachableServiceIsGivenUpOnceForEveryOperation(t *testing.T) 
 	}
 	if !c.ClaimVerdictReport() || c.ClaimVerdictReport() {
 		t.Fatal("ClaimVerdictReport must answer true once, then false")
+	}
+}
+
+// A max_retries that ends the trying before the patience does concludes
+// the same: the service cannot be reached, for every later request too,
+// rather than leave each operation to fail on its own (a plan would then
+// go on with a warning, as if the service had only failed once).
+func TestVerdict_retriesRunningOutConcludeUnreachable(t *testing.T) {
+	for _, maxRetries := range []int{0, 2} {
+		var dials atomic.Int32
+		c, err := New(Config{
+			BaseURL: "http://" + testsupport.ClosedAddr(t), APIKey: testKey, HTTPClient: countingDials(&dials),
+			MaxRetries: new(maxRetries), RetryWaitMin: time.Millisecond, RetryWaitMax: 10 * time.Millisecond,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.ListLinks(context.Background())
+		if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), fmt.Sprintf("max_retries %d", maxRetries)) {
+			t.Fatalf("max_retries %d: error = %v, want ErrUnreachable naming max_retries", maxRetries, err)
+		}
+		tried := dials.Load()
+		if tried != int32(maxRetries+1) {
+			t.Fatalf("max_retries %d: %d connection attempts", maxRetries, tried)
+		}
+		_, err = c.CreateLink(context.Background(), CreateLinkInput{Destination: "https://e/", DomainID: "d"})
+		if !errors.Is(err, ErrUnreachable) || !errors.Is(err, ErrNotSent) || dials.Load() != tried {
+			t.Fatalf("max_retries %d: create error = %v after %d more attempts, want ErrUnreachable, unsent", maxRetries, err, dials.Load()-tried)
+		}
 	}
 }
 

@@ -24,14 +24,22 @@ import (
 // asserted: machines are shared and noisy).
 func TestMistakes_badBaseURL(t *testing.T) {
 	for name, tc := range map[string]struct {
-		baseURL func(s *service) string
-		summary string
-		detail  string
+		baseURL  func(s *service) string
+		settings string // in the provider block
+		summary  string
+		detail   string
 	}{
 		"connection refused": {
 			baseURL: func(*service) string { return "http://" + testsupport.ClosedAddr(t) },
 			summary: "Error: Cannot reach the short-link service",
 			detail:  "connection refused",
+		},
+		// The retries end before the patience does: the same one error.
+		"connection refused, no retries": {
+			baseURL:  func(*service) string { return "http://" + testsupport.ClosedAddr(t) },
+			settings: "max_retries = 0",
+			summary:  "Error: Cannot reach the short-link service",
+			detail:   "every retry max_retries 0 allows",
 		},
 		"unknown host": {
 			baseURL: func(*service) string { return "https://api.shortlnk.invalid" },
@@ -54,7 +62,8 @@ func TestMistakes_badBaseURL(t *testing.T) {
 			t.Run(label, func(t *testing.T) {
 				t.Parallel()
 				s := newService(t, instantFilter)
-				w := s.workdir(t, "bad-base-url-"+strings.NewReplacer(" ", "-", ",", "").Replace(label), campaign(s.fx.DomainID, 15, halfWithSlugs))
+				config := strings.Replace(campaign(s.fx.DomainID, 15, halfWithSlugs), "provider \"shortlink\" {}", "provider \"shortlink\" {\n  "+tc.settings+"\n}", 1)
+				w := s.workdir(t, "bad-base-url-"+strings.NewReplacer(" ", "-", ",", "").Replace(label), config)
 				ctx := context.Background()
 				want := 0
 				if inState {

@@ -93,7 +93,7 @@ func (p *shortlinkProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Sensitive:           true,
 			},
 			"max_retries": schema.NumberAttribute{
-				MarkdownDescription: fmt.Sprintf("How often a request is retried after a 5xx answer or a network error before the operation fails. Defaults to %d. A request refused with a 429 is not counted here: it is sent again when the service says, for as long as its operation's timeout allows (a read, which has none, waits at most %s). A create is never re-sent blindly: after an ambiguous failure the provider first looks for the link it may have created.", client.DefaultMaxRetries, defaults.ReadTimeout),
+				MarkdownDescription: fmt.Sprintf("How often a request is retried after a 5xx answer or a network error before the operation fails. Defaults to %d. A service that cannot be reached at all is tried for %s at most, or until a request has used these retries; then every operation of the run fails with one error. A request refused with a 429 is not counted here: it is sent again when the service says, for as long as its operation's timeout allows (a read, which has none, waits at most %s). A create is never re-sent blindly: after an ambiguous failure the provider first looks for the link it may have created.", client.DefaultMaxRetries, client.DefaultUnreachableAfter, defaults.ReadTimeout),
 				Optional:            true,
 				Validators:          []validator.Number{validate.WholeNumber(0, 100)},
 			},
