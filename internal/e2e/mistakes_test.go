@@ -471,6 +471,13 @@ func TestMistakes_utmStepRefused(t *testing.T) {
 	if len(created) != 1 {
 		t.Fatalf("the service holds links %v, want the one created", created)
 	}
+	// The plan replaces the tainted link, whose slug it holds: the warning
+	// says that is the resource's own link first, not a duplicate to find.
+	out, err = runCLI(ctx, w, "plan")
+	if flat := strings.Join(strings.Fields(out), " "); err != nil || !strings.Contains(flat, "Slug held by a link of this configuration") ||
+		!strings.Contains(flat, "If it is this resource's own link, being replaced (tainted by an interrupted or failed apply, or -replace), nothing more is needed") {
+		t.Fatalf("the plan of the tainted link does not say its slug is held by its own link: %v\n%s", err, out)
+	}
 	if out, err := w.Terraform(ctx, runLimit, "untaint", "shortlink_link.l00"); err != nil {
 		t.Fatalf("untaint: %v\n%s", err, out)
 	}

@@ -361,7 +361,7 @@ func addSlugHeld(diags *diag.Diagnostics, in client.CreateLinkInput, holder *cli
 				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.CreatedAt.Format(time.RFC3339)))
 	case links.ManagedHere:
 		diags.AddAttributeWarning(path.Root("slug"), "Slug held by a link of this configuration",
-			fmt.Sprintf("The slug %q is held on domain %s by link %s (%s, destination %q), which a resource of this configuration manages: this resource's own link, if it is being replaced (tainted, -replace), or another resource's. A replacement destroyed first frees the slug; one created first (create_before_destroy) takes the link over, which its old object then leaves on the service. Another resource's link would be taken over too, and two resources would manage one link, which destroying either deletes.\n\n%s If that resource was renamed or moved, a moved block keeps its link.",
+			fmt.Sprintf("The slug %q is held on domain %s by link %s (%s, destination %q), which a resource of this configuration manages.\n\nIf it is this resource's own link, being replaced (tainted by an interrupted or failed apply, or -replace), nothing more is needed: the replacement destroys it first, which frees the slug; created first (create_before_destroy), the new object takes the link over, which its old object then leaves on the service.\n\nIf it is another resource's link, it would be taken over too, and two resources would manage one link, which destroying either deletes. %s If that resource was renamed or moved, a moved block keeps its link.",
 				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.Destination, duplicateSlugAdvice))
 	default:
 		diags.AddAttributeWarning(path.Root("slug"), "Slug already taken",
