@@ -296,16 +296,17 @@ func slugTakenDetail(e *links.SlugTakenError) string {
 		b.WriteString("Run the apply again once the delete has gone through: the link is then created anew.")
 		return b.String()
 	}
-	if e.Holder != nil {
-		b.WriteString("If this resource is being replaced with create_before_destroy, that link is most likely its own old one, which keeps the slug until it is destroyed: a link with a fixed slug cannot be replaced create-before-destroy, so remove create_before_destroy from it or change the slug. ")
-		if e.Alike {
-			b.WriteString(renamedAdvice + " ")
-		}
-		b.WriteString("Otherwise, choose")
+	// The likeliest cause first: a link alike is most often a renamed
+	// resource's; any other, another configuration's or the dashboard's.
+	if e.Alike {
+		b.WriteString(renamedAdvice + " Otherwise, choose")
 	} else {
 		b.WriteString("Choose")
 	}
 	fmt.Fprintf(&b, " another slug, or, if that link should be managed by this resource, import it: `terraform import <resource address> %s`, or an import block with `id = %q`.", e.ImportID(), e.ImportID())
+	if e.Holder != nil {
+		b.WriteString(" If this resource is being replaced with create_before_destroy, that link is most likely its own old one, which keeps the slug until it is destroyed: a link with a fixed slug cannot be replaced create-before-destroy, so remove create_before_destroy from it or change the slug.")
+	}
 	return b.String()
 }
 

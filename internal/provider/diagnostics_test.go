@@ -162,7 +162,7 @@ func TestSlugTakenDetail(t *testing.T) {
 		"another configuration's": {
 			err:    &links.SlugTakenError{DomainID: "d", Slug: "spring", Holder: holder, Reason: "its destination differs"},
 			want:   []string{"not taken over: its destination differs", "create_before_destroy", "import <resource address> d/spring"},
-			absent: []string{"renamed"},
+			absent: []string{"renamed", "Otherwise"},
 		},
 		"what the resource declares, but old": {
 			err:  &links.SlugTakenError{DomainID: "d", Slug: "spring", Holder: holder, Reason: "it was created at 2026-11-01T00:00:00Z, longer ago than adoption_window", Alike: true},
@@ -176,6 +176,10 @@ func TestSlugTakenDetail(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			got := slugTakenDetail(tc.err)
+			// What to do in the likeliest case comes before the replacement's.
+			if cbd := strings.Index(got, "create_before_destroy"); cbd >= 0 && cbd < strings.Index(got, "nother slug, or") {
+				t.Errorf("create_before_destroy comes before what to do:\n%s", got)
+			}
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("lacks %q:\n%s", w, got)
