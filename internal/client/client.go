@@ -194,7 +194,7 @@ func parseBaseURL(raw string) (*url.URL, error) {
 		return nil, errors.New("base URL must be an absolute URL such as https://api.example.com: the value set has no scheme and host (write https:// before the host name). It is not quoted, since a value that is no URL may be a secret, such as the API key set in its place")
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("base URL %q must be an absolute URL such as https://api.example.com", shown.String())
+		return nil, fmt.Errorf("base URL %q must be an https URL (or http on loopback), such as https://api.example.com; its scheme is %q", shown.String(), u.Scheme)
 	}
 	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
 		// The API key travels in every request: over plain http only where

@@ -141,7 +141,7 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"key trimmed", "https://h", " k\n", ""},
 		{"empty base", "", "k", "absolute"},
 		{"relative base", "/api", "k", "absolute"},
-		{"other scheme", "ftp://h", "k", "absolute"},
+		{"other scheme", "ftp://h", "k", `must be an https URL (or http on loopback), such as https://api.example.com; its scheme is "ftp"`},
 		{"no host", "http://", "k", "absolute"},
 		{"query", "https://h?x=1", "k", "query"},
 		{"plain http off loopback", "http://api.example.com", "k", "plain http"},

@@ -345,6 +345,10 @@ func TestAccValidation_badProviderSettings(t *testing.T) {
 				Config:      "provider \"shortlink\" {\n base_url = \"api.example.com\"\n api_key = \"k\"\n}\n" + body,
 				ExpectError: expectErr(`Invalid base_url`, `base URL must be an absolute URL such as https://api.example.com: the value set has no scheme and host (write https:// before the host name)`),
 			},
+			{
+				Config:      "provider \"shortlink\" {\n base_url = \"htps://api.example.com\"\n api_key = \"k\"\n}\n" + body,
+				ExpectError: expectErr(`Invalid base_url`, `base URL "htps://api.example.com" must be an https URL (or http on loopback), such as https://api.example.com; its scheme is "htps"`),
+			},
 		},
 	})
 }
