@@ -496,7 +496,7 @@ func serviceErrorDetail(e *client.APIError) string {
 	said := serviceSaid(e)
 	switch {
 	case errors.Is(e, client.ErrUnauthorized):
-		return "The service rejected the API key (401 " + e.Said() + ")" + said + ". Check that api_key (or " + EnvAPIKey + ") holds a current key from the dashboard's API-key section, that the key was not revoked, and that the account's plan still includes the API."
+		return "The service rejected the API key (401 " + e.Said() + ")" + said + ". Check that api_key (or " + EnvAPIKey + ", which is used only where the provider block does not set api_key) holds a current key from the dashboard's API-key section, that the key was not revoked, and that the account's plan still includes the API."
 	case errors.Is(e, client.ErrForbidden):
 		return fmt.Sprintf("The API key lacks the scope this operation needs (403 %s): %s needs %s%s. Terraform needs a key with both links:read (every refresh and import lists the links) and links:write (create, change, delete).", e.Said(), e.Method+" "+e.Path, scopeFor(e.Method), said)
 	case isFilterRejection(e):

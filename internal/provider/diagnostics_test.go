@@ -32,7 +32,7 @@ func TestAccLinkErrors_unknownKey(t *testing.T) {
 		t.Run(key, func(t *testing.T) {
 			e := newTestEnv(t)
 			expectFailure(t, e.providerBlock(key)+linkBody(e.fx.DomainID, "https://example.com/a"),
-				"The service rejected the API key", "401 invalid_api_key", "Check that api_key", "plan still includes the API")
+				"The service rejected the API key", "401 invalid_api_key", "Check that api_key", "used only where the provider block does not set api_key", "plan still includes the API")
 		})
 	}
 }

@@ -308,6 +308,8 @@ func TestAccProvider_blockWinsOverEnvironment(t *testing.T) {
 	})
 }
 
+// The settings come from the environment where the provider block leaves
+// them out, or sets them empty (a variable that defaults to "").
 func TestAccProvider_settingsFromEnvironment(t *testing.T) {
 	e := newTestEnv(t)
 	t.Setenv(EnvBaseURL, e.url)
@@ -315,7 +317,10 @@ func TestAccProvider_settingsFromEnvironment(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Providers,
 		CheckDestroy:             e.checkNoLinks,
-		Steps:                    []resource.TestStep{{Config: linkBody(e.fx.DomainID, "https://example.com/env")}},
+		Steps: []resource.TestStep{
+			{Config: linkBody(e.fx.DomainID, "https://example.com/env")},
+			{Config: "provider \"shortlink\" {\n base_url = \"\"\n api_key = \"\"\n}\n" + linkBody(e.fx.DomainID, "https://example.com/env-again")},
+		},
 	})
 }
 
