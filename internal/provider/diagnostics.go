@@ -507,6 +507,8 @@ func serviceErrorDetail(e *client.APIError) string {
 		return "The plan's monthly link quota is exhausted (402 " + e.Said() + ")" + said + ". The quota counts the links created in a month, so deleting links does not give any back: wait for the next month or upgrade the plan. This request changed nothing."
 	case errors.Is(e, client.ErrConflict):
 		return "The service refused the request as a conflict (409 " + e.Said() + ")" + said + ". If the slug is taken, choose another one, or import the link that holds it with the ID <domain_id>/<slug> of that link."
+	case errors.Is(e, client.ErrInvalidRequest) && attributeOf(e) == "domain_id":
+		return "The service refused the request (400 " + e.Said() + ")" + said + ". domain_id must be the ID of one of the account's domains: the dashboard's Domains section lists them (the API has no endpoint that does)."
 	case errors.Is(e, client.ErrInvalidRequest):
 		return "The service refused the request (400 " + e.Said() + ")" + said + "."
 	case errors.Is(e, client.ErrNotFound) && strings.HasPrefix(e.Path, pathOfALink):

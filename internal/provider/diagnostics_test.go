@@ -295,7 +295,7 @@ func TestAccLinkErrors_domainOfAnotherAccount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	expectFailure(t, e.config(linkBody(other.DomainID, "https://example.com/a")), "with shortlink_link.test,", "domain_id", "400 invalid_request", "no such domain on this account")
+	expectFailure(t, e.config(linkBody(other.DomainID, "https://example.com/a")), "with shortlink_link.test,", "domain_id", "400 invalid_request", "no such domain on this account", "domain_id must be the ID of one of the account's domains: the dashboard's Domains section lists them")
 }
 
 // A create refused for the rate limit asks to wait past its timeout (twice
