@@ -217,9 +217,22 @@ func addInvalidInstant(diags *diag.Diagnostics, at path.Path, value string) {
 		hint = " A space joins the date and the time, as spreadsheets write them: join them by T, and add the time zone (Z for UTC)."
 	case len(m) == 2:
 		hint = " A space joins the date and the time, as spreadsheets write them: join them by T."
+	default:
+		hint = outOfRange(value)
 	}
 	diags.AddAttributeError(at, "Invalid time",
 		fmt.Sprintf("%s is %q, which is not an RFC 3339 time.%s Write the date, the time and the time zone, for example 2027-01-05T23:59:59Z (UTC) or 2027-01-05T23:59:59+01:00.", at, value, hint))
+}
+
+// outOfRange says which field of a time written in RFC 3339's shape is out
+// of its range ("2027-13-01T00:00:00Z": its month), as time.Parse finds it;
+// "" for any other fault.
+func outOfRange(value string) string {
+	var parseErr *time.ParseError
+	if _, err := time.Parse(time.RFC3339, value); errors.As(err, &parseErr) && strings.HasSuffix(parseErr.Message, " out of range") {
+		return " Its " + strings.TrimSuffix(strings.TrimPrefix(parseErr.Message, ": "), " out of range") + " is out of range."
+	}
+	return ""
 }
 
 // dateOnly and dateAndTime are the shapes of an RFC 3339 time cut short,
