@@ -135,7 +135,7 @@ sale_id=$(link_id)
 "$demo/bin/shortlink-emulator" export -link-id "$sale_id" | tee "$demo/spring-sale.csv"
 old=$(grep -c 'shop.example.com/spring?' "$demo/spring-sale.csv" || true)
 new=$(grep -c 'shop.example.com/spring-extended' "$demo/spring-sale.csv" || true)
-echo "clicks before the change: $old, after: $new (same link ID $sale_id)"
+echo "clicks made before the change: $old (to the old destination), since: $new (to the new one); all on link ID $sale_id"
 [ "$old" = 3 ] && [ "$new" = 2 ] || { echo "the export does not show the whole click history" >&2; exit 1; }
 
 step "terraform destroy"
