@@ -89,9 +89,11 @@ func (v *verdict) unreachable(now time.Time, err error) bool {
 func (v *verdict) retriesRanOut(now time.Time, err error, maxRetries int) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.final == nil {
+	if v.final == nil && maxRetries == 0 {
+		v.final = fmt.Errorf("%w (one attempt: max_retries is 0): %w", ErrUnreachable, err)
+	} else if v.final == nil {
 		tried := now.Sub(cmp.Or(v.failingSince, now)).Round(100 * time.Millisecond)
-		v.final = fmt.Errorf("%w (tried for %s, every retry max_retries %d allows): %w", ErrUnreachable, tried, maxRetries, err)
+		v.final = fmt.Errorf("%w (%d attempts in %s: max_retries is %d): %w", ErrUnreachable, maxRetries+1, tried, maxRetries, err)
 	}
 }
 

@@ -74,7 +74,7 @@ func TestVerdict_retriesRunningOutConcludeUnreachable(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = c.ListLinks(context.Background())
-		if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), fmt.Sprintf("max_retries %d", maxRetries)) {
+		if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), fmt.Sprintf("max_retries is %d", maxRetries)) {
 			t.Fatalf("max_retries %d: error = %v, want ErrUnreachable naming max_retries", maxRetries, err)
 		}
 		tried := dials.Load()

@@ -39,7 +39,7 @@ func TestMistakes_badBaseURL(t *testing.T) {
 			baseURL:  func(*service) string { return "http://" + testsupport.ClosedAddr(t) },
 			settings: "max_retries = 0",
 			summary:  "Error: Cannot reach the short-link service",
-			detail:   "every retry max_retries 0 allows",
+			detail:   "(one attempt: max_retries is 0)",
 		},
 		"unknown host": {
 			baseURL: func(*service) string { return "https://api.shortlnk.invalid" },

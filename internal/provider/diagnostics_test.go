@@ -240,7 +240,7 @@ func TestAddInvalidInstant(t *testing.T) {
 		"2027-01-05 23:59:59":      "join them by T, and add the time zone (Z for UTC).",
 		"2027-01-05 23:59":         "join them by T, and add the time zone",
 		"next friday":              "not an RFC 3339 time. Write",
-		"2027-13-05T23:59:59Z":     "not an RFC 3339 time. Write",
+		"2027-13-05T23:59:59Z":     "not an RFC 3339 time. Its month is out of range. Write",
 		"2027-01-05T23:59:59+0100": "not an RFC 3339 time. Write",
 	} {
 		var diags diag.Diagnostics

@@ -573,7 +573,7 @@ func TestListResource_serviceErrors(t *testing.T) {
 		name, baseURL, summary, detail string
 		fault                          *emulator.Fault
 	}{
-		{name: "service down", baseURL: "http://" + testsupport.ClosedAddr(t), summary: "Could not list the links", detail: "Check that base_url points at the service"},
+		{name: "service down", baseURL: "http://" + testsupport.ClosedAddr(t), summary: "Cannot reach the short-link service", detail: "The provider stopped trying, for every operation of this run. Check base_url"},
 		{name: "a web page instead of the API", baseURL: htmlPage.URL, summary: "base_url does not lead to the short-link service's API", detail: "stopped sending requests"},
 		{name: "503", baseURL: e.url, fault: &emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusServiceUnavailable}, summary: "Could not list the links", detail: "The service answered 503"},
 	} {
