@@ -529,6 +529,9 @@ func serviceErrorDetail(e *client.APIError) string {
 	case errors.Is(e, client.ErrNotFound):
 		return "The service answered 404 " + e.Said() + " to " + e.Method + " " + e.Path + said + ": it found nothing there. Check base_url, and for a create that domain_id is one of the account's domains (the dashboard's Domains section)."
 	}
+	if e.Attempts > 1 {
+		said = fmt.Sprintf(" (the last of %d attempts)%s", e.Attempts, said)
+	}
 	return fmt.Sprintf("The service answered %d%s. This may be temporary: run the command again.", e.StatusCode, said)
 }
 

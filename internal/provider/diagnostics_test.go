@@ -466,6 +466,15 @@ func TestAddServiceError_whatEachFailureSays(t *testing.T) {
 			want:   []string{"ran out of time", "never sent: it changed nothing", "or for the service to answer the writes already sent", "Raise the timeouts"},
 			absent: []string{"may have"},
 		},
+		"a change answered 502 to every retry": {
+			err:  &client.APIError{StatusCode: 502, Method: "PATCH", Path: "/api/links/l-1", Attempts: 9, PageText: "502 Bad Gateway"},
+			want: []string{"The service answered 502 (the last of 9 attempts); the answer was an HTML page", "This may be temporary"},
+		},
+		"a change answered 502 once, retries off": {
+			err:    &client.APIError{StatusCode: 502, Method: "PATCH", Path: "/api/links/l-1", Attempts: 1},
+			want:   []string{"The service answered 502. This may be temporary"},
+			absent: []string{"attempts"},
+		},
 		"a change answered 502, then its retry ran out of time waiting": {
 			err:    fmt.Errorf("PATCH /api/links/l-1: stopped waiting for the rate limit: %w; %w (after 2 attempts); %w", context.DeadlineExceeded, client.ErrNotSent, client.ErrUnanswered),
 			want:   []string{"ran out of time", "outcome unknown"},
