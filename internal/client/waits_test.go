@@ -1,9 +1,13 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 )
 
 // An operation learns how long it waited for the rate limit and how many
@@ -83,5 +87,27 @@ func TestWaits_waitForAnAnswerIsCountedApart(t *testing.T) {
 	sum := waits.Sum()
 	if sum.ForAnswers < 500*time.Millisecond || sum.Total-sum.ForAnswers < 500*time.Millisecond {
 		t.Fatalf("waited %s, %s of it for answers; want about 300ms each for the first answer, and the rest of the second for the window", sum.Total, sum.ForAnswers)
+	}
+}
+
+// A wait of LongWait or more is logged at INFO, with its class and length,
+// and whether a 429 asked for it; a shorter one is not.
+func TestWaits_longWaitIsLoggedAtInfo(t *testing.T) {
+	for _, tc := range []struct {
+		wait    time.Duration
+		refused bool
+		want    string
+	}{
+		{LongWait, true, "waiting for the rate limit, as a 429 asked"},
+		{6 * time.Second, false, "waited for the rate limit before sending"},
+		{LongWait - time.Millisecond, true, ""},
+	} {
+		var logs bytes.Buffer
+		ctx := tflogtest.RootLogger(context.Background(), &logs)
+		noteRateWait(ctx, ClassWrite, tc.wait, 0, tc.refused)
+		got := logs.String()
+		if tc.want == "" && got != "" || tc.want != "" && (!strings.Contains(got, `"@level":"info"`) || !strings.Contains(got, tc.want) || !strings.Contains(got, `"wait":"`+tc.wait.String()+`"`)) {
+			t.Errorf("a wait of %s (refused %v) logged %q, want %q", tc.wait, tc.refused, got, tc.want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -157,6 +158,65 @@ import {
 		}
 	}
 	applyAdoption(ctx, t, w, adopted)
+	expectNoWrites(t, s, seeded)
+}
+
+// TestAdopt_afterTheImport is what the adopting guide says around recipe
+// (b): an ID that names no link fails the plan, naming it, while the other
+// blocks' configuration is still written; a block given a timeouts block
+// by hand counts as changed, and sends nothing; a removed block with
+// destroy = false lets a link go without deleting it.
+func TestAdopt_afterTheImport(t *testing.T) {
+	t.Parallel()
+	s := adoptService(t)
+	d := seedDashboardLinks(t, s)
+	seeded := writes(s)
+	w := s.workdir(t, "adopt-after-the-import", "provider \"shortlink\" {}\n")
+	const unknownID = "0b9d4a52-6d7e-4c1a-8f2e-3a4b5c6d7e8f"
+	block := func(name, id string) string {
+		return fmt.Sprintf("import {\n  to = shortlink_link.%s\n  id = %q\n}\n", name, id)
+	}
+	if err := w.WriteFile("imports.tf", block("webinar", d.webinar)+block("mistaken", unknownID)); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	out, err := runCLI(ctx, w, "plan", "-generate-config-out=generated.tf")
+	if err == nil || !strings.Contains(out, unknownID) {
+		t.Fatalf("the plan of an ID that names no link did not fail naming it: %v\n%s", err, out)
+	}
+	generated := readFile(t, filepath.Join(w.Dir, "generated.tf"))
+	if !strings.Contains(generated, `resource "shortlink_link" "webinar"`) {
+		t.Fatalf("generated.tf lacks the block of the link that exists:\n%s", generated)
+	}
+	// Without the mistaken block, and with timeouts written by hand.
+	withTimeouts := regexp.MustCompile(`timeouts\s*=\s*null`).ReplaceAllString(generated, `timeouts = { create = "30m" }`)
+	if withTimeouts == generated {
+		t.Fatalf("generated.tf has no timeouts = null to replace:\n%s", generated)
+	}
+	if err := errors.Join(w.WriteFile("imports.tf", block("webinar", d.webinar)), w.WriteFile("generated.tf", withTimeouts)); err != nil {
+		t.Fatal(err)
+	}
+	out, err = runCLI(ctx, w, "apply", "-auto-approve")
+	if err != nil || !strings.Contains(out, "1 imported, 0 added, 1 changed, 0 destroyed") {
+		t.Fatalf("the apply with timeouts written by hand: %v\n%s", err, out)
+	}
+	expectAdopted(t, w, []string{d.webinar})
+	expectNoWrites(t, s, seeded)
+
+	// A removed block lets the link go, and the service keeps it.
+	removed := "removed {\n  from = shortlink_link.webinar\n  lifecycle {\n    destroy = false\n  }\n}\n"
+	if err := errors.Join(w.WriteFile("imports.tf", removed), os.Remove(filepath.Join(w.Dir, "generated.tf"))); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
+		t.Fatalf("the apply of the removed block: %v\n%s", err, out)
+	}
+	if ids := stateIDs(t, w); len(ids) != 0 {
+		t.Fatalf("the state still holds %v", ids)
+	}
+	if !slices.Contains(s.linkIDs(), d.webinar) {
+		t.Fatalf("the removed block deleted link %s", d.webinar)
+	}
 	expectNoWrites(t, s, seeded)
 }
 
