@@ -532,6 +532,11 @@ func serviceErrorDetail(e *client.APIError) string {
 	if e.Attempts > 1 {
 		said = fmt.Sprintf(" (the last of %d attempts)%s", e.Attempts, said)
 	}
+	if e.StatusCode < 500 {
+		// An answer the specification does not name (a redirect, 405, 413…):
+		// sending the request again would meet it again.
+		return fmt.Sprintf("The service answered %d to %s %s%s. The provider does not expect this answer and does not retry it.", e.StatusCode, e.Method, e.Path, said)
+	}
 	return fmt.Sprintf("The service answered %d%s. This may be temporary: run the command again.", e.StatusCode, said)
 }
 

@@ -470,6 +470,11 @@ func TestAddServiceError_whatEachFailureSays(t *testing.T) {
 			err:  &client.APIError{StatusCode: 502, Method: "PATCH", Path: "/api/links/l-1", Attempts: 9, PageText: "502 Bad Gateway"},
 			want: []string{"The service answered 502 (the last of 9 attempts); the answer was an HTML page", "This may be temporary"},
 		},
+		"a change answered with a status the specification does not name": {
+			err:    &client.APIError{StatusCode: 405, Method: "PATCH", Path: "/api/links/l-1", Attempts: 1, Message: "method not allowed"},
+			want:   []string{"The service answered 405 to PATCH /api/links/l-1; the service said: \"method not allowed\". The provider does not expect this answer and does not retry it."},
+			absent: []string{"temporary"},
+		},
 		"a change answered 502 once, retries off": {
 			err:    &client.APIError{StatusCode: 502, Method: "PATCH", Path: "/api/links/l-1", Attempts: 1},
 			want:   []string{"The service answered 502. This may be temporary"},
