@@ -248,7 +248,10 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *c
 func (lc *Creator) takeOverSlug(ctx context.Context, key string, in client.CreateLinkInput, utm *client.UTM, attempt int, conflict error) (*client.Link, Origin, error) {
 	mark := lc.listings.Mark() // the 409 is answered: its holder is in any listing started after
 	lc.waitSettled(ctx, key)
-	listed, err := lc.listings.Since(ctx, mark)
+	// A holder missing from a listing may have been skipped by it: looked for until sure (FindSince).
+	holding, found, err := lc.listings.FindSince(ctx, mark, func(listed client.Listing) (client.Link, bool) {
+		return listed.BySlug(in.DomainID, in.Slug)
+	})
 	switch {
 	case err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, client.ErrNotSent)) && attempt > 1:
 		// Stopped before the 409 was settled: what matters is the earlier
@@ -261,7 +264,11 @@ func (lc *Creator) takeOverSlug(ctx context.Context, key string, in client.Creat
 	}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
-	holder, problem := lc.slugHolderLocked(listed, in, utm)
+	var holder *client.Link
+	var problem string
+	if found {
+		holder, problem = &holding, lc.leftoverProblemLocked(&holding, in, utm)
+	}
 	if holder == nil || problem != "" {
 		alike := holder != nil && problem != BeingDeleted && problem != ManagedHere && declaredAlike(holder, in, utm)
 		return nil, Made, &SlugTakenError{DomainID: in.DomainID, Slug: in.Slug, Holder: holder, Reason: problem, Alike: alike, cause: conflict}
@@ -420,20 +427,24 @@ func (lc *Creator) adopt(ctx context.Context, key string, in client.CreateLinkIn
 		return nil, err
 	}
 	lc.waitSettled(ctx, key)
-	listed, err := lc.listings.Since(ctx, lc.listings.Mark())
-	if err != nil {
+	// A miss sends the create again, so it must be sure: a listing whose
+	// pages another client's deletes shifted can skip the link (FindSince).
+	link, found, err := lc.listings.FindSince(ctx, lc.listings.Mark(), func(listed client.Listing) (client.Link, bool) {
+		lc.mu.Lock()
+		defer lc.mu.Unlock()
+		since := lc.clock.since(started)
+		for l := range listed.All() {
+			if !lc.held[l.ID] && madeBy(&l, in, utm, since) {
+				lc.held[l.ID], lc.takenOver[l.ID] = true, true // claimed at once: another search must not take it
+				return l, true
+			}
+		}
+		return client.Link{}, false
+	})
+	if !found {
 		return nil, err
 	}
-	lc.mu.Lock()
-	defer lc.mu.Unlock()
-	since := lc.clock.since(started)
-	for l := range listed.All() {
-		if !lc.held[l.ID] && madeBy(&l, in, utm, since) {
-			lc.held[l.ID], lc.takenOver[l.ID] = true, true
-			return &l, nil
-		}
-	}
-	return nil, nil
+	return &link, nil
 }
 
 // waitSettled waits until no other create of the same identity is under

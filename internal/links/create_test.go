@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -65,6 +66,50 @@ func TestCreate_adoptsLinkCommittedBeforeConnectionClosed(t *testing.T) {
 			}
 			if n := e.srv.Count(http.MethodPost, "/api/links"); n != 1 {
 				t.Errorf("%d POSTs, want 1: the create must not be re-sent once its link is found", n)
+			}
+		})
+	}
+}
+
+// A listing that skipped the link a search looks for (offset paging shifted
+// past it while another client deleted links) is not taken for its
+// absence: the search looks again and finds it. After a lost answer the
+// create is not sent a second time; after a 409 the leftover holding the
+// slug is taken over, not reported as a slug taken by a link not listed.
+func TestCreate_findsALinkTheFirstListingSkipped(t *testing.T) {
+	for name, tc := range map[string]struct {
+		slug   string
+		before func(*creatorEnv)
+		want   Origin
+	}{
+		"the link a lost answer made":       {before: (*creatorEnv).closeNextCreateAfterCommit, want: Retaken},
+		"a leftover holding the slug (409)": {slug: "left-0", before: func(e *creatorEnv) { e.seedLeftover(t, time.Hour) }, want: Leftover},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newCreatorEnv(t)
+			dest := "https://example.com/left/0"
+			var skipped atomic.Bool
+			list := func(ctx context.Context) (*client.LinkSet, error) {
+				listed, err := e.creator.client.ListLinks(ctx)
+				if err != nil || e.srv.Count(http.MethodPost, "/api/links") == 0 || skipped.Swap(true) {
+					return listed, err
+				}
+				var kept []client.Link // the first listing after the create, as pages that shifted past the link
+				for l := range listed.All() {
+					if l.Destination != dest {
+						kept = append(kept, l)
+					}
+				}
+				return client.LinkSetOf(kept...), nil
+			}
+			e.creator = NewCreator(e.creator.client, snapshot.New(list, snapshot.DefaultLifetime), 3, time.Millisecond, DefaultAdoptionWindow)
+			tc.before(e)
+			link, from, err := e.creator.Create(context.Background(), e.input(dest, tc.slug), nil)
+			if err != nil || from != tc.want || !skipped.Load() {
+				t.Fatalf("Create = %v, %v, %v; want the link the first listing skipped, origin %v", link, from, err, tc.want)
+			}
+			if stored := e.srv.Links(e.fx.AccountID); len(stored) != 1 || e.srv.Count(http.MethodPost, "/api/links") != 1 {
+				t.Fatalf("the service holds %d links after %d POSTs; want one of each", len(stored), e.srv.Count(http.MethodPost, "/api/links"))
 			}
 		})
 	}

@@ -89,8 +89,8 @@ func plainErrorDetail(err error) string {
 		// A write cut off after it was sent is ErrAmbiguous or
 		// ErrUnanswered above: what is left is a write never sent, or a read.
 		return err.Error() + "\n\nTerraform was interrupted before this request completed; it changed nothing on the service. Run the command again to finish."
-	case errors.Is(err, links.ErrNoSuchLink):
-		return err.Error()
+	case errors.Is(err, links.ErrNoSuchLink), errors.Is(err, snapshot.ErrListingsShifted):
+		return err.Error() // it says what to do; base_url is not the cause
 	case errors.Is(err, client.ErrUnexpectedResponse):
 		// The service answered: base_url is right (a wrong one is a
 		// verdict, ErrWrongBaseURL), so it is not the advice here.

@@ -19,6 +19,7 @@ import (
 	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 	"github.com/shortlink/terraform-provider-shortlink/internal/links"
+	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
 )
 
 // Each error of the service surfaces as a diagnostic that says what happened
@@ -469,6 +470,15 @@ func TestAddServiceError_whatEachFailureSays(t *testing.T) {
 		"a change answered 502 to every retry": {
 			err:  &client.APIError{StatusCode: 502, Method: "PATCH", Path: "/api/links/l-1", Attempts: 9, PageText: "502 Bad Gateway"},
 			want: []string{"The service answered 502 (the last of 9 attempts); the answer was an HTML page", "This may be temporary"},
+		},
+		"a lookup whose listings kept shifting": {
+			err:    snapshot.ErrListingsShifted,
+			want:   []string{"run again once those deletions are over"},
+			absent: []string{"base_url"},
+		},
+		"a create whose search for its link kept shifting": {
+			err:  fmt.Errorf("%w; then listing the links to check whether it was created failed: %w", ambiguous, snapshot.ErrListingsShifted),
+			want: []string{"run again once those deletions are over", "the service may have created the link", "for a resource without a slug a new link is created"},
 		},
 		"a change answered with a status the specification does not name": {
 			err:    &client.APIError{StatusCode: 405, Method: "PATCH", Path: "/api/links/l-1", Attempts: 1, Message: "method not allowed"},

@@ -338,6 +338,46 @@ func (s *Snapshot) Mark() uint64 {
 // need the service's latest links (409s after a killed run, on every link
 // it left) cost one or two listings of the account, not one each.
 func (s *Snapshot) Since(ctx context.Context, mark uint64) (client.Listing, error) {
+	listed, err := s.since(ctx, mark)
+	if err != nil {
+		return nil, err
+	}
+	return listed, nil
+}
+
+// FindSince looks for a link with lookup in a listing started after mark,
+// as Since gives it, for a search whose miss decides a write: a create sent
+// again when the link its lost answer may have made is not found. A miss
+// is confirmed as Get confirms one, by the listings started after it,
+// until one holds every link of the one that missed (missSettled), at most
+// MaxLooks; unconfirmed, it is ErrListingsShifted. A link found in any of
+// them is returned.
+func (s *Snapshot) FindSince(ctx context.Context, mark uint64, lookup func(client.Listing) (client.Link, bool)) (client.Link, bool, error) {
+	var missedBy *client.LinkSet
+	var missedGen uint64
+	for looks := 1; ; looks++ {
+		listed, err := s.since(ctx, mark)
+		if err != nil {
+			return client.Link{}, false, err
+		}
+		if l, ok := lookup(listed); ok {
+			return l, true, nil
+		}
+		s.mu.Lock()
+		ours, gen, next := s.removedSince(missedGen), s.generation, s.started
+		s.mu.Unlock()
+		switch {
+		case listed.OneAnswer() || missedBy != nil && missSettled(missedBy, listed, ours):
+			return client.Link{}, false, nil
+		case looks == MaxLooks:
+			return client.Link{}, false, ErrListingsShifted
+		}
+		missedBy, missedGen, mark = listed, gen, next // the next listing starts after this one ended
+	}
+}
+
+// since is Since's listing, as the client read it.
+func (s *Snapshot) since(ctx context.Context, mark uint64) (*client.LinkSet, error) {
 	if s.lifetime <= 0 {
 		return s.list(ctx)
 	}

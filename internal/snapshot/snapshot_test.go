@@ -773,6 +773,57 @@ func TestSnapshotMissWhileLinksAreDeletedLooksAgain(t *testing.T) {
 	}
 }
 
+// FindSince, for a search whose miss sends a create again, looks in
+// listings started after the mark and confirms a miss as Get does: a link
+// a shifted listing skipped is found by a later one, a miss is settled by a
+// listing that holds every link of the one that missed, and deletes under
+// way the whole time leave it unsettled.
+func TestSnapshotFindSinceConfirmsAMissAsGetDoes(t *testing.T) {
+	findX := func(l client.Listing) (client.Link, bool) { return l.Get("x") }
+	for name, lifetime := range map[string]time.Duration{"shared": lifetime, "lifetime 0": 0} {
+		t.Run(name, func(t *testing.T) {
+			t.Run("skipped by two listings, found by the third", func(t *testing.T) {
+				svc := newService("o1", "o2", "o3", "x")
+				svc.omit = map[int][]string{1: {"x"}, 2: {"x"}}
+				svc.deleteOnePerListing("o1", "o2")
+				s, _ := newSnapshot(svc, lifetime)
+				if _, ok, err := s.FindSince(context.Background(), s.Mark(), findX); !ok || err != nil {
+					t.Errorf("FindSince(x) = %v, %v; want the link two shifted listings skipped", ok, err)
+				}
+				checkCalls(t, svc, 3)
+			})
+			t.Run("gone, once the deletes end", func(t *testing.T) {
+				svc := newService("o1", "o2", "o3")
+				svc.deleteOnePerListing("o1", "o2")
+				s, _ := newSnapshot(svc, lifetime)
+				if _, ok, err := s.FindSince(context.Background(), s.Mark(), findX); ok || err != nil {
+					t.Errorf("FindSince(x) = %v, %v; want a settled miss", ok, err)
+				}
+				checkCalls(t, svc, 4)
+			})
+			t.Run("deletes under way the whole time", func(t *testing.T) {
+				svc := newService("o1", "o2", "o3", "o4", "o5", "o6")
+				svc.deleteOnePerListing("o1", "o2", "o3", "o4", "o5", "o6")
+				s, _ := newSnapshot(svc, lifetime)
+				if _, ok, err := s.FindSince(context.Background(), s.Mark(), findX); ok || !errors.Is(err, ErrListingsShifted) {
+					t.Errorf("FindSince(x) = %v, %v; want ErrListingsShifted", ok, err)
+				}
+				checkCalls(t, svc, MaxLooks)
+			})
+		})
+	}
+	t.Run("a listing started before the mark is not looked in", func(t *testing.T) {
+		svc := newService("a")
+		s, _ := newSnapshot(svc, lifetime)
+		mustGet(t, s, "a")
+		svc.set(func(svc *service) { svc.links = append(svc.links, link("x", "https://example.com/x")) })
+		if _, ok, err := s.FindSince(context.Background(), s.Mark(), findX); !ok || err != nil {
+			t.Errorf("FindSince(x) = %v, %v; want the link made after the current listing", ok, err)
+		}
+		checkCalls(t, svc, 2)
+	})
+}
+
 // A link only a listing before the settled pair held was deleted: Links
 // leaves it out. And this provider's own deletes, made after a listing
 // ended, shifted none of its pages: they do not keep a miss from settling.
