@@ -735,7 +735,7 @@ func addNotRefreshedListingsShifted(diags *diag.Diagnostics, id, shortURL string
 // listing saw links deleted while it was taken.
 func addListingsShifted(diags *diag.Diagnostics) {
 	diags.AddWarning("Links may be missing",
-		fmt.Sprintf("Of %d listings, none settled: %s. This holds every link those listings found, and a link that was there throughout may still be missing from it. "+
+		fmt.Sprintf("Of %d listings, none settled: %s. This holds every link those listings found: a link that was there throughout may still be missing from it, and a link deleted while they were taken may be in it. "+
 			"Run again once those deletions are over.", snapshot.MaxLooks, snapshot.ListingsShifted))
 }
 
