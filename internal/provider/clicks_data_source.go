@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 )
 
 // NewClicksDataSource is shortlink_clicks.
@@ -50,7 +51,7 @@ func clicksAttributes() map[string]schema.Attribute {
 			Computed:            true,
 		},
 		"by_link": schema.MapAttribute{
-			MarkdownDescription: "Clicks per link: link ID → number of clicks. A link without clicks is absent, so read it with `lookup(data.shortlink_clicks.<name>.by_link, <link id>, 0)`.",
+			MarkdownDescription: "Clicks per link: link ID → number of clicks. A link without clicks is absent, so read it with `lookup(data.shortlink_clicks.<name>.by_link, <link id>, 0)`. The IDs are spelled as the service spells them (a UUID in lower case), the one of `link_id` as written: look up a UUID written in capitals elsewhere (the `id` of `data.shortlink_link` keeps the capitals it was given) with `lower()`, or it reads 0.",
 			Computed:            true,
 			ElementType:         types.Int64Type,
 		},
@@ -95,13 +96,31 @@ func keepClickCounts(ctx context.Context, read analytics.ReadFunc, q analytics.Q
 		return err
 	}
 	cfg.Total = types.Int64Value(summary.Total)
-	cfg.ByLink = countsMap(summary.ByLink)
+	cfg.ByLink = countsMap(keyedAsConfigured(summary.ByLink, cfg.LinkID))
 	cfg.ByDay = countsMap(summary.ByDay)
 	cfg.FirstClickAt = instant(summary.FirstClick)
 	cfg.LastClickAt = instant(summary.LastClick)
 	cfg.TopReferrers = referrerList(summary.TopReferrers)
 	cfg.TopReferrersExact = types.BoolValue(summary.ReferrersExact)
 	return nil
+}
+
+// keyedAsConfigured is the clicks per link with the link of linkID, when
+// set, keyed by linkID as written: the export spells it the service's way
+// (a UUID in lower case), and lookup(self.by_link, self.link_id, 0) must
+// not read 0 for a link written in capitals.
+func keyedAsConfigured(byLink map[string]int64, linkID types.String) map[string]int64 {
+	if linkID.IsNull() || linkID.IsUnknown() {
+		return byLink
+	}
+	out := make(map[string]int64, len(byLink))
+	for id, n := range byLink {
+		if client.SameID(id, linkID.ValueString()) {
+			id = linkID.ValueString()
+		}
+		out[id] += n
+	}
+	return out
 }
 
 func countsMap(counts map[string]int64) types.Map {

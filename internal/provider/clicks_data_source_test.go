@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,6 +90,7 @@ func TestAccClicks_countsAndRanges(t *testing.T) {
 
 		statecheck.ExpectKnownValue(ds+"b_since", tfjsonpath.New("total"), knownvalue.Int64Exact(3)),
 		statecheck.ExpectKnownValue(ds+"b_since", tfjsonpath.New("by_link"), countsExact(map[string]int64{b: 3})),
+		statecheck.ExpectKnownValue(ds+"b_capitals", tfjsonpath.New("by_link"), countsExact(map[string]int64{strings.ToUpper(b): 3})),
 
 		statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("total"), knownvalue.Int64Exact(0)),
 		statecheck.ExpectKnownValue(ds+"empty_range", tfjsonpath.New("by_link"), knownvalue.MapSizeExact(0)),
