@@ -682,8 +682,12 @@ func addImportError(diags *diag.Diagnostics, detail string) {
 // an ID copied wrong, which the service cannot tell from an empty domain.
 func noLinkOnDomain(domainID string, total int) diag.Diagnostics {
 	var diags diag.Diagnostics
+	found := fmt.Sprintf("None of the account's %d links is on domain %s.", total, domainID)
+	if total == 0 {
+		found = fmt.Sprintf("The account has no links, so none is on domain %s.", domainID)
+	}
 	diags.AddAttributeWarning(path.Root("domain_id"), "No link on this domain",
-		fmt.Sprintf("None of the account's %d links is on domain %s. If that is unexpected, check domain_id against the domain cards of the dashboard's Domains section (the service cannot list domains to an API key, so the provider cannot tell an unknown domain from an empty one).", total, domainID))
+		found+" If that is unexpected, check domain_id against the domain cards of the dashboard's Domains section (the service cannot list domains to an API key, so the provider cannot tell an unknown domain from an empty one).")
 	return diags
 }
 

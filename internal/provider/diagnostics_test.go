@@ -668,3 +668,17 @@ func TestAddExportError_notCSVIsNotACSVFault(t *testing.T) {
 		})
 	}
 }
+
+// The warning of a domain without links counts the account's links, and
+// says so plainly of an account that has none.
+func TestNoLinkOnDomain_saysWhatItFound(t *testing.T) {
+	for total, want := range map[int]string{
+		0: "The account has no links, so none is on domain d-1. If that is unexpected, check domain_id",
+		8: "None of the account's 8 links is on domain d-1. If that is unexpected, check domain_id",
+	} {
+		diags := noLinkOnDomain("d-1", total)
+		if len(diags) != 1 || !strings.HasPrefix(diags[0].Detail(), want) {
+			t.Errorf("%d links: got %v, want a detail beginning %q", total, diags, want)
+		}
+	}
+}
