@@ -678,6 +678,14 @@ func addImportError(diags *diag.Diagnostics, detail string) {
 	diags.AddError("Could not import the link", detail)
 }
 
+// addListCutByLimit warns that a list block's limit (Terraform's default
+// is 100) leaves out links its filters match: an adoption from it would
+// leave them out too, with nothing else to say so.
+func addListCutByLimit(diags *diag.Diagnostics, matched, limit int64) {
+	diags.AddWarning("More links match than the list's limit",
+		fmt.Sprintf("%d links match the filters; the list block's limit lists the first %d, and -generate-config-out writes blocks for those only. Raise limit in the list block (Terraform's default is 100), or narrow the filters and list the rest with another list block.", matched, limit))
+}
+
 // noLinkOnDomain warns that a domain_id matched nothing at all: most often
 // an ID copied wrong, which the service cannot tell from an empty domain.
 func noLinkOnDomain(domainID string, total int) diag.Diagnostics {

@@ -507,11 +507,20 @@ func TestListResource_readRateLimitWait(t *testing.T) {
 }
 
 // Terraform passes the list block's limit (100 by default); no more
-// results than that are sent.
+// results than that are sent, and a warning first says how many more
+// match.
 func TestListResource_limit(t *testing.T) {
 	f := newListFixture(t)
 	c := f.client(t)
-	if got := c.ids(c.list(listRequest{limit: 2})); !slices.Equal(got, f.all[:2]) {
+	results := c.list(listRequest{limit: 2})
+	if len(results) == 0 || len(results[0].Diagnostics) != 1 || results[0].Identity != nil {
+		t.Fatalf("limit 2: want a warning first; got %+v", results)
+	}
+	want := fmt.Sprintf("%d links match the filters; the list block's limit lists the first 2", len(f.all))
+	if d := results[0].Diagnostics[0]; d.Severity != tfprotov6.DiagnosticSeverityWarning || !strings.Contains(d.Detail, want) {
+		t.Fatalf("limit 2: want the warning %q; got %s", want, diagnosticsText(results[0].Diagnostics))
+	}
+	if got := c.ids(results[1:]); !slices.Equal(got, f.all[:2]) {
 		t.Fatalf("limit 2 listed %v, want %v", got, f.all[:2])
 	}
 	if got := c.ids(c.list(listRequest{limit: 100})); !slices.Equal(got, f.all) {
