@@ -59,7 +59,26 @@ func BySlug(ctx context.Context, listing *snapshot.Snapshot, domainID, slug stri
 	case ok:
 		return &link, nil
 	}
+	if other, ok := inOtherCase(ctx, listing, domainID, slug); ok {
+		return nil, NoSuchLink("no link with slug %q on domain %s; slugs are case-sensitive, and link %s holds %q", slug, domainID, other.ID, other.Slug)
+	}
 	return nil, NoSuchLink("no link with slug %q on domain %s; list the account's links with data.shortlink_links", slug, domainID)
+}
+
+// inOtherCase finds a link of domainID whose slug is slug in other letter
+// case: slugs are case-sensitive, and a capital typed by mistake is the
+// likeliest miss. A listing that fails only leaves the hint out.
+func inOtherCase(ctx context.Context, listing *snapshot.Snapshot, domainID, slug string) (client.Link, bool) {
+	listed, err := listing.Current(ctx)
+	if err != nil {
+		return client.Link{}, false
+	}
+	for l := range listed.All() {
+		if client.SameID(l.DomainID, domainID) && strings.EqualFold(l.Slug, slug) {
+			return l, true
+		}
+	}
+	return client.Link{}, false
 }
 
 // ByIDListedSince finds a link by its ID in a listing started after mark

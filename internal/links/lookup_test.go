@@ -41,7 +41,8 @@ func TestBySlug(t *testing.T) {
 		t.Fatalf("BySlug = %v, %v; want the link", link, err)
 	}
 	for _, c := range []struct{ domain, slug, want string }{
-		{lookupDomain, "spring", `no link with slug "spring"`},
+		{lookupDomain, "spring", `no link with slug "spring" on domain ` + lookupDomain + `; slugs are case-sensitive, and link ` + lookupLinkID + ` holds "Spring"`},
+		{lookupDomain, "summer", `no link with slug "summer" on domain ` + lookupDomain + `; list the account's links`},
 		{lookupDomain, "", "is not of the form <domain_id>/<slug>"},
 		{"", "Spring", "is not of the form <domain_id>/<slug>"},
 	} {
