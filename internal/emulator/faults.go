@@ -41,7 +41,7 @@ type Fault struct {
 	Kind       FaultKind `json:"kind"`
 	Status     int       `json:"status,omitempty"`
 	Delay      Duration  `json:"delay,omitempty"`
-	RetryAfter int       `json:"retryAfter,omitempty"` // seconds, for an injected 429
+	RetryAfter int       `json:"retryAfter,omitempty"` // seconds, for an injected 429 or 503
 	Method     string    `json:"method,omitempty"`
 	Path       string    `json:"path,omitempty"`
 }
@@ -249,7 +249,11 @@ func (s *Server) writeFaultStatus(w http.ResponseWriter, f Fault) {
 		w.Header().Set("Retry-After", fmt.Sprint(f.RetryAfter))
 		s.writeError(w, f.Status, "rate_limited", "rate limit exceeded; retry after the time in Retry-After")
 	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		// What a proxy in front of a real service answers: not JSON.
+		// What a proxy in front of a real service answers: not JSON. A 503
+		// may say when to come back (RFC 9110, 10.2.3).
+		if f.Status == http.StatusServiceUnavailable && f.RetryAfter > 0 {
+			w.Header().Set("Retry-After", fmt.Sprint(f.RetryAfter))
+		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(f.Status)
 		fmt.Fprintf(w, "<html><body><h1>%d %s</h1></body></html>\n", f.Status, http.StatusText(f.Status))

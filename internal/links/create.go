@@ -197,6 +197,7 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *c
 		started := lc.now()
 		lc.begin(key)
 		link, err := lc.client.CreateLink(ctx, in)
+		answered := time.Now()
 		if sent := lastSent(); sent.After(started) {
 			started = sent // the attempt began when it left, not when it began to wait for the rate limit
 		}
@@ -234,10 +235,24 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *c
 		case attempt > lc.maxRetries:
 			return nil, Made, fmt.Errorf("%w (no link was found on the account after it; gave up after %d attempts)", err, attempt)
 		}
-		if err := sleep(ctx, lc.retryWait<<min(attempt-1, 5)); err != nil {
+		wait := max(lc.retryWait<<min(attempt-1, 5), time.Until(answered.Add(askedToWait(err))))
+		if deadline, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(deadline) {
+			return nil, Made, fmt.Errorf("%w (no link was found on the account after it; the service asked to wait %s before the create is sent again, past the create's timeout)", err, askedToWait(err))
+		}
+		if err := sleep(ctx, wait); err != nil {
 			return nil, Made, err
 		}
 	}
+}
+
+// askedToWait is what the answer in err asked to wait before the request is
+// sent again (a 503's Retry-After), 0 if nothing.
+func askedToWait(err error) time.Duration {
+	var answer *client.APIError
+	if errors.As(err, &answer) {
+		return answer.RetryAfter
+	}
+	return 0
 }
 
 // takeOverSlug answers a 409 on in's slug. The link holding the slug is

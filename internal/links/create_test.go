@@ -130,6 +130,33 @@ func TestCreate_createsAgainWhenTheFailedAttemptMadeNothing(t *testing.T) {
 	}
 }
 
+// A create answered 503 with a Retry-After is sent again no sooner than
+// the service asked (a POST is never retried at once: the search comes
+// first), and fails at once when that is past the create's timeout.
+func TestCreate_waitsAs503sRetryAfterAsks(t *testing.T) {
+	e := newCreatorEnv(t)
+	unavailable := emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusServiceUnavailable, RetryAfter: 2, Method: http.MethodPost}
+	e.srv.InjectFaults(unavailable)
+	start := time.Now()
+	if _, from, err := e.creator.Create(context.Background(), e.input("https://example.com/a", ""), nil); err != nil || from != Made {
+		t.Fatalf("Create = %v, %v; want the link made by the create sent again", from, err)
+	}
+	if took := time.Since(start); took < 2*time.Second {
+		t.Errorf("the create was sent again after %s, before the 2s the 503 asked", took.Round(time.Millisecond))
+	}
+	e.srv.InjectFaults(unavailable)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	start = time.Now()
+	_, _, err := e.creator.Create(ctx, e.input("https://example.com/b", ""), nil)
+	if err == nil || !strings.Contains(err.Error(), "the service asked to wait 2s before the create is sent again, past the create's timeout") || time.Since(start) > 900*time.Millisecond {
+		t.Fatalf("Create under a 1s timeout = %v after %s; want it to fail at once, naming the wait", err, time.Since(start).Round(time.Millisecond))
+	}
+	if n := e.srv.Count(http.MethodPost, "/api/links"); n != 3 {
+		t.Errorf("%d POSTs, want 3: the second create is not sent again", n)
+	}
+}
+
 // A gateway in front of a slow service may answer 504 while the service
 // goes on to make the link. The search for it waits, after that answer, as
 // long as the slowest create answered so far took, so it finds the link
