@@ -254,7 +254,7 @@ func addRateLimitWait(diags *diag.Diagnostics, w client.WaitSum) {
 	told, outcome := waitTold(diags, w)
 	forAnswers := ""
 	if w.ForAnswers >= time.Second {
-		forAnswers = fmt.Sprintf(" Of that, %s went waiting for the answers to this run's requests already sent: the provider sends only as much as the latest answers say remains, so while the service is slow to answer (its fraud filter runs on every create and change of destination), the next requests wait as long, however much the window allows.",
+		forAnswers = fmt.Sprintf(" Of that, %s went waiting for the answers to this run's requests already sent: the provider sends the next requests only once answers to those already sent have said how much remains, so while the service is slow to answer (its fraud filter runs on every create and change of destination), the next requests wait as long, however much the window allows.",
 			w.ForAnswers.Round(time.Second))
 	}
 	diags.AddWarning("Waited for the rate limit",
@@ -554,7 +554,7 @@ func isFilterRejection(e *client.APIError) bool {
 // unavailable, would hold past its operation's timeout.
 func waitPastDeadlineDetail(past *client.WaitPastDeadlineError, err error) string {
 	if past.Status == http.StatusServiceUnavailable {
-		return fmt.Sprintf("%v\n\nThe service is unavailable (503) and asked to wait %v before the next request, longer than this operation's timeout has left, so the provider stopped at once rather than wait for nothing. Run again once the service is back.", err, past.Wait.Round(time.Second)) + mayHaveCreated(err)
+		return fmt.Sprintf("%v\n\nThe service is unavailable (503) and asked to wait %v before the next request, longer than this operation's timeout has left, so the provider stopped at once rather than wait for nothing. Run again once the service is back.%s", err, past.Wait.Round(time.Second), waitInstead(past.Method)) + mayHaveCreated(err)
 	}
 	held := fmt.Sprintf("The service's rate limit asked to wait %v before the next request", past.Wait.Round(time.Second))
 	if past.Spent {
@@ -567,9 +567,23 @@ func waitPastDeadlineDetail(past *client.WaitPastDeadlineError, err error) strin
 	return fmt.Sprintf("%v\n\n%s, longer than this operation's timeout has left, so the provider stopped at once rather than wait for nothing; %s. %s", err, held, outcome, raiseTimeout(past.Method)) + mayHaveCreated(err)
 }
 
+// timeoutOf names the resource's timeout that bounds a write of method.
+func timeoutOf(method string) (op string, ok bool) {
+	op, ok = map[string]string{http.MethodPost: "create", http.MethodPatch: "update", http.MethodDelete: "delete"}[method]
+	return op, ok
+}
+
+// waitInstead says which timeout to raise to wait out a write's 503 ("" for a read).
+func waitInstead(method string) string {
+	if op, ok := timeoutOf(method); ok {
+		return " To wait for it instead, raise the resource's " + op + " timeout (timeouts." + op + ")."
+	}
+	return ""
+}
+
 // raiseTimeout says which timeout bounds a request of method, and what to do.
 func raiseTimeout(method string) string {
-	if op, ok := map[string]string{http.MethodPost: "create", http.MethodPatch: "update", http.MethodDelete: "delete"}[method]; ok {
+	if op, ok := timeoutOf(method); ok {
 		return "Raise the resource's " + op + " timeout (timeouts." + op + "), or run again once the wait has passed."
 	}
 	return fmt.Sprintf("A read of a refresh, plan or data source has no timeout of its own and waits at most %s; one made by a create, change or delete is bounded by that resource's timeout (timeouts.create, timeouts.update, timeouts.delete), which you may raise. Or run again once the wait has passed.", defaults.ReadTimeout)

@@ -456,6 +456,11 @@ func TestAddServiceError_whatEachFailureSays(t *testing.T) {
 			want:   []string{"unavailable (503) and asked to wait 1h0m0s", "Run again once the service is back"},
 			absent: []string{"rate limit"},
 		},
+		"a change the service, unavailable, held past its deadline": {
+			err: fmt.Errorf("PATCH /api/links/l-1: %w: %w", &client.WaitPastDeadlineError{Method: "PATCH", Wait: 2 * time.Minute, Status: 503},
+				answer(503, "PATCH", "/api/links/l-1", "")),
+			want: []string{"unavailable (503) and asked to wait 2m0s", "Run again once the service is back. To wait for it instead, raise the resource's update timeout (timeouts.update)."},
+		},
 		"a create held past its deadline by a window the answers said is spent": {
 			err: fmt.Errorf("POST /api/links: stopped waiting for the rate limit: %w; %w",
 				&client.WaitPastDeadlineError{Method: "POST", Wait: 58 * time.Second, Spent: true}, client.ErrNotSent),
