@@ -529,6 +529,20 @@ func TestRule_aCountTakenBeforeIsLearnt(t *testing.T) {
 	}
 }
 
+// A run alone whose latest answer says more than half the allowance
+// remains keeps its epoch past the whole: a turn would open the next epoch
+// with one request and wait for its answer, and where answers take longer
+// than the service says is left until the allowance is whole (a token
+// bucket's Reset is a second or less however long its window), every write
+// went alone, one answer time each. Answers of 1 s on a bucket of 60 a
+// minute, and of 2 s on a sliding 10 per 2 s: 1.15x and 3.12x the floor on
+// average over draws 1-27 (2.04x and 7.54x when every whole turned it).
+func TestRule_aloneKeepsAnEpochWithPlentyLeft(t *testing.T) {
+	slow := func(d time.Duration) latency { return latency{2 * time.Millisecond, 8 * time.Millisecond, d, d} }
+	within(t, shape{model: "bucket", window: time.Minute, limit: 60, links: []int{60}, latency: slow(time.Second)}, meanDraw, 1.4, 0)
+	within(t, shape{model: "sliding", window: 2 * time.Second, limit: 10, links: []int{60}, latency: slow(2 * time.Second)}, meanDraw, 4, 0)
+}
+
 // A service that sends no rate-limit headers is not paced.
 func TestPacer_unmeteredIsNotPaced(t *testing.T) {
 	now := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)
