@@ -739,89 +739,63 @@ func (s *service) deleteOnePerListing(ids ...string) {
 // A listing that missed a link while links were being deleted may have
 // skipped it (offset paging shifts past a link when links before it go):
 // the miss is settled only by a listing that holds every link of the one
-// that missed, and looked for again until one does.
+// that missed, and looked for again until one does. So by Get, and by
+// FindSince, whose miss sends a create again.
 func TestSnapshotMissWhileLinksAreDeletedLooksAgain(t *testing.T) {
+	lookups := map[string]func(*Snapshot) (bool, error){
+		"Get": func(s *Snapshot) (bool, error) { _, ok, err := s.Get(context.Background(), "x"); return ok, err },
+		"FindSince": func(s *Snapshot) (bool, error) {
+			_, ok, err := s.FindSince(context.Background(), s.Mark(), func(l client.Listing) (client.Link, bool) { return l.Get("x") })
+			return ok, err
+		},
+	}
 	for name, lifetime := range map[string]time.Duration{"shared": lifetime, "lifetime 0": 0} {
-		t.Run(name, func(t *testing.T) {
-			t.Run("skipped by two listings, found by the third", func(t *testing.T) {
-				svc := newService("o1", "o2", "o3", "x")
-				svc.omit = map[int][]string{1: {"x"}, 2: {"x"}}
-				svc.deleteOnePerListing("o1", "o2")
-				s, _ := newSnapshot(svc, lifetime)
-				if _, ok := mustGet(t, s, "x"); !ok {
-					t.Error("Get(x) took the link two shifted listings skipped for gone")
-				}
-				checkCalls(t, svc, 3)
+		for lookupName, find := range lookups {
+			t.Run(name+", "+lookupName, func(t *testing.T) {
+				t.Run("skipped by two listings, found by the third", func(t *testing.T) {
+					svc := newService("o1", "o2", "o3", "x")
+					svc.omit = map[int][]string{1: {"x"}, 2: {"x"}}
+					svc.deleteOnePerListing("o1", "o2")
+					s, _ := newSnapshot(svc, lifetime)
+					if ok, err := find(s); !ok || err != nil {
+						t.Errorf("found x: %v, %v; want the link two shifted listings skipped", ok, err)
+					}
+					checkCalls(t, svc, 3)
+				})
+				t.Run("gone, once the deletes end", func(t *testing.T) {
+					svc := newService("o1", "o2", "o3")
+					svc.deleteOnePerListing("o1", "o2")
+					s, _ := newSnapshot(svc, lifetime)
+					if ok, err := find(s); ok || err != nil {
+						t.Errorf("found x: %v, %v; want a settled miss of a link the service does not have", ok, err)
+					}
+					checkCalls(t, svc, 4) // o1 and o2 went during the first two: the fourth holds all the third did
+				})
+				t.Run("deletes under way the whole time", func(t *testing.T) {
+					svc := newService("o1", "o2", "o3", "o4", "o5", "o6")
+					svc.deleteOnePerListing("o1", "o2", "o3", "o4", "o5", "o6")
+					s, _ := newSnapshot(svc, lifetime)
+					if ok, err := find(s); ok || !errors.Is(err, ErrListingsShifted) {
+						t.Errorf("found x: %v, %v; want ErrListingsShifted", ok, err)
+					}
+					checkCalls(t, svc, MaxLooks)
+				})
 			})
-			t.Run("gone, once the deletes end", func(t *testing.T) {
-				svc := newService("o1", "o2", "o3")
-				svc.deleteOnePerListing("o1", "o2")
-				s, _ := newSnapshot(svc, lifetime)
-				expectMissing(t, s, "x", "a link the service does not have")
-				checkCalls(t, svc, 4) // o1 and o2 went during the first two: the fourth holds all the third did
-			})
-			t.Run("deletes under way the whole time", func(t *testing.T) {
-				svc := newService("o1", "o2", "o3", "o4", "o5", "o6")
-				svc.deleteOnePerListing("o1", "o2", "o3", "o4", "o5", "o6")
-				s, _ := newSnapshot(svc, lifetime)
-				if _, ok, err := s.Get(context.Background(), "x"); ok || !errors.Is(err, ErrListingsShifted) {
-					t.Errorf("Get(x) = %v, %v; want ErrListingsShifted", ok, err)
-				}
-				checkCalls(t, svc, MaxLooks)
-			})
-		})
+		}
 	}
 }
 
-// FindSince, for a search whose miss sends a create again, looks in
-// listings started after the mark and confirms a miss as Get does: a link
-// a shifted listing skipped is found by a later one, a miss is settled by a
-// listing that holds every link of the one that missed, and deletes under
-// way the whole time leave it unsettled.
-func TestSnapshotFindSinceConfirmsAMissAsGetDoes(t *testing.T) {
-	findX := func(l client.Listing) (client.Link, bool) { return l.Get("x") }
-	for name, lifetime := range map[string]time.Duration{"shared": lifetime, "lifetime 0": 0} {
-		t.Run(name, func(t *testing.T) {
-			t.Run("skipped by two listings, found by the third", func(t *testing.T) {
-				svc := newService("o1", "o2", "o3", "x")
-				svc.omit = map[int][]string{1: {"x"}, 2: {"x"}}
-				svc.deleteOnePerListing("o1", "o2")
-				s, _ := newSnapshot(svc, lifetime)
-				if _, ok, err := s.FindSince(context.Background(), s.Mark(), findX); !ok || err != nil {
-					t.Errorf("FindSince(x) = %v, %v; want the link two shifted listings skipped", ok, err)
-				}
-				checkCalls(t, svc, 3)
-			})
-			t.Run("gone, once the deletes end", func(t *testing.T) {
-				svc := newService("o1", "o2", "o3")
-				svc.deleteOnePerListing("o1", "o2")
-				s, _ := newSnapshot(svc, lifetime)
-				if _, ok, err := s.FindSince(context.Background(), s.Mark(), findX); ok || err != nil {
-					t.Errorf("FindSince(x) = %v, %v; want a settled miss", ok, err)
-				}
-				checkCalls(t, svc, 4)
-			})
-			t.Run("deletes under way the whole time", func(t *testing.T) {
-				svc := newService("o1", "o2", "o3", "o4", "o5", "o6")
-				svc.deleteOnePerListing("o1", "o2", "o3", "o4", "o5", "o6")
-				s, _ := newSnapshot(svc, lifetime)
-				if _, ok, err := s.FindSince(context.Background(), s.Mark(), findX); ok || !errors.Is(err, ErrListingsShifted) {
-					t.Errorf("FindSince(x) = %v, %v; want ErrListingsShifted", ok, err)
-				}
-				checkCalls(t, svc, MaxLooks)
-			})
-		})
+// FindSince looks only in listings started after its mark: a link made
+// after the current listing is found by the next one.
+func TestSnapshotFindSinceLooksOnlyAfterItsMark(t *testing.T) {
+	svc := newService("a")
+	s, _ := newSnapshot(svc, lifetime)
+	mustGet(t, s, "a")
+	svc.set(func(svc *service) { svc.links = append(svc.links, link("x", "https://example.com/x")) })
+	if _, ok, err := s.FindSince(context.Background(), s.Mark(), func(l client.Listing) (client.Link, bool) { return l.Get("x") }); !ok || err != nil {
+		t.Errorf("FindSince(x) = %v, %v; want the link made after the current listing", ok, err)
 	}
-	t.Run("a listing started before the mark is not looked in", func(t *testing.T) {
-		svc := newService("a")
-		s, _ := newSnapshot(svc, lifetime)
-		mustGet(t, s, "a")
-		svc.set(func(svc *service) { svc.links = append(svc.links, link("x", "https://example.com/x")) })
-		if _, ok, err := s.FindSince(context.Background(), s.Mark(), findX); !ok || err != nil {
-			t.Errorf("FindSince(x) = %v, %v; want the link made after the current listing", ok, err)
-		}
-		checkCalls(t, svc, 2)
-	})
+	checkCalls(t, svc, 2)
 }
 
 // A link only a listing before the settled pair held was deleted: Links
