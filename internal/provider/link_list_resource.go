@@ -81,8 +81,10 @@ func (r *linkListResource) List(ctx context.Context, req list.ListRequest, strea
 			push(list.ListResult{Diagnostics: diags})
 			return
 		}
-		if matched := filter.matches(links); req.Limit > 0 && matched > req.Limit {
-			addListCutByLimit(&diags, matched, req.Limit)
+		if req.Limit > 0 {
+			if matched := countMatches(links, filter); matched > req.Limit {
+				addListCutByLimit(&diags, matched, req.Limit)
+			}
 		}
 		if len(diags) > 0 && !push(list.ListResult{Diagnostics: diags}) { // warnings: first, so that a limit does not drop them
 			return
@@ -134,17 +136,6 @@ func pushMatches(ctx context.Context, req list.ListRequest, links client.Listing
 		sent++
 	}
 	return sent, true
-}
-
-// matches counts the links filter accepts.
-func (f linkFilter) matches(links client.Listing) int64 {
-	var n int64
-	for l := range links.All() {
-		if f.accepts(&l) {
-			n++
-		}
-	}
-	return n
 }
 
 // domainListed reports whether any link of the account is on the filter's
