@@ -81,7 +81,7 @@ func (p *Pacer) Next(now time.Time) time.Duration {
 	if p.unmetered || now.Before(p.notBefore) { // rule 13: Retry-After is honoured
 		return max(p.notBefore.Sub(now), 0)
 	}
-	if !p.resetAt.IsZero() && (p.resetAt.Equal(p.notBefore) || !now.Before(p.due(p.resetAt)) && (p.others || p.answeredSeq == 0 || 2*p.remaining <= p.limit)) {
+	if !p.resetAt.IsZero() && (p.resetAt.Equal(p.notBefore) || !now.Before(p.due(p.resetAt)) && (p.others || p.answeredSeq == 0 || 2*p.remaining <= p.limit || p.capped())) {
 		p.turn() // rules 1, 17 (a Retry-After is measured after its request was counted: no spread)
 	}
 	// held: awaiting the first answer or the census's (rules 1, 4), capped (14), or yielding (3).

@@ -587,3 +587,35 @@ func TestPacer_lostFirstRequestOpensAgain(t *testing.T) {
 		t.Fatalf("Next after the first request was lost = %s, want 0", wait)
 	}
 }
+
+// A run alone capped by max_rate_limit_percent turns at the whole however
+// much its answers say remains: rule 17 keeps an epoch only while the run
+// may still send in it, or a run whose answers came from the service's
+// next window (plenty left, its cap spent) would wait for ever.
+func TestPacer_aCappedRunAloneTurnsAtTheWhole(t *testing.T) {
+	p := New(0.5)
+	now := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)
+	answer := func(remaining int) Answer {
+		return Answer{Limit: 10, Remaining: remaining, Reset: 2 * time.Second, RetryAfter: -1}
+	}
+	send := func(remaining int) {
+		t.Helper()
+		if wait := p.Next(now); wait != 0 {
+			t.Fatalf("at %s: wait %v, want to send (remaining %d)", now.Format("05.000"), wait, remaining)
+		}
+		tk := p.Sent(now)
+		now = now.Add(10 * time.Millisecond)
+		p.Answered(tk, now, answer(remaining))
+	}
+	send(9)
+	send(8)
+	now = now.Add(3 * time.Second) // past the whole: the service's next window
+	for _, remaining := range []int{9, 8, 7} {
+		send(remaining)
+	}
+	for deadline := now.Add(10 * time.Second); p.Next(now) != 0; now = now.Add(100 * time.Millisecond) {
+		if now.After(deadline) {
+			t.Fatalf("capped with %d remaining, the run did not send for 10 s", 7)
+		}
+	}
+}

@@ -71,7 +71,7 @@ var removals = []removal{
 	{[]string{"TestRule_aloneSpendsItsUnitsAsTheyComeBack"},
 		"case !p.others && p.remaining == 0 && len(p.unitsBack) > 0 && p.unitsBack[0].Before(p.resetAt):", "case false:"},
 	{[]string{"TestRule_aloneKeepsAnEpochWithPlentyLeft"},
-		"(p.others || p.answeredSeq == 0 || 2*p.remaining <= p.limit)", "true"},
+		"(p.others || p.answeredSeq == 0 || 2*p.remaining <= p.limit || p.capped())", "true"},
 	{[]string{"TestRule_aloneSeesOthersInEveryAnswer"},
 		"(t.seq == p.firstSeq || !p.others) && place > 1+len(p.unitsBack)+p.onTheWay", "t.seq == p.firstSeq && place > 1+len(p.unitsBack)+p.onTheWay"},
 	{[]string{"TestRule_besideOthersUnitsBackOpenAnEpoch"},
