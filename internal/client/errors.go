@@ -119,8 +119,10 @@ type APIError struct {
 	PageText string
 	// RetryAfter is what the Retry-After header asked for, if anything.
 	RetryAfter time.Duration
-	// Attempts is how many times the request was sent.
-	Attempts int
+	// Attempts is how many times the request was sent; RetriesOff, that
+	// max_retries 0 kept a failure that is retried (a 5xx) to one attempt.
+	Attempts   int
+	RetriesOff bool
 }
 
 func (e *APIError) Error() string {

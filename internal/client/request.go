@@ -395,6 +395,7 @@ func (x *exchange) failure(ctx context.Context, err error) error {
 // statusError builds the APIError of a non-2xx response.
 func (x *exchange) statusError(r *response) error {
 	e := newAPIError(x.call.method, x.call.path, r, x.client.secret)
+	e.RetriesOff = r.status >= 500 && x.client.maxRetries == 0
 	if x.waitPastDeadline > 0 {
 		return fmt.Errorf("%w: %w", &WaitPastDeadlineError{Method: x.call.method, Wait: x.waitPastDeadline, Status: r.status}, e)
 	}

@@ -206,6 +206,27 @@ func TestRetriesAgainstServer(t *testing.T) {
 	}
 }
 
+// A 5xx sent once because max_retries is 0 says so, and only then: the
+// user's message names the setting that kept it to one attempt.
+func TestRetriesOff_isSaid(t *testing.T) {
+	for _, tt := range []struct {
+		maxRetries int
+		steps      []step
+		want       bool
+	}{
+		{0, []step{{status: 503}}, true},
+		{1, []step{{status: 503}}, false},
+		{0, []step{{status: 400}}, false},
+	} {
+		_, srv := serve(t, tt.steps...)
+		_, err := newTestClient(t, srv, func(c *Config) { c.MaxRetries = new(tt.maxRetries) }).ListLinks(context.Background())
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) || apiErr.RetriesOff != tt.want {
+			t.Errorf("max_retries %d, status %d: %v; want RetriesOff %v", tt.maxRetries, tt.steps[0].status, err, tt.want)
+		}
+	}
+}
+
 func TestRetryAfterSecondsIsHonoured(t *testing.T) {
 	s, srv := serve(t, step{status: 429, header: map[string]string{"Retry-After": "1"}}, step{body: "[]"})
 	start := time.Now()

@@ -257,9 +257,13 @@ func addRateLimitWait(diags *diag.Diagnostics, w client.WaitSum) {
 		forAnswers = fmt.Sprintf(" Of that, %s went waiting for the answers to this run's requests already sent: the provider sends the next requests only once answers to those already sent have said how much remains, so while the service is slow to answer (its fraud filter runs on every create and change of destination), the next requests wait as long, however much the window allows.",
 			w.ForAnswers.Round(time.Second))
 	}
+	why := "so the provider holds requests back until the service's window allows them rather than have them refused."
+	if w.Refused > 0 { // then it was refused all the same, and does not say it was not
+		why = "so the provider holds requests back until the service's window allows them, as far as the answers so far show it; a 429 comes where they did not show it: another run or integration using the key spent the window first, or the service counts otherwise than its headers say."
+	}
 	diags.AddWarning("Waited for the rate limit",
-		fmt.Sprintf("This operation waited %s in all for the service's rate limit%s.%s The limit is per API key: every request of this run, and of any other run using the same key, counts against it, so the provider holds requests back until the service's window allows them rather than have them refused.%s An apply of many links takes about as many windows as its writes need; lowering -parallelism does not make it faster, but each link then waits behind fewer others of this run, and less of its timeout (see the guide Rate limits, retries and timeouts in the provider's documentation).",
-			w.Total.Round(time.Second), told, forAnswers, outcome))
+		fmt.Sprintf("This operation waited %s in all for the service's rate limit%s.%s The limit is per API key: every request of this run, and of any other run using the same key, counts against it, %s%s An apply of many links takes about as many windows as its writes need; lowering -parallelism does not make it faster, but each link then waits behind fewer others of this run, and less of its timeout (see the guide Rate limits, retries and timeouts in the provider's documentation).",
+			w.Total.Round(time.Second), told, forAnswers, why, outcome))
 }
 
 // addReadRateLimitWait tells that a read waited long for the read rate
@@ -529,15 +533,20 @@ func serviceErrorDetail(e *client.APIError) string {
 	case errors.Is(e, client.ErrNotFound):
 		return "The service answered 404 " + e.Said() + " to " + e.Method + " " + e.Path + said + ": it found nothing there. Check base_url, and for a create that domain_id is one of the account's domains (the dashboard's Domains section)."
 	}
-	if e.Attempts > 1 {
+	again := "run the command again."
+	switch {
+	case e.Attempts > 1:
 		said = fmt.Sprintf(" (the last of %d attempts)%s", e.Attempts, said)
+	case e.RetriesOff:
+		said = " (one attempt: max_retries is 0)" + said
+		again = "run the command again, or raise max_retries so that the provider retries such answers."
 	}
 	if e.StatusCode < 500 {
 		// An answer the specification does not name (a redirect, 405, 413…):
 		// sending the request again would meet it again.
 		return fmt.Sprintf("The service answered %d to %s %s%s. The provider does not expect this answer and does not retry it.", e.StatusCode, e.Method, e.Path, said)
 	}
-	return fmt.Sprintf("The service answered %d%s. This may be temporary: run the command again.", e.StatusCode, said)
+	return fmt.Sprintf("The service answered %d%s. This may be temporary: %s", e.StatusCode, said, again)
 }
 
 // pathOfALink is how the paths of one link's requests begin (PATCH and

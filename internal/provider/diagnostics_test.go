@@ -274,6 +274,10 @@ func TestAddRateLimitWait(t *testing.T) {
 		if got := strings.Contains(detail, "Of that, 7s went waiting for the answers to this run's requests already sent"); got != (tc.forAnswers > 0) {
 			t.Errorf("waited %s for answers: the detail says so: %v", tc.forAnswers, got)
 		}
+		// Refused, it does not claim to have held requests back rather than have them refused.
+		if got := strings.Contains(detail, "rather than have them refused"); got == tc.told || tc.told && !strings.Contains(detail, "a 429 comes where they did not show it: another run or integration using the key spent the window first") {
+			t.Errorf("refused %d: the detail claims no request was refused: %v: %s", tc.refused, got, detail)
+		}
 		if !strings.Contains(detail, "does not make it faster, but each link then waits behind fewer others") {
 			t.Errorf("the detail does not say what a lower -parallelism does: %s", detail)
 		}
@@ -491,8 +495,8 @@ func TestAddServiceError_whatEachFailureSays(t *testing.T) {
 			absent: []string{"temporary"},
 		},
 		"a change answered 502 once, retries off": {
-			err:    &client.APIError{StatusCode: 502, Method: "PATCH", Path: "/api/links/l-1", Attempts: 1},
-			want:   []string{"The service answered 502. This may be temporary"},
+			err:    &client.APIError{StatusCode: 502, Method: "PATCH", Path: "/api/links/l-1", Attempts: 1, RetriesOff: true},
+			want:   []string{"The service answered 502 (one attempt: max_retries is 0). This may be temporary: run the command again, or raise max_retries"},
 			absent: []string{"attempts"},
 		},
 		"a change answered 502, then its retry ran out of time waiting": {
