@@ -126,8 +126,14 @@ type APIError struct {
 }
 
 func (e *APIError) Error() string {
+	return e.Method + " " + e.Path + ": " + e.Answer()
+}
+
+// Answer is what came back: the status, the service's code and message or
+// what the body was, and how many attempts met it.
+func (e *APIError) Answer() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s: %d", e.Method, e.Path, e.StatusCode)
+	fmt.Fprintf(&b, "%d", e.StatusCode)
 	if said := e.Said(); said != "" {
 		b.WriteString(" " + said)
 	}

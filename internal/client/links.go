@@ -224,15 +224,16 @@ func (c *Client) listPage(ctx context.Context, pageURL string) (*LinkSet, *page,
 	}
 	resp, err := c.do(ctx, cl)
 	var unreadable *listAnswerError
+	var notFound *APIError
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, ErrNotFound) && errors.As(err, &notFound):
 		// The list itself cannot be missing: the base URL is wrong. Not
 		// "the link is gone", which would make every link look deleted.
 		// Its text only: the 404 must not match ErrNotFound, "link gone".
-		return nil, nil, nil, c.reach.conclude(c.wrongBaseURL(pageURL, errors.New(err.Error())))
+		return nil, nil, nil, c.reach.conclude(c.wrongBaseURL(pageURL, errors.New("answered "+notFound.Answer())))
 	case errors.As(err, &unreadable) && !looksLikeJSON(unreadable.head):
 		// A page, not the API (a proxy's or a web site's): the same mistake.
-		return nil, nil, nil, c.reach.conclude(c.wrongBaseURL(pageURL, err))
+		return nil, nil, nil, c.reach.conclude(c.wrongBaseURL(pageURL, unreadable))
 	case err != nil:
 		return nil, nil, nil, err
 	}
@@ -260,7 +261,7 @@ func (e *listAnswerError) Unwrap() []error { return []error{ErrUnexpectedRespons
 // the service's API.
 func (c *Client) wrongBaseURL(pageURL string, cause error) error {
 	return fmt.Errorf("%w: GET %s reached something other than the service's API (%w). base_url (now %q) must be the address that the API's paths (/api/links, /api/analytics/export) are appended to, such as https://api.example.com, without /api or any other path the API does not have",
-		ErrWrongBaseURL, c.redact(pageURL), cause, c.base)
+		ErrWrongBaseURL, c.redact(pageURL), cause, c.baseURL)
 }
 
 // looksLikeJSON reports whether body starts as a JSON value would.

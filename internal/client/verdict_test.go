@@ -113,15 +113,19 @@ func TestVerdict_wrongBaseURL(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			s, srv := serve(t, answer)
-			c := newTestClient(t, srv, func(cfg *Config) { cfg.BaseURL = srv.URL + "/api" })
+			c := newTestClient(t, srv, func(cfg *Config) { cfg.BaseURL = srv.URL + "/api/" })
 			_, err := c.ListLinks(context.Background())
 			if !errors.Is(err, ErrWrongBaseURL) || errors.Is(err, ErrNotFound) {
 				t.Fatalf("error = %v, want ErrWrongBaseURL and not ErrNotFound", err)
 			}
-			for _, want := range []string{srv.URL + "/api/api/links", `base_url (now "` + srv.URL + `/api")`, "/api/links"} {
+			// The URL reached, base_url as written, and the answer, which names no other path.
+			for _, want := range []string{srv.URL + "/api/api/links", `base_url (now "` + srv.URL + `/api/")`, "/api/links"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Fatalf("error %q does not say %q", err, want)
 				}
+			}
+			if strings.Count(err.Error(), "/api/links") != 2 { // the URL reached, and the API's paths
+				t.Fatalf("error %q quotes a path it did not reach", err)
 			}
 			if err := c.DeleteLink(context.Background(), "l-1"); !errors.Is(err, ErrWrongBaseURL) {
 				t.Fatalf("a later request: %v, want the same verdict", err)
