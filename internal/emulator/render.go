@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -147,7 +148,9 @@ func utmPairs(u *UTM) [][2]string {
 }
 
 // mergeUTM adds the UTM parameters to the destination's query, as services
-// that store them there answer.
+// that store them there answer: each replaces a pair of its name, and every
+// other pair stays as written (one Go's query parser cannot read, such as
+// "x=1;2" or "d=20%", too).
 func mergeUTM(dest string, u *UTM) string {
 	pairs := utmPairs(u)
 	if len(pairs) == 0 {
@@ -157,11 +160,18 @@ func mergeUTM(dest string, u *UTM) string {
 	if err != nil {
 		return dest
 	}
-	q := parsed.Query()
+	set := url.Values{}
 	for _, kv := range pairs {
-		q.Set("utm_"+kv[0], kv[1])
+		set.Set("utm_"+kv[0], kv[1])
 	}
-	parsed.RawQuery = q.Encode()
+	var kept []string
+	for _, pair := range strings.Split(parsed.RawQuery, "&") {
+		name, _, _ := strings.Cut(pair, "=")
+		if key, err := url.QueryUnescape(name); pair != "" && (err != nil || !set.Has(key)) {
+			kept = append(kept, pair)
+		}
+	}
+	parsed.RawQuery = strings.Join(append(kept, set.Encode()), "&")
 	return parsed.String()
 }
 

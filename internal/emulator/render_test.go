@@ -132,7 +132,7 @@ func TestAppendLink(t *testing.T) {
 			name:   "merged into the destination",
 			change: func(s *Settings) { s.Variants.UTMStyle = "merged" },
 			drop:   []string{"utm"},
-			set:    map[string]any{"destination": "https://example.com/p?utm_medium=email&utm_source=news&x=1"},
+			set:    map[string]any{"destination": "https://example.com/p?x=1&utm_medium=email&utm_source=news"},
 		},
 		{
 			// A link whose domain is gone still renders, with a host
@@ -196,7 +196,9 @@ func TestMergeUTM(t *testing.T) {
 		// Not parsed and re-encoded, which would reorder the query.
 		{"no parameters: as given", "https://example.com/p?b=2&a=1", &UTM{}, "https://example.com/p?b=2&a=1"},
 		{"replaces a parameter already in the query", "https://example.com/p?utm_source=old&x=1", &UTM{Source: "new"},
-			"https://example.com/p?utm_source=new&x=1"},
+			"https://example.com/p?x=1&utm_source=new"},
+		{"keeps every other pair as written", "https://example.com/p?ref=a%20b&x=1;2&d=20%", &UTM{Source: "news"},
+			"https://example.com/p?ref=a%20b&x=1;2&d=20%&utm_source=news"},
 		{"goes before the fragment", "https://example.com/p#top", &UTM{Source: "news"}, "https://example.com/p?utm_source=news#top"},
 		{"escapes the values", "https://example.com/", &UTM{Campaign: "a b&c"}, "https://example.com/?utm_campaign=a+b%26c"},
 		{"unparseable destination: as given", "https://example.com/%zz", &UTM{Source: "news"}, "https://example.com/%zz"},

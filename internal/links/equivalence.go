@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -59,19 +60,13 @@ func canonicalURL(raw string, u *url.URL, utm *client.UTM) string {
 	if path == "" {
 		path = "/"
 	}
-	q := cp.Query()
-	for key, value := range utmPairs(utm) {
-		if value != "" && q.Get(key) == value {
-			q.Del(key)
-		}
-	}
 	var b strings.Builder
 	b.WriteString(cp.Scheme + "://")
 	if cp.User != nil {
 		b.WriteString(cp.User.String() + "@")
 	}
 	b.WriteString(cp.Host + path)
-	if query := q.Encode(); query != "" {
+	if query := comparableQuery(cp.RawQuery, utm); query != "" {
 		b.WriteString("?" + query)
 	}
 	if cp.Fragment != "" {
@@ -189,19 +184,69 @@ func WithoutMergedUTM(dest string, utm *client.UTM) string {
 		query, fragment = query[:h], query[h:]
 	}
 	var kept []string
-	for _, seg := range strings.Split(query, "&") {
-		k, v, _ := strings.Cut(seg, "=")
-		key, errK := url.QueryUnescape(k)
-		val, errV := url.QueryUnescape(v)
-		if errK == nil && errV == nil && merged[key] != "" && merged[key] == val {
-			continue
+	for _, p := range splitQuery(query) {
+		if !p.merged(merged) {
+			kept = append(kept, p.raw)
 		}
-		kept = append(kept, seg)
 	}
 	if len(kept) == 0 {
 		return base + fragment
 	}
 	return base + "?" + strings.Join(kept, "&") + fragment
+}
+
+// queryPair is one pair of a query as written, and what it says when its
+// escapes can be read.
+type queryPair struct {
+	raw, key, value string
+	readable        bool
+}
+
+// splitQuery splits a query into its pairs at "&" only, dropping none: Go's
+// url.ParseQuery drops a pair it cannot read (one with a ";", or a "%"
+// that escapes nothing), and with it the difference between
+// "?discount=20%" and "?discount=90%".
+func splitQuery(query string) []queryPair {
+	var out []queryPair
+	for _, raw := range strings.Split(query, "&") {
+		if raw == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(raw, "=")
+		key, errK := url.QueryUnescape(k)
+		value, errV := url.QueryUnescape(v)
+		out = append(out, queryPair{raw: raw, key: key, value: value, readable: errK == nil && errV == nil})
+	}
+	return out
+}
+
+// merged reports whether p is one of the UTM parameters utm names, with
+// its value: one the service may have merged into the query.
+func (p queryPair) merged(utm map[string]string) bool {
+	return p.readable && utm[p.key] != "" && utm[p.key] == p.value
+}
+
+// comparableQuery spells a query one way: its pairs ordered by key (a
+// key's values keep their order, which a server may read), each escaped
+// one way where it can be read and as written where it cannot, less the
+// UTM parameters utm names.
+func comparableQuery(query string, utm *client.UTM) string {
+	merged := utmPairs(utm)
+	var pairs []queryPair
+	for _, p := range splitQuery(query) {
+		if !p.merged(merged) {
+			pairs = append(pairs, p)
+		}
+	}
+	slices.SortStableFunc(pairs, func(a, b queryPair) int { return strings.Compare(a.key, b.key) })
+	spelled := make([]string, len(pairs))
+	for i, p := range pairs {
+		spelled[i] = p.raw
+		if p.readable {
+			spelled[i] = url.QueryEscape(p.key) + "=" + url.QueryEscape(p.value)
+		}
+	}
+	return strings.Join(spelled, "&")
 }
 
 // utmParams are the UTM parameters as a query spells them, in utm's order.
@@ -235,12 +280,12 @@ func UTMConflicts(destination string, utm *client.UTM) []UTMConflict {
 	if err != nil || utm == nil {
 		return nil
 	}
-	query, pairs := u.Query(), utmPairs(utm)
+	query, pairs := splitQuery(u.RawQuery), utmPairs(utm)
 	var out []UTMConflict
 	for _, param := range utmParams {
-		for _, inQuery := range query[param] {
-			if value := pairs[param]; value != "" && inQuery != value {
-				out = append(out, UTMConflict{Attribute: strings.TrimPrefix(param, "utm_"), InQuery: inQuery, InUTM: value})
+		for _, p := range query {
+			if value := pairs[param]; p.readable && p.key == param && value != "" && p.value != value {
+				out = append(out, UTMConflict{Attribute: strings.TrimPrefix(param, "utm_"), InQuery: p.value, InUTM: value})
 				break
 			}
 		}

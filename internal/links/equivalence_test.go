@@ -64,6 +64,18 @@ func TestSameDestination(t *testing.T) {
 		{"https://example.com/sale", "https://example.com/sale?utm_source=newsletter", nil, false},
 		{"https://example.com/sale", "https://example.com/sale?utm_source=other", utm, false},
 		{"https://example.com/a", "://bad", nil, false},
+		// A pair Go's query parser cannot read (a ";", a "%" that escapes
+		// nothing) is compared as written, not dropped from both sides.
+		{"https://shop.example.com/sale?discount=20%", "https://shop.example.com/sale?discount=90%", nil, false},
+		{"https://shop.example.com/cgi?item=1;lang=en", "https://shop.example.com/cgi?item=666;lang=ru", nil, false},
+		{"https://shop.example.com/cgi?item=1;lang=en", "https://shop.example.com/cgi?id=1;v=2", nil, false},
+		{"https://shop.example.com/sale?discount=20%", "https://shop.example.com/sale?discount=20%", nil, true},
+		{"https://shop.example.com/cgi?item=1;lang=en&b=2", "https://shop.example.com/cgi?b=2&item=1%3Blang%3Den", nil, true},
+		{"https://example.com/sale?discount=20%", "https://example.com/sale?discount=20%&utm_source=newsletter&utm_medium=email&utm_campaign=spring", utm, true},
+		// Spellings of one value; a key's values in another order are another query.
+		{"https://example.com/a?q=a b", "https://example.com/a?q=a+b", nil, true},
+		{"https://example.com/a?q=a%20b&flag", "https://example.com/a?flag=&q=a+b", nil, true},
+		{"https://example.com/a?x=1&x=2", "https://example.com/a?x=2&x=1", nil, false},
 	}
 	for _, tt := range tests {
 		if got := SameDestination(tt.configured, tt.answered, tt.utm); got != tt.same {
@@ -108,6 +120,8 @@ func TestUTMConflicts(t *testing.T) {
 			{Attribute: "source", InQuery: "print", InUTM: "newsletter"},
 			{Attribute: "medium", InQuery: "print", InUTM: "email"},
 		}},
+		// A pair Go's query parser cannot read beside it hides none.
+		{"https://example.com/sale?d=20%&utm_source=print", utm, []UTMConflict{{Attribute: "source", InQuery: "print", InUTM: "newsletter"}}},
 		{"https://example.com/sale?utm_source=newsletter&utm_source=print", utm, []UTMConflict{
 			{Attribute: "source", InQuery: "print", InUTM: "newsletter"},
 		}},
