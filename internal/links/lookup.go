@@ -117,13 +117,33 @@ func ServiceLinkID(ctx context.Context, listing *snapshot.Snapshot, id string) s
 // lower case if it is a UUID.
 func ServiceDomainID(ctx context.Context, listing *snapshot.Snapshot, domainID string) string {
 	return asListed(ctx, listing, domainID, func(l client.Listing) (string, bool) {
-		for link := range l.All() {
-			if client.SameID(link.DomainID, domainID) {
-				return link.DomainID, true
-			}
-		}
-		return "", false
+		link, ok := onDomain(l, domainID)
+		return link.DomainID, ok
 	})
+}
+
+// AnyOnDomain reports whether the account's current listing holds a link
+// on domainID. A link missing from a listing that has none on its domain
+// may be on another account (a key or base_url of another account lists
+// that one's links), not deleted. A listing that fails says true: the
+// miss it settled stands.
+func AnyOnDomain(ctx context.Context, listing *snapshot.Snapshot, domainID string) bool {
+	listed, err := listing.Current(ctx)
+	if err != nil {
+		return true
+	}
+	_, ok := onDomain(listed, domainID)
+	return ok
+}
+
+// onDomain is a link of l on domainID, if any.
+func onDomain(l client.Listing, domainID string) (client.Link, bool) {
+	for link := range l.All() {
+		if client.SameID(link.DomainID, domainID) {
+			return link, true
+		}
+	}
+	return client.Link{}, false
 }
 
 func asListed(ctx context.Context, listing *snapshot.Snapshot, id string, find func(client.Listing) (string, bool)) string {

@@ -68,3 +68,20 @@ func TestByIDListedSince(t *testing.T) {
 		t.Fatalf("ByIDInFreshListing with a failed listing: %v, want its error", err)
 	}
 }
+
+// A domain is on the listing when any link is, its ID in any letter case;
+// a listing that fails leaves a miss as it was (true).
+func TestAnyOnDomain(t *testing.T) {
+	ctx := context.Background()
+	listing := snapshot.New(fixedListing(client.Link{ID: lookupLinkID, DomainID: lookupDomain, Slug: "spring"}), time.Minute)
+	if !AnyOnDomain(ctx, listing, strings.ToUpper(lookupDomain)) {
+		t.Error("a domain with a link, written in capitals: not found")
+	}
+	if AnyOnDomain(ctx, listing, "6a1b2c3d-0000-4000-8000-000000000000") {
+		t.Error("a domain without links: found")
+	}
+	failing := snapshot.New(func(context.Context) (*client.LinkSet, error) { return nil, errors.New("refused") }, time.Minute)
+	if !AnyOnDomain(ctx, failing, lookupDomain) {
+		t.Error("a listing that fails: the domain reads as empty")
+	}
+}

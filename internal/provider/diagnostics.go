@@ -757,6 +757,22 @@ func addLinkGone(diags *diag.Diagnostics, id, shortURL string) {
 			"If the configuration still declares it, the plan creates a new link: a new ID, no click history, and a new short URL unless slug is set.", id, shortURL))
 }
 
+// addDomainUnlisted fails the refresh of a link that the account's list
+// lacks together with every other link on its domain: the account listed
+// may be another one (a key or base_url of another account), which removing
+// the link would not survive. inFull: the first such link of the domain in
+// this run, which explains; the others point to it.
+func addDomainUnlisted(diags *diag.Diagnostics, inFull bool, id, shortURL, domainID string) {
+	const wayOut = "If the links on that domain were deleted outside Terraform, remove each from the state (`terraform state rm` with the address above); the next apply creates it anew, with a new ID and no click history."
+	if !inFull {
+		diags.AddError("No link on the link's domain", fmt.Sprintf("The link %s (%s) is missing for the same reason as the error reported in full for domain %s: the account listed has no link on that domain. %s", id, shortURL, domainID, wayOut))
+		return
+	}
+	diags.AddError("No link on the link's domain",
+		fmt.Sprintf("The link %s (%s) is not in the account's list, and neither is any other link on its domain %s. Either the API key (api_key, or %s where the provider block does not set api_key) or base_url is another account's, or every link on that domain was deleted outside Terraform. "+
+			"The refresh keeps the link in the state and stops the plan: read as deleted, a run with another account's key would drop every link from the state, and the next run with the right key would create them again beside the originals. If the key or base_url is wrong, correct it. %s", id, shortURL, domainID, EnvAPIKey, wayOut))
+}
+
 // addNotRefreshedListingsShifted warns that every listing missed the link
 // while links were being deleted, so that none can say it is gone: the
 // state keeps it as recorded.

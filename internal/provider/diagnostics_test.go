@@ -252,6 +252,18 @@ func TestAddInvalidInstant(t *testing.T) {
 	}
 }
 
+// A link whose domain the account lists no link on is explained in full
+// once, the others point to it; both say how to leave the state behind.
+func TestAddDomainUnlisted(t *testing.T) {
+	for inFull, want := range map[bool]string{true: "is another account's", false: "the error reported in full for domain d-1"} {
+		var diags diag.Diagnostics
+		addDomainUnlisted(&diags, inFull, "l-1", "https://s.test/a", "d-1")
+		if !diags.HasError() || !strings.Contains(diags[0].Detail(), want) || !strings.Contains(diags[0].Detail(), "terraform state rm") {
+			t.Errorf("in full %v: %v, want an error saying %q and the way out", inFull, diags, want)
+		}
+	}
+}
+
 // The warning of a long wait says how long, how often a 429 told the
 // provider to wait, how much of it went waiting for answers (slow ones
 // hold requests back whatever the window allows), and what a lower

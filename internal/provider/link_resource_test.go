@@ -386,7 +386,11 @@ func TestAccLink_driftDeletedOutsideTerraform(t *testing.T) {
 		{Config: cfg},
 		{
 			PreConfig: func() {
-				if err := e.srv.DeleteLinkOutOfBand(e.onlyLink(t).ID); err != nil {
+				// Its domain holds another link, as an account's domains do: a
+				// refresh that finds none on it stops instead (below).
+				managed := e.onlyLink(t)
+				e.seedLinks(t, e.fx.DomainID, "other", 1)
+				if err := e.srv.DeleteLinkOutOfBand(managed.ID); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -398,7 +402,73 @@ func TestAccLink_driftDeletedOutsideTerraform(t *testing.T) {
 				statecheck.ExpectKnownValue(linkAddr, tfjsonpath.New("destination"), knownvalue.StringExact("https://example.com/drift")),
 			},
 		},
+		{
+			PreConfig: func() { e.deleteSeeded(t, "other-0") }, // the account holds only the managed link again
+			Config:    cfg,
+		},
 	})
+}
+
+// deleteSeeded deletes, behind the provider's back, the link holding slug.
+func (e *testEnv) deleteSeeded(t *testing.T, slug string) {
+	t.Helper()
+	for _, l := range e.srv.Links(e.fx.AccountID) {
+		if l.Slug == slug {
+			if err := e.srv.DeleteLinkOutOfBand(l.ID); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no link holds the slug %q", slug)
+}
+
+// A plan with another account's key (a CI variable of the staging
+// account, say) lists none of the state's links, nor any other link on
+// their domain. Read as deleted, the links would leave the state, and the
+// next run with the right key would make them again beside the originals:
+// a second link for each without a slug. The refresh stops the plan
+// instead, explains once, and keeps the state; the right key then finds
+// everything as it was. The same holds whether the other account has links.
+func TestAccLink_anotherAccountsKeyKeepsTheState(t *testing.T) {
+	for name, otherLinks := range map[string]int{"an empty account": 0, "an account with links": 3} {
+		t.Run(name, func(t *testing.T) {
+			e := newTestEnv(t)
+			other, err := e.srv.SeedFixture("other", "other.example.test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.seedLinks(t, other.DomainID, "theirs", otherLinks)
+			body := fmt.Sprintf(`
+resource "shortlink_link" "named" {
+  domain_id   = %[1]q
+  slug        = "named"
+  destination = "https://example.com/named"
+}
+
+resource "shortlink_link" "anonymous" {
+  domain_id   = %[1]q
+  destination = "https://example.com/anonymous"
+}
+`, e.fx.DomainID)
+			sameIDs := statecheck.CompareValue(compare.ValuesSame())
+			e.testLink(t, []resource.TestStep{
+				{Config: e.config(body), ConfigStateChecks: []statecheck.StateCheck{sameIDs.AddStateValue("shortlink_link.anonymous", tfjsonpath.New("id"))}},
+				{
+					Config: e.providerBlock(other.APIKey) + body,
+					ExpectError: expectErr("No link on the link's domain", "and neither is any other link on its domain "+e.fx.DomainID,
+						"is another account's", "keeps the link in the state and stops the plan", "terraform state rm"),
+				},
+				{
+					Config: e.config(body),
+					ConfigPlanChecks: resource.ConfigPlanChecks{
+						PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+					},
+					ConfigStateChecks: []statecheck.StateCheck{sameIDs.AddStateValue("shortlink_link.anonymous", tfjsonpath.New("id")), e.serviceCounts(2)},
+				},
+			})
+		})
+	}
 }
 
 // A destination changed outside Terraform shows in the plan and is set

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -168,6 +169,7 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 		creator: links.NewCreator(c, listing, maxRetries, createRetryWait, durationSetting(cfg.AdoptionWindow, links.DefaultAdoptionWindow)),
 		plans:   links.NewPlans(),
 		stop:    p.stop,
+		reports: &reports{},
 	}
 	resp.ResourceData = data
 	resp.DataSourceData = data
@@ -252,6 +254,29 @@ type providerData struct {
 	// configures the provider anew for every walk).
 	plans *links.Plans
 	stop  *client.Stop
+	// reports are the conclusions this walk has explained in full once.
+	reports *reports
+}
+
+// reports remembers which conclusions, met by many resources, a walk has
+// explained: the first explains, the others point to it.
+type reports struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// first reports whether key is explained for the first time.
+func (r *reports) first(key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen[key] {
+		return false
+	}
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	r.seen[key] = true
+	return true
 }
 
 // operation returns the context of one create, change or delete: bounded by

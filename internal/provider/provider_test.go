@@ -439,3 +439,11 @@ func TestAccSecurity_schemeThatDoesNotMatchThePort(t *testing.T) {
 		t.Errorf("the service answered %d API requests, want none", n)
 	}
 }
+
+// A conclusion is explained the first time only, per key.
+func TestReports_first(t *testing.T) {
+	var r reports
+	if !r.first("domain a") || r.first("domain a") || !r.first("domain b") {
+		t.Fatal("want true once per key")
+	}
+}
