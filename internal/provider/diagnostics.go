@@ -656,11 +656,18 @@ func addExportError(diags *diag.Diagnostics, c *client.Client, linkID string, er
 }
 
 // addReplacementWarning warns that changing the attribute at p replaces
-// the link id (shortURL): what is lost, and what becomes of the short URL.
-func addReplacementWarning(diags *diag.Diagnostics, p path.Path, id, shortURL, newShortURL string) {
+// the link id (shortURL): what is lost, what becomes of the short URL, and
+// how to keep the link: give p what the link holds (held; "" for none),
+// which is the way whether the configuration changed or the link did
+// (a dashboard edit shows here as a change the user never made).
+func addReplacementWarning(diags *diag.Diagnostics, p path.Path, id, shortURL, newShortURL, held string) {
+	keep := fmt.Sprintf("make %s what the link holds: %q", p, held)
+	if held == "" {
+		keep = fmt.Sprintf("remove %s: the link has none", p)
+	}
 	diags.AddAttributeWarning(p, "Replacing the link loses its click history",
-		fmt.Sprintf("Changing %s replaces link %s (%s): the service takes it only when a link is created, so the link is deleted and a new one made. The new link starts with no click history (the old link's clicks stay in the account-wide export), a new QR code %s. To keep the link, leave %s as it is.",
-			p, id, shortURL, newShortURL, p))
+		fmt.Sprintf("Changing %s replaces link %s (%s): the service takes it only when a link is created, so the link is deleted and a new one made. The new link starts with no click history (the old link's clicks stay in the account-wide export), a new QR code %s. To keep the link, %s.",
+			p, id, shortURL, newShortURL, keep))
 }
 
 // addUTMConflict reports, on the utm attribute (whose line Terraform can

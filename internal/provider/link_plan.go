@@ -187,8 +187,9 @@ func warnOfReplacement(diags *diag.Diagnostics, replacing path.Paths, state, pla
 		return
 	}
 	shortURL := newShortURL(state, plan, configuredSlug)
+	held := map[string]string{"domain_id": state.DomainID.ValueString(), "slug": state.Slug.ValueString(), "expires_at": state.ExpiresAt.ValueString()}
 	for _, p := range replacing {
-		addReplacementWarning(diags, p, state.ID.ValueString(), state.ShortURL.ValueString(), shortURL)
+		addReplacementWarning(diags, p, state.ID.ValueString(), state.ShortURL.ValueString(), shortURL, held[p.String()])
 	}
 }
 

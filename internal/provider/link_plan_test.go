@@ -63,6 +63,15 @@ func TestWarnOfReplacement(t *testing.T) {
 			}
 		})
 	}
+	// The way to keep the link is what the link holds, which a change made
+	// outside Terraform shows as a change the configuration never made.
+	for held, want := range map[string]string{"2030-09-30T10:00:00Z": `make expires_at what the link holds: "2030-09-30T10:00:00Z"`, "": "remove expires_at: the link has none"} {
+		var diags diag.Diagnostics
+		warnOfReplacement(&diags, path.Paths{path.Root("expires_at")}, planned("", held), planned("", "2030-06-01T10:00:00Z"), types.StringNull())
+		if w := diags.Warnings(); len(w) != 1 || !strings.Contains(w[0].Detail(), "To keep the link, "+want+".") {
+			t.Errorf("the link holds %q: %v, want the warning to say %q", held, diags, want)
+		}
+	}
 	var diags diag.Diagnostics
 	warnOfReplacement(&diags, nil, planned("", ""), planned("", ""), types.StringNull())
 	if len(diags) != 0 {
