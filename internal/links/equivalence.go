@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -195,12 +196,8 @@ func WithoutMergedUTM(dest string, utm *client.UTM) string {
 	return base + "?" + strings.Join(kept, "&") + fragment
 }
 
-// queryPair is one pair of a query as written, and what it says when its
-// escapes can be read.
-type queryPair struct {
-	raw, key, value string
-	readable        bool
-}
+// queryPair is one pair of a query: as written, and what it says.
+type queryPair struct{ raw, key, value string }
 
 // splitQuery splits a query into its pairs at "&" only, dropping none: Go's
 // url.ParseQuery drops a pair it cannot read (one with a ";", or a "%"
@@ -213,23 +210,34 @@ func splitQuery(query string) []queryPair {
 			continue
 		}
 		k, v, _ := strings.Cut(raw, "=")
-		key, errK := url.QueryUnescape(k)
-		value, errV := url.QueryUnescape(v)
-		out = append(out, queryPair{raw: raw, key: key, value: value, readable: errK == nil && errV == nil})
+		out = append(out, queryPair{raw: raw, key: unescapeLeniently(k), value: unescapeLeniently(v)})
 	}
 	return out
+}
+
+// strayPercent is a "%" that does not begin an escape.
+var strayPercent = regexp.MustCompile(`%([^0-9A-Fa-f]|[0-9A-Fa-f][^0-9A-Fa-f]|[0-9A-Fa-f]?$)`)
+
+// unescapeLeniently decodes a query's key or value, reading a "%" that
+// escapes nothing as itself, as lenient servers and browsers do: "20%" is
+// "20%25".
+func unescapeLeniently(s string) string {
+	fixed := strayPercent.ReplaceAllStringFunc(s, func(m string) string { return "%25" + m[1:] })
+	if decoded, err := url.QueryUnescape(fixed); err == nil {
+		return decoded
+	}
+	return s
 }
 
 // merged reports whether p is one of the UTM parameters utm names, with
 // its value: one the service may have merged into the query.
 func (p queryPair) merged(utm map[string]string) bool {
-	return p.readable && utm[p.key] != "" && utm[p.key] == p.value
+	return utm[p.key] != "" && utm[p.key] == p.value
 }
 
 // comparableQuery spells a query one way: its pairs ordered by key (a
 // key's values keep their order, which a server may read), each escaped
-// one way where it can be read and as written where it cannot, less the
-// UTM parameters utm names.
+// one way, less the UTM parameters utm names.
 func comparableQuery(query string, utm *client.UTM) string {
 	merged := utmPairs(utm)
 	var pairs []queryPair
@@ -241,10 +249,7 @@ func comparableQuery(query string, utm *client.UTM) string {
 	slices.SortStableFunc(pairs, func(a, b queryPair) int { return strings.Compare(a.key, b.key) })
 	spelled := make([]string, len(pairs))
 	for i, p := range pairs {
-		spelled[i] = p.raw
-		if p.readable {
-			spelled[i] = url.QueryEscape(p.key) + "=" + url.QueryEscape(p.value)
-		}
+		spelled[i] = url.QueryEscape(p.key) + "=" + url.QueryEscape(p.value)
 	}
 	return strings.Join(spelled, "&")
 }
@@ -284,7 +289,7 @@ func UTMConflicts(destination string, utm *client.UTM) []UTMConflict {
 	var out []UTMConflict
 	for _, param := range utmParams {
 		for _, p := range query {
-			if value := pairs[param]; p.readable && p.key == param && value != "" && p.value != value {
+			if value := pairs[param]; p.key == param && value != "" && p.value != value {
 				out = append(out, UTMConflict{Attribute: strings.TrimPrefix(param, "utm_"), InQuery: p.value, InUTM: value})
 				break
 			}

@@ -70,6 +70,9 @@ func TestSameDestination(t *testing.T) {
 		{"https://shop.example.com/cgi?item=1;lang=en", "https://shop.example.com/cgi?item=666;lang=ru", nil, false},
 		{"https://shop.example.com/cgi?item=1;lang=en", "https://shop.example.com/cgi?id=1;v=2", nil, false},
 		{"https://shop.example.com/sale?discount=20%", "https://shop.example.com/sale?discount=20%", nil, true},
+		{"https://shop.example.com/sale?discount=20%", "https://shop.example.com/sale?discount=20%25", nil, true},
+		{"https://shop.example.com/sale?d=%zz&e=%4", "https://shop.example.com/sale?d=%25zz&e=%254", nil, true},
+		{"https://shop.example.com/sale?d=%41", "https://shop.example.com/sale?d=A", nil, true},
 		{"https://shop.example.com/cgi?item=1;lang=en&b=2", "https://shop.example.com/cgi?b=2&item=1%3Blang%3Den", nil, true},
 		{"https://example.com/sale?discount=20%", "https://example.com/sale?discount=20%&utm_source=newsletter&utm_medium=email&utm_campaign=spring", utm, true},
 		// Spellings of one value; a key's values in another order are another query.
