@@ -333,14 +333,15 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		return
 	}
 	link, err := links.ByID(ctx, r.data.listing, state.ID.ValueString())
-	if domainID := state.DomainID.ValueString(); errors.Is(err, links.ErrNotListed) && domainID != "" && !links.AnyOnDomain(ctx, r.data.listing, domainID) {
-		// Kept: another account's key or base_url lists none there either,
-		// and dropping the link would make the next right run create it
-		// again. (An import by ID knows no domain yet: a miss is its error.)
-		addDomainUnlisted(&resp.Diagnostics, r.data.reports.first("domain "+state.DomainID.ValueString()), state.ID.ValueString(), state.ShortURL.ValueString(), state.DomainID.ValueString())
-		return
-	}
 	if errors.Is(err, links.ErrNotListed) {
+		if domainID := state.DomainID.ValueString(); domainID != "" && !links.AnyOnDomain(ctx, r.data.listing, domainID) {
+			// Kept: another account's key or base_url lists none there
+			// either, and dropping the link would make the next right run
+			// create it again. (An import by ID knows no domain yet.)
+			first := r.data.reports.first("domain " + client.ComparableID(domainID))
+			addDomainUnlisted(&resp.Diagnostics, first, state.ID.ValueString(), state.ShortURL.ValueString(), domainID)
+			return
+		}
 		addLinkGone(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString())
 		resp.State.RemoveResource(ctx)
 		return
