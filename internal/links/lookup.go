@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
@@ -63,6 +64,38 @@ func BySlug(ctx context.Context, listing *snapshot.Snapshot, domainID, slug stri
 		return nil, NoSuchLink("no link with slug %q on domain %s; slugs are case-sensitive, and link %s holds %q", slug, domainID, other.ID, other.Slug)
 	}
 	return nil, NoSuchLink("no link with slug %q on domain %s; list the account's links with data.shortlink_links", slug, domainID)
+}
+
+// ByShortURL finds the link in listing whose short URL is shortURL: the
+// address a marketer has at hand. Its host and scheme are compared in any
+// letter case, its path (the slug) exactly; a query or fragment pasted with
+// it (UTM parameters, say) is not part of the short URL.
+func ByShortURL(ctx context.Context, listing *snapshot.Snapshot, shortURL string) (*client.Link, error) {
+	want, ok := comparableShortURL(shortURL)
+	if !ok {
+		return nil, NoSuchLink("%q is not a URL", shortURL)
+	}
+	listed, err := listing.Current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for l := range listed.All() {
+		if got, ok := comparableShortURL(l.ShortURL); ok && got == want {
+			return &l, nil
+		}
+	}
+	return nil, NoSuchLink("no link of this account has the short URL %s; list the account's links with data.shortlink_links", shortURL)
+}
+
+// comparableShortURL spells a short URL one way: host in lower case, the
+// path as written without a trailing slash, no query or fragment. The
+// scheme is left out: a short link answers on http and https alike.
+func comparableShortURL(raw string) (string, bool) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" || !strings.EqualFold(u.Scheme, "https") && !strings.EqualFold(u.Scheme, "http") {
+		return "", false
+	}
+	return ComparableHost(u.Hostname()) + strings.TrimSuffix(u.EscapedPath(), "/"), true
 }
 
 // inOtherCase finds a link of domainID whose slug is slug in other letter

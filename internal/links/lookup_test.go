@@ -85,3 +85,24 @@ func TestAnyOnDomain(t *testing.T) {
 		t.Error("a listing that fails: the domain reads as empty")
 	}
 }
+
+// A short URL finds its link however its host and scheme are written, and
+// with a query, fragment or trailing slash pasted along; the slug is
+// case-sensitive.
+func TestByShortURL(t *testing.T) {
+	ctx := context.Background()
+	listing := snapshot.New(fixedListing(client.Link{ID: lookupLinkID, DomainID: lookupDomain, Slug: "Spring", ShortURL: "https://go.example.test/Spring"}), time.Minute)
+	for given, found := range map[string]bool{
+		"https://go.example.test/Spring":                  true,
+		"HTTP://GO.Example.test/Spring/?utm_source=x#top": true,
+		" https://go.example.test/Spring":                 true,
+		"https://go.example.test/spring":                  false,
+		"https://other.example.test/Spring":               false,
+		"ftp://go.example.test/Spring":                    false,
+	} {
+		link, err := ByShortURL(ctx, listing, given)
+		if found != (err == nil && link.ID == lookupLinkID) || !found && !errors.Is(err, ErrNoSuchLink) {
+			t.Errorf("ByShortURL(%q) = %v, %v; want found %v", given, link, err, found)
+		}
+	}
+}

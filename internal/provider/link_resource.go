@@ -499,7 +499,7 @@ func (r *linkResource) ImportState(ctx context.Context, req resource.ImportState
 	link, err := r.importedLink(ctx, importID)
 	switch {
 	case errors.Is(err, errImportID):
-		addImportError(&resp.Diagnostics, fmt.Sprintf("The import ID %q is neither a link ID (a UUID such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60) nor <domain_id>/<slug> (such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60/spring).", importID))
+		addImportError(&resp.Diagnostics, fmt.Sprintf("The import ID %q is none of a link ID (a UUID such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60), <domain_id>/<slug> (such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60/spring) or a short URL (such as https://go.example.com/spring).", importID))
 		return
 	case err != nil:
 		addOperationError(&resp.Diagnostics, r.data.client, "import the link "+importID, err)
@@ -514,6 +514,9 @@ var errImportID = errors.New("not an import ID")
 
 // importedLink finds the link an import ID names.
 func (r *linkResource) importedLink(ctx context.Context, importID string) (*client.Link, error) {
+	if strings.Contains(importID, "://") {
+		return links.ByShortURL(ctx, r.data.listing, importID)
+	}
 	if domainID, slug, ok := strings.Cut(importID, "/"); ok {
 		if !client.IsUUID(domainID) || slug == "" || strings.Contains(slug, "/") {
 			return nil, errImportID

@@ -126,6 +126,15 @@ func TestAccLink_createImportAndDestroy(t *testing.T) {
 			ImportStateVerifyIgnore: []string{"timeouts"},
 		},
 		{
+			// By the short URL a marketer has at hand, pasted with its host
+			// in capitals, a trailing slash and UTM parameters.
+			ResourceName:            linkAddr,
+			ImportState:             true,
+			ImportStateId:           "https://" + strings.ToUpper(e.fx.DomainHost) + "/spring/?utm_source=mail",
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: []string{"timeouts"},
+		},
+		{
 			// After the imports, the configuration still plans nothing.
 			Config:   config,
 			PlanOnly: true,
@@ -1151,8 +1160,9 @@ func TestAccLinkImport_mistakenIDs(t *testing.T) {
 	}{
 		"unknown ID":        {"0b7c1f2e-0000-4000-8000-000000000000", []string{"no link with ID", "0b7c1f2e-0000-4000-8000-000000000000", "is on this account"}},
 		"unknown slug":      {e.fx.DomainID + "/nope", []string{"no link with slug", `"nope"`, e.fx.DomainID}},
-		"neither form":      {"spring", []string{`The import ID "spring" is neither a link ID`, "<domain_id>/<slug>"}},
-		"domain not a UUID": {"my-domain/spring", []string{`"my-domain/spring" is neither`}},
+		"neither form":      {"spring", []string{`The import ID "spring" is none of a link ID`, "<domain_id>/<slug>", "a short URL"}},
+		"domain not a UUID": {"my-domain/spring", []string{`"my-domain/spring" is none of`}},
+		"unknown short URL": {"https://" + e.fx.DomainHost + "/nope", []string{"no link of this account has the short URL", "/nope"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			resource.Test(t, resource.TestCase{
