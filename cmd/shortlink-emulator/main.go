@@ -201,6 +201,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		release := onExit(unlock)
 		defer release()
+		removeUnfinishedWrites(o.data)
 	}
 	if o.infoFile != "" {
 		// One left by an emulator killed before it could remove it would
@@ -282,6 +283,20 @@ func byFlag(err error) error {
 		return fmt.Errorf("%s %v: %s", settingFlags[bad.Name], bad.Value, bad.Want)
 	}
 	return err
+}
+
+// removeUnfinishedWrites removes what a fold or snapshot killed before
+// its rename left beside dataFile (FILE.tmp-*): each is a partial copy of
+// the store, as large as it, and nothing reads it. Only the emulator that
+// holds the data file's lock writes them, so none is under way.
+func removeUnfinishedWrites(dataFile string) {
+	dir, prefix := filepath.Dir(dataFile), filepath.Base(dataFile)+".tmp-"
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) && e.Type().IsRegular() {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // firstFixture reuses the account of a reloaded data file, so keys and the

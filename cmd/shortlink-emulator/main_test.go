@@ -620,6 +620,31 @@ func TestRunRemovesAStaleInfoFileBeforeItLoads(t *testing.T) {
 	}
 }
 
+// A fold killed before its rename leaves a partial copy of the store
+// beside the data file; the next start removes it, and nothing else there.
+func TestRunRemovesTheCopiesOfAKilledFold(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "store.json")
+	if err := start(t, "-quiet", "-data", data).stop(); err != nil {
+		t.Fatal(err)
+	}
+	left, other := filepath.Join(dir, "store.json.tmp-1172504051"), filepath.Join(dir, "notes.tmp-1")
+	for _, name := range []string{left, other} {
+		if err := os.WriteFile(name, []byte(`{"links":`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := start(t, "-quiet", "-data", data).stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(left); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the killed fold's copy is still there (%v)", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another file was removed: %v", err)
+	}
+}
+
 // An emulator given a symbolic link to its data file keeps it a link: the
 // store is written to the file it names.
 func TestRunKeepsADataFileLinkALink(t *testing.T) {

@@ -149,6 +149,11 @@ func (s *Server) SeedFixture(name, host string) (Fixture, error) {
 	if err := s.hostFreeLocked(f.DomainHost); err != nil {
 		return Fixture{}, err
 	}
+	if s.st.accountByName(name) != nil {
+		// A restart finds its account by name (ReuseFixture): two of one
+		// name would make it pick either.
+		return Fixture{}, fmt.Errorf("an account named %q exists already", name)
+	}
 	f.AccountID = s.addAccountLocked(name)
 	f.DomainID, _ = s.addDomainLocked(f.AccountID, host) // free: checked above, under the same lock
 	f.APIKey = s.addKeyLocked(f.AccountID, ScopeRead, ScopeWrite)

@@ -75,6 +75,17 @@ func TestSeedFixture(t *testing.T) {
 			t.Errorf("a refused fixture changed the store:\n%s\nwas\n%s", after, before)
 		}
 	})
+	// A restart finds its account by name: a second account of that name
+	// would have it pick either, another key and domain each time.
+	t.Run("a name taken", func(t *testing.T) {
+		before := storeJSON(t, e.srv)
+		if f, err := e.srv.SeedFixture("acme", "team.acme.test"); err == nil || f != (Fixture{}) {
+			t.Errorf("SeedFixture = %+v, %v; want no fixture and an error", f, err)
+		}
+		if after := storeJSON(t, e.srv); after != before {
+			t.Errorf("a refused fixture changed the store:\n%s\nwas\n%s", after, before)
+		}
+	})
 }
 
 // ReuseFixture is how the command finds its fixture again after a

@@ -249,6 +249,15 @@ func (st *store) linksOf(acct string) []*Link {
 	return nil
 }
 
+func (st *store) accountByName(name string) *Account {
+	for _, a := range st.Accounts {
+		if a.Name == name {
+			return a
+		}
+	}
+	return nil
+}
+
 func (st *store) domainByHost(host string) *Domain {
 	for _, d := range st.Domains {
 		if d.Host == host {
