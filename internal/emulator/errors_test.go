@@ -400,6 +400,7 @@ func TestInvalidRequest(t *testing.T) {
 		{"change utm an array", "PATCH", "/api/links/" + id, map[string]any{"destination": "https://example.com/", "utm": []string{"x"}}, "utm"},
 		{"change utm wrong value type", "PATCH", "/api/links/" + id, map[string]any{"destination": "https://example.com/", "utm": map[string]any{"source": 5}}, "utm"},
 		{"change utm unknown key", "PATCH", "/api/links/" + id, map[string]any{"destination": "https://example.com/", "utm": map[string]any{"utm_source": "x"}}, "utm"},
+		{"change utm key in capitals", "PATCH", "/api/links/" + id, map[string]any{"destination": "https://example.com/", "utm": map[string]any{"Medium": "email"}}, "utm"},
 		// export
 		{"export linkId not a UUID", "GET", "/api/analytics/export?linkId=abc", nil, "linkId"},
 		{"export empty linkId", "GET", "/api/analytics/export?linkId=", nil, "linkId"},

@@ -263,11 +263,24 @@ func parseUTM(raw json.RawMessage) (utm *UTM, clearUTM bool, err error) {
 	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return nil, true, nil
 	}
+	const want = "must be an object with the string keys source, medium, campaign, term and content"
+	// encoding/json matches a key in any letter case; the top-level
+	// fields are held to the spec's spelling, and so are these.
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		return nil, false, requestError{"utm", want}
+	}
+	known := jsonNames(&UTM{})
+	for key := range keys {
+		if !known[key] {
+			return nil, false, requestError{"utm", fmt.Sprintf("has the unknown key %q: it %s", key, want)}
+		}
+	}
 	var u UTM
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&u); err != nil {
-		return nil, false, requestError{"utm", "must be an object with the string keys source, medium, campaign, term and content"}
+		return nil, false, requestError{"utm", want}
 	}
 	if u.empty() {
 		return nil, true, nil
