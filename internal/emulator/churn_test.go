@@ -131,3 +131,52 @@ func TestChurn_offWithoutACursor(t *testing.T) {
 		t.Fatalf("%d links, want the 3 seeded", n)
 	}
 }
+
+// Churn acts before a page after the first of a paged listing only: not
+// for a cursor a listing without pages ignores, nor for one it refuses.
+func TestChurn_offWithoutAPageToAnswer(t *testing.T) {
+	for name, tc := range map[string]struct {
+		paging, cursor string
+		status         int
+	}{
+		"no paging":        {"none", "zzz", http.StatusOK},
+		"malformed cursor": {"cursor", "!!bad", http.StatusBadRequest},
+		"malformed offset": {"offset", "ten", http.StatusBadRequest},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t, func(s *Settings) { s.Variants.Paging, s.Churn = tc.paging, Churn{Delete: 1, Create: 1} })
+			if err := e.srv.AddOtherClientLinks(e.fx.AccountID, 3); err != nil {
+				t.Fatal(err)
+			}
+			before := e.srv.Links(e.fx.AccountID)
+			wantStatus(t, e.do(t, http.MethodGet, "/api/links?cursor="+tc.cursor, e.fx.APIKey, nil), tc.status)
+			if after := e.srv.Links(e.fx.AccountID); !slices.EqualFunc(after, before, func(a, b Link) bool { return a.ID == b.ID }) {
+				t.Fatalf("the account changed: %d links, were %d", len(after), len(before))
+			}
+		})
+	}
+}
+
+// A link whose destination moves to or from the other client's host moves
+// in or out of what churn may delete.
+func TestChurn_changedDestinationsAreReindexed(t *testing.T) {
+	e := newEnv(t)
+	ours := e.seedLinks(t, e.fx.DomainID, "ours", 2)
+	if err := e.srv.ChangeLinkOutOfBand(ours[0].ID, "https://"+OtherClientHost+"/now-theirs"); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.mu.Lock()
+	others := slices.Clone(e.srv.st.othersOf(e.fx.AccountID))
+	e.srv.mu.Unlock()
+	if len(others) != 1 || others[0].ID != ours[0].ID {
+		t.Fatalf("the other client's links are %v, want the changed one only", others)
+	}
+	if err := e.srv.ChangeLinkOutOfBand(ours[0].ID, "https://example.com/ours-again"); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.mu.Lock()
+	defer e.srv.mu.Unlock()
+	if n := len(e.srv.st.othersOf(e.fx.AccountID)); n != 0 {
+		t.Fatalf("%d links of the other client, want none", n)
+	}
+}

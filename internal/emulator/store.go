@@ -139,7 +139,13 @@ type slugKey struct{ domainID, slug string }
 // Links get the next Seq when stored, so an insert is an append; a delete
 // shifts the rest down by one, so that positions are those of the list as
 // it is now (offset paging counts them).
-type accountLinks struct{ links []*Link }
+type accountLinks struct {
+	links []*Link
+	// others are the links of the other client (isOtherClients), oldest
+	// first: churn deletes among those before a cursor, which a scan of
+	// links would look for page after page of a large account.
+	others []*Link
+}
 
 // find returns the position of the link with this Seq and ID, or -1.
 func (a *accountLinks) find(seq int64, id string) int {
@@ -153,14 +159,29 @@ func (a *accountLinks) find(seq int64, id string) int {
 }
 
 func (a *accountLinks) add(l *Link) {
-	n := len(a.links)
-	if n == 0 || a.links[n-1].Seq < l.Seq {
-		a.links = append(a.links, l)
-		return
+	a.links = insertLink(a.links, l)
+	if isOtherClients(*l) {
+		a.others = insertLink(a.others, l)
+	}
+}
+
+// remove takes l, stored at position i of links, out of the index.
+func (a *accountLinks) remove(i int, l *Link) {
+	a.links = slices.Delete(a.links, i, i+1)
+	if j, found := slices.BinarySearchFunc(a.others, l, compareLinks); found {
+		a.others = slices.Delete(a.others, j, j+1)
+	}
+}
+
+// insertLink puts l in links, oldest first.
+func insertLink(links []*Link, l *Link) []*Link {
+	n := len(links)
+	if n == 0 || links[n-1].Seq < l.Seq {
+		return append(links, l)
 	}
 	// Out of order: a data file written by hand. Ties keep ID order.
-	i, _ := slices.BinarySearchFunc(a.links, l, compareLinks)
-	a.links = slices.Insert(a.links, i, l)
+	i, _ := slices.BinarySearchFunc(links, l, compareLinks)
+	return slices.Insert(links, i, l)
 }
 
 func compareLinks(a, b *Link) int {
@@ -218,7 +239,7 @@ func (st *store) removeLink(id string) {
 		return
 	}
 	if i := a.find(l.Seq, l.ID); i >= 0 {
-		a.links = slices.Delete(a.links, i, i+1)
+		a.remove(i, l)
 	}
 	if len(a.links) == 0 {
 		delete(st.byAccount, l.AccountID)
@@ -235,9 +256,19 @@ func (st *store) replaceLink(l *Link) {
 	st.Links[l.ID] = l
 	if a := st.byAccount[old.AccountID]; a != nil {
 		if i := a.find(old.Seq, old.ID); i >= 0 {
-			a.links[i] = l
+			a.remove(i, old) // a new destination may make it the other client's, or not
+			a.add(l)
 		}
 	}
+}
+
+// othersOf returns the account's links of the other client, oldest
+// first: the index itself, as linksOf.
+func (st *store) othersOf(acct string) []*Link {
+	if a := st.byAccount[acct]; a != nil {
+		return a.others
+	}
+	return nil
 }
 
 // linksOf returns the account's stored links, oldest first. The slice
