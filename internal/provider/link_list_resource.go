@@ -174,6 +174,11 @@ func linkDisplayName(l *client.Link, now time.Time) string {
 		name = l.DomainID + "/" + l.Slug
 	}
 	dest := l.Destination
+	if u, err := url.Parse(dest); err == nil && u.User != nil {
+		// Not quoted, as Invalid destination does not: the line goes into logs.
+		u.User = nil
+		dest = strings.Replace(u.String(), "://", "://…@", 1)
+	}
 	if r := []rune(dest); len(r) > maxDisplayedDestination {
 		dest = string(r[:maxDisplayedDestination-1]) + "…"
 	}

@@ -312,6 +312,14 @@ func TestListResource_displayNames(t *testing.T) {
 	if err := f.env.srv.ChangeLinkOutOfBand(longID, long); err != nil {
 		t.Fatal(err)
 	}
+	// A dashboard link with credentials: the line does not quote them.
+	if _, err := f.env.srv.SeedLinks(f.env.fx.DomainID, "secret", 1); err != nil {
+		t.Fatal(err)
+	}
+	secretID := f.env.srv.Links(f.env.fx.AccountID)[len(f.env.srv.Links(f.env.fx.AccountID))-1].ID
+	if err := f.env.srv.ChangeLinkOutOfBand(secretID, "https://ops:hunter2@example.com/a"); err != nil {
+		t.Fatal(err)
+	}
 	names := map[string]string{}
 	for _, r := range c.list(listRequest{filters: map[string]tftypes.Value{"include_expired": tftypes.NewValue(tftypes.Bool, true)}}) {
 		names[c.ids([]tfprotov6.ListResourceResult{r})[0]] = r.DisplayName
@@ -321,6 +329,7 @@ func TestListResource_displayNames(t *testing.T) {
 		f.autumn[1]: "https://promo.example.test/autumn-1 (→ https://example.com/autumn/1)",
 		f.expired:   "https://go.example.test/spring-old (→ https://example.com/old, expired 2020-01-31)",
 		longID:      "https://go.example.test/long-0 (→ " + long[:maxDisplayedDestination-1] + "…)",
+		secretID:    "https://go.example.test/secret-0 (→ https://…@example.com/a)",
 	}
 	for id, name := range want {
 		if names[id] != name {
