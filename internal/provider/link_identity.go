@@ -68,7 +68,7 @@ func identityImportID(ctx context.Context, identity *tfsdk.ResourceIdentity, dia
 		return "", false
 	}
 	if id.IsNull() || id.IsUnknown() || !client.IsUUID(id.ValueString()) {
-		addImportError(diags, fmt.Sprintf("The identity's id %s is not a link ID. It must be the UUID of a link, such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60 (the resource's id attribute, or a result of `terraform query`). To import by domain and slug, write `id = \"<domain_id>/<slug>\"` instead of identity.", id.String()))
+		addImportError(diags, fmt.Sprintf("The identity's id %s is not a link ID. It must be the UUID of a link, such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60 (the resource's id attribute, or, on Terraform 1.14 and later, a result of `terraform query`). To import by domain and slug or by short URL, write `id = \"<domain_id>/<slug>\"` or the short URL instead of identity.", id.String()))
 		return "", false
 	}
 	return id.ValueString(), true
