@@ -247,6 +247,8 @@ func (r *linkResource) checkNewLink(ctx context.Context, diags *diag.Diagnostics
 	if applying {
 		return
 	}
+	ctx, done := trackReadWaits(ctx, diags) // a plan of new links on a large account lists it here
+	defer done()
 	listed, err := r.data.listing.Current(ctx)
 	if err != nil {
 		addServiceNotAsked(diags, r.data.client, err)
