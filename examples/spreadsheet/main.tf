@@ -1,8 +1,10 @@
 # Short links kept in a spreadsheet, one row a link, exported as CSV
 # (links.csv beside this file): edit the sheet, export it again, plan,
 # apply. A changed destination or UTM value is changed in place (the short
-# URL, QR code and clicks stay); a changed slug or expiry replaces the
-# link, and the plan warns of it on that attribute. A row removed from the
+# URL, QR code and clicks stay); a changed expiry replaces the link, and
+# the plan warns of it on expires_at. A changed slug is another row (rows
+# are keyed by slug): the old link is deleted, with its short URL and
+# clicks, and a new one created, with no warning. A row removed from the
 # sheet deletes its link.
 #
 # Sheets leave stray spaces and blank cells: every cell is trimmed, and a
