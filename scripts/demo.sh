@@ -73,6 +73,9 @@ if [ "$cli" = tofu ] && ! command -v tofu >/dev/null && [ -n "${TOFU:-}" ] && [ 
 fi
 command -v "$cli" >/dev/null || { echo "$cli is not on PATH${TOFU:+ (for OpenTofu, run make tofu first)}" >&2; exit 1; }
 echo "CLI: $("$cli" version | head -n 1)"
+# name is what the steps call the CLI: tofu for OpenTofu, whatever its path.
+name=terraform
+case "$("$cli" version | head -n 1)" in OpenTofu*) name=tofu ;; esac
 # without_override_notice drops the CLI's notice that development overrides
 # are in effect (the demo's own build is meant): in full on stderr, and as a
 # line of the "Warnings:" summary that -compact-warnings prints on stdout,
@@ -97,7 +100,7 @@ tf() {
     2> >(grep -v -e 'Provider development overrides are in effect' >&2) | without_override_notice
 }
 
-step "terraform apply: the spring campaign"
+step "$name apply: the spring campaign"
 tf apply -auto-approve -input=false -compact-warnings
 tf output short_urls
 
@@ -108,7 +111,7 @@ news_url=$(tf output -json short_urls | sed -n 's/.*"newsletter":"\([^"]*\)".*/\
 visit "$sale_url" 3 "https://mail.example.net/inbox"
 visit "$news_url" 1 "https://news.example.org/"
 
-step "terraform plan: re-target spring-sale in place (same short link, same QR code)"
+step "$name plan: re-target spring-sale in place (same short link, same QR code)"
 new_pages='{"spring-sale":"https://shop.example.com/spring-extended","newsletter":"https://shop.example.com/newsletter","webinar":"https://events.example.com/spring-webinar"}'
 link_id() { tf output -json link_ids | sed -n 's/.*"spring-sale":"\([^"]*\)".*/\1/p'; }
 id_before=$(link_id)
@@ -138,7 +141,7 @@ new=$(grep -c 'shop.example.com/spring-extended' "$demo/spring-sale.csv" || true
 echo "clicks made before the change: $old (to the old destination), since: $new (to the new one); all on link ID $sale_id"
 [ "$old" = 3 ] && [ "$new" = 2 ] || { echo "the export does not show the whole click history" >&2; exit 1; }
 
-step "terraform destroy"
+step "$name destroy"
 tf destroy -auto-approve -input=false -compact-warnings
 echo
 echo "Demo finished: created 3 links, re-targeted one in place, kept its 5 clicks, destroyed everything."
