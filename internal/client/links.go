@@ -260,7 +260,7 @@ func (e *listAnswerError) Unwrap() []error { return []error{ErrUnexpectedRespons
 // wrongBaseURL explains a list request that reached something other than
 // the service's API.
 func (c *Client) wrongBaseURL(pageURL string, cause error) error {
-	return fmt.Errorf("%w: GET %s reached something other than the service's API (%w). base_url (now %q) must be the address that the API's paths (/api/links, /api/analytics/export) are appended to, such as https://api.example.com, without /api or any other path the API does not have.",
+	return fmt.Errorf("%w: GET %s reached something other than the service's API (%w). base_url (now %q) must be the address that the API's paths (/api/links, /api/analytics/export) are appended to, such as https://api.example.com, without /api or any other path the API does not have",
 		ErrWrongBaseURL, c.redact(pageURL), cause, c.baseURL)
 }
 

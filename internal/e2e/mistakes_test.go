@@ -54,7 +54,7 @@ func TestMistakes_badBaseURL(t *testing.T) {
 		"wrong path": {
 			baseURL: func(s *service) string { return s.url + "/api" },
 			summary: "Error: base_url does not lead to the short-link service's API",
-			detail:  "/api/api/links",
+			detail:  "any other path the API does not have. Correct base_url", // after /api/api/links
 		},
 	} {
 		for _, inState := range []bool{true, false} {

@@ -92,14 +92,18 @@ func TestAnyOnDomain(t *testing.T) {
 func TestByShortURL(t *testing.T) {
 	ctx := context.Background()
 	listing := snapshot.New(fixedListing(client.Link{ID: lookupLinkID, DomainID: lookupDomain, Slug: "Spring", ShortURL: "https://go.example.test/Spring"}), time.Minute)
-	for given, found := range map[string]bool{
-		"https://go.example.test/Spring":                  true,
-		"HTTP://GO.Example.test/Spring/?utm_source=x#top": true,
-		" https://go.example.test/Spring":                 true,
-		"https://go.example.test/spring":                  false,
-		"https://other.example.test/Spring":               false,
-		"ftp://go.example.test/Spring":                    false,
+	for _, tc := range []struct {
+		given string
+		found bool
+	}{
+		{"https://go.example.test/Spring", true},
+		{"HTTP://GO.Example.test/Spring/?utm_source=x#top", true},
+		{" https://go.example.test/Spring\n", true}, // pasted with the white space around it
+		{"https://go.example.test/spring", false},
+		{"https://other.example.test/Spring", false},
+		{"ftp://go.example.test/Spring", false},
 	} {
+		given, found := tc.given, tc.found
 		link, err := ByShortURL(ctx, listing, given)
 		if found != (err == nil && link.ID == lookupLinkID) || !found && !errors.Is(err, ErrNoSuchLink) {
 			t.Errorf("ByShortURL(%q) = %v, %v; want found %v", given, link, err, found)

@@ -163,7 +163,7 @@ func verdictSummary(err error) string {
 func verdictDetail(err error) string {
 	detail := err.Error() + "\n\nThe provider stopped trying, for every operation of this run. Check base_url (or " + EnvBaseURL + "): its scheme, host and port; and that the service (or the emulator) is running and reachable from this machine."
 	if errors.Is(err, client.ErrWrongBaseURL) {
-		detail = err.Error() + "\n\nCorrect base_url (or " + EnvBaseURL + ", where the provider block does not set base_url). Every other operation of this run fails the same way, so the provider stopped sending requests."
+		detail = strings.TrimSuffix(err.Error(), ".") + ".\n\nCorrect base_url (or " + EnvBaseURL + ", where the provider block does not set base_url). Every other operation of this run fails the same way, so the provider stopped sending requests."
 	} else if refusal := keyRefusal(err); refusal != nil {
 		detail = serviceErrorDetail(refusal) + "\n\nThe key would be refused the same way by every other request of this run that needs it, so the provider stopped sending them."
 	}
