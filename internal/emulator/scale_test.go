@@ -1,12 +1,14 @@
 package emulator
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -91,6 +93,39 @@ func BenchmarkListLinks(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/link")
 			b.ReportMetric(float64(size), "answer-bytes")
 		})
+	}
+}
+
+// BenchmarkChurnPage measures a page deep in a large account's listing
+// while another client deletes and creates a link before each page
+// (Settings.Churn): the server's lock is held meanwhile, so every other
+// request waits as long.
+func BenchmarkChurnPage(b *testing.B) {
+	const n = 1_000_000
+	srv, fx, _ := largeAccount(b, 0)
+	if err := srv.AddOtherClientLinks(fx.AccountID, 20); err != nil {
+		b.Fatal(err)
+	}
+	seeded, err := srv.SeedLinks(fx.DomainID, "large", n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := srv.SetSettings(testSettings(func(s *Settings) {
+		s.Limits.Read, s.Variants.Paging, s.Variants.PageSize, s.Churn = 1<<30, "cursor", 100, Churn{Delete: 1, Create: 1}
+	})); err != nil {
+		b.Fatal(err)
+	}
+	// Once the 20 before the cursor are gone, the other client's links are
+	// the ones churn made, all after it.
+	cursor := base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(seeded[n*9/10].Seq, 10)))
+	req := httptest.NewRequest(http.MethodGet, "/api/links?cursor="+cursor, nil)
+	req.Header.Set("Authorization", "Bearer "+fx.APIKey)
+	for b.Loop() {
+		w := &countingWriter{}
+		srv.ServeHTTP(w, req)
+		if w.status != http.StatusOK {
+			b.Fatalf("status %d", w.status)
+		}
 	}
 }
 
