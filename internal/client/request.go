@@ -395,7 +395,9 @@ func (x *exchange) failure(ctx context.Context, err error) error {
 // statusError builds the APIError of a non-2xx response.
 func (x *exchange) statusError(r *response) error {
 	e := newAPIError(x.call.method, x.call.path, r, x.client.secret)
-	e.RetriesOff = r.status >= 500 && x.client.maxRetries == 0
+	// A 5xx max_retries would have retried (a POST's, the create's search
+	// and resend; never a 501's).
+	e.RetriesOff = x.client.maxRetries == 0 && r.status >= 500 && r.status != http.StatusNotImplemented
 	if x.waitPastDeadline > 0 {
 		return fmt.Errorf("%w: %w", &WaitPastDeadlineError{Method: x.call.method, Wait: x.waitPastDeadline, Status: r.status}, e)
 	}

@@ -217,6 +217,7 @@ func TestRetriesOff_isSaid(t *testing.T) {
 		{0, []step{{status: 503}}, true},
 		{1, []step{{status: 503}}, false},
 		{0, []step{{status: 400}}, false},
+		{0, []step{{status: 501}}, false}, // never retried: max_retries is not why
 	} {
 		_, srv := serve(t, tt.steps...)
 		_, err := newTestClient(t, srv, func(c *Config) { c.MaxRetries = new(tt.maxRetries) }).ListLinks(context.Background())

@@ -73,29 +73,46 @@ func BySlug(ctx context.Context, listing *snapshot.Snapshot, domainID, slug stri
 func ByShortURL(ctx context.Context, listing *snapshot.Snapshot, shortURL string) (*client.Link, error) {
 	want, ok := comparableShortURL(shortURL)
 	if !ok {
-		return nil, NoSuchLink("%q is not a URL", shortURL)
+		return nil, NoSuchLink("%q is not an http or https URL with a host", shortURL)
 	}
 	listed, err := listing.Current(ctx)
 	if err != nil {
 		return nil, err
 	}
+	var otherCase *client.Link
 	for l := range listed.All() {
-		if got, ok := comparableShortURL(l.ShortURL); ok && got == want {
+		got, ok := comparableShortURL(l.ShortURL)
+		switch {
+		case ok && got == want:
 			return &l, nil
+		case ok && otherCase == nil && strings.EqualFold(got, want):
+			otherCase = &l
 		}
+	}
+	if otherCase != nil {
+		return nil, NoSuchLink("no link of this account has the short URL %s; slugs are case-sensitive, and link %s has %s", shortURL, otherCase.ID, otherCase.ShortURL)
 	}
 	return nil, NoSuchLink("no link of this account has the short URL %s; list the account's links with data.shortlink_links", shortURL)
 }
 
-// comparableShortURL spells a short URL one way: host in lower case, the
-// path as written without a trailing slash, no query or fragment. The
-// scheme is left out: a short link answers on http and https alike.
+// comparableShortURL spells a short URL one way: host in lower case, a
+// port only if it is not the scheme's, the path decoded and without a
+// trailing slash, no query or fragment. The scheme is left out beyond
+// that: a short link answers on http and https alike.
 func comparableShortURL(raw string) (string, bool) {
 	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || u.Host == "" || !strings.EqualFold(u.Scheme, "https") && !strings.EqualFold(u.Scheme, "http") {
+	if err != nil {
 		return "", false
 	}
-	return ComparableHost(u.Hostname()) + strings.TrimSuffix(u.EscapedPath(), "/"), true
+	scheme := strings.ToLower(u.Scheme)
+	if u.Host == "" || scheme != "https" && scheme != "http" {
+		return "", false
+	}
+	host := ComparableHost(u.Hostname())
+	if port := u.Port(); port != "" && port != map[string]string{"http": "80", "https": "443"}[scheme] {
+		host += ":" + port
+	}
+	return host + strings.TrimSuffix(u.Path, "/"), true
 }
 
 // inOtherCase finds a link of domainID whose slug is slug in other letter
@@ -158,15 +175,14 @@ func ServiceDomainID(ctx context.Context, listing *snapshot.Snapshot, domainID s
 // AnyOnDomain reports whether the account's current listing holds a link
 // on domainID. A link missing from a listing that has none on its domain
 // may be on another account (a key or base_url of another account lists
-// that one's links), not deleted. A listing that fails says true: the
-// miss it settled stands.
-func AnyOnDomain(ctx context.Context, listing *snapshot.Snapshot, domainID string) bool {
+// that one's links), not deleted; a listing that fails cannot say.
+func AnyOnDomain(ctx context.Context, listing *snapshot.Snapshot, domainID string) (bool, error) {
 	listed, err := listing.Current(ctx)
 	if err != nil {
-		return true
+		return false, err
 	}
 	_, ok := onDomain(listed, domainID)
-	return ok
+	return ok, nil
 }
 
 // onDomain is a link of l on domainID, if any.

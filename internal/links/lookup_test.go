@@ -70,19 +70,19 @@ func TestByIDListedSince(t *testing.T) {
 }
 
 // A domain is on the listing when any link is, its ID in any letter case;
-// a listing that fails leaves a miss as it was (true).
+// a listing that fails cannot say, and says so.
 func TestAnyOnDomain(t *testing.T) {
 	ctx := context.Background()
 	listing := snapshot.New(fixedListing(client.Link{ID: lookupLinkID, DomainID: lookupDomain, Slug: "spring"}), time.Minute)
-	if !AnyOnDomain(ctx, listing, strings.ToUpper(lookupDomain)) {
-		t.Error("a domain with a link, written in capitals: not found")
+	if on, err := AnyOnDomain(ctx, listing, strings.ToUpper(lookupDomain)); !on || err != nil {
+		t.Errorf("a domain with a link, written in capitals: %v, %v", on, err)
 	}
-	if AnyOnDomain(ctx, listing, "6a1b2c3d-0000-4000-8000-000000000000") {
-		t.Error("a domain without links: found")
+	if on, err := AnyOnDomain(ctx, listing, "6a1b2c3d-0000-4000-8000-000000000000"); on || err != nil {
+		t.Errorf("a domain without links: %v, %v", on, err)
 	}
 	failing := snapshot.New(func(context.Context) (*client.LinkSet, error) { return nil, errors.New("refused") }, time.Minute)
-	if !AnyOnDomain(ctx, failing, lookupDomain) {
-		t.Error("a listing that fails: the domain reads as empty")
+	if _, err := AnyOnDomain(ctx, failing, lookupDomain); err == nil {
+		t.Error("a listing that fails: no error")
 	}
 }
 
@@ -99,12 +99,18 @@ func TestByShortURL(t *testing.T) {
 		{"https://go.example.test/Spring", true},
 		{"HTTP://GO.Example.test/Spring/?utm_source=x#top", true},
 		{" https://go.example.test/Spring\n", true}, // pasted with the white space around it
+		{"https://go.example.test/%53pring", true},  // the slug percent-encoded
+		{"https://go.example.test:443/Spring", true},
+		{"https://go.example.test:8443/Spring", false},
 		{"https://go.example.test/spring", false},
 		{"https://other.example.test/Spring", false},
 		{"ftp://go.example.test/Spring", false},
 	} {
 		given, found := tc.given, tc.found
 		link, err := ByShortURL(ctx, listing, given)
+		if given == "https://go.example.test/spring" && (err == nil || !strings.Contains(err.Error(), "slugs are case-sensitive, and link "+lookupLinkID+" has https://go.example.test/Spring")) {
+			t.Errorf("a slug in another case: %v, want the link that holds it named", err)
+		}
 		if found != (err == nil && link.ID == lookupLinkID) || !found && !errors.Is(err, ErrNoSuchLink) {
 			t.Errorf("ByShortURL(%q) = %v, %v; want found %v", given, link, err, found)
 		}

@@ -255,11 +255,14 @@ func TestAddInvalidInstant(t *testing.T) {
 // A link whose domain the account lists no link on is explained in full
 // once, the others point to it; both say how to leave the state behind.
 func TestAddDomainUnlisted(t *testing.T) {
-	for inFull, want := range map[bool]string{true: "is another account's", false: "the error reported in full for domain d-1"} {
+	for explainer, want := range map[string]string{
+		"l-1 (https://s.test/a)": "is another account's",
+		"l-0 (https://s.test/b)": "for the same reason as link l-0 (https://s.test/b), whose error explains it in full",
+	} {
 		var diags diag.Diagnostics
-		addDomainUnlisted(&diags, inFull, "l-1", "https://s.test/a", "d-1")
-		if !diags.HasError() || !strings.Contains(diags[0].Detail(), want) || !strings.Contains(diags[0].Detail(), "terraform state rm") {
-			t.Errorf("in full %v: %v, want an error saying %q and the way out", inFull, diags, want)
+		addDomainUnlisted(&diags, explainer, "l-1", "https://s.test/a", "d-1")
+		if detail := diags[0].Detail(); !diags.HasError() || !strings.Contains(detail, want) || !strings.Contains(detail, "terraform state rm") || !strings.Contains(detail, "terraform destroy -refresh=false") {
+			t.Errorf("explained by %s: %v, want an error saying %q and the ways out", explainer, diags, want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -76,11 +77,19 @@ func newListClient(t *testing.T) *listClient {
 // configure configures the provider with a base URL, a key and no retries.
 func (c *listClient) configure(baseURL, key string) {
 	c.t.Helper()
-	cfg := object(c.t, c.provider, map[string]tftypes.Value{
+	c.configureWith(baseURL, key, nil)
+}
+
+// configureWith configures the provider with more settings than configure's.
+func (c *listClient) configureWith(baseURL, key string, more map[string]tftypes.Value) {
+	c.t.Helper()
+	settings := map[string]tftypes.Value{
 		"base_url":    tftypes.NewValue(tftypes.String, baseURL),
 		"api_key":     tftypes.NewValue(tftypes.String, key),
 		"max_retries": tftypes.NewValue(tftypes.Number, 0),
-	})
+	}
+	maps.Copy(settings, more)
+	cfg := object(c.t, c.provider, settings)
 	resp, err := c.server.ConfigureProvider(context.Background(), &tfprotov6.ConfigureProviderRequest{TerraformVersion: "1.14.0", Config: cfg})
 	if err != nil || len(resp.Diagnostics) > 0 {
 		c.t.Fatalf("ConfigureProvider: %v %v", err, diagnosticsText(resp.Diagnostics))

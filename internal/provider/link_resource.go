@@ -334,13 +334,20 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	}
 	link, err := links.ByID(ctx, r.data.listing, state.ID.ValueString())
 	if errors.Is(err, links.ErrNotListed) {
-		if domainID := state.DomainID.ValueString(); domainID != "" && !links.AnyOnDomain(ctx, r.data.listing, domainID) {
-			// Kept: another account's key or base_url lists none there
-			// either, and dropping the link would make the next right run
-			// create it again. (An import by ID knows no domain yet.)
-			first := r.data.reports.first("domain " + client.ComparableID(domainID))
-			addDomainUnlisted(&resp.Diagnostics, first, state.ID.ValueString(), state.ShortURL.ValueString(), domainID)
-			return
+		if domainID := state.DomainID.ValueString(); domainID != "" { // an import by ID knows no domain yet
+			onDomain, err := links.AnyOnDomain(ctx, r.data.listing, domainID)
+			if err != nil {
+				addRefreshError(&resp.Diagnostics, r.data.client, "read the link "+state.ID.ValueString(), err)
+				return // kept: a listing that failed cannot say the link is gone
+			}
+			if !onDomain {
+				// Kept: another account's key or base_url lists none there
+				// either, and dropping the link would make the next right
+				// run create it again.
+				explainer := r.data.reports.claim("domain "+client.ComparableID(domainID), state.ID.ValueString()+" ("+state.ShortURL.ValueString()+")")
+				addDomainUnlisted(&resp.Diagnostics, explainer, state.ID.ValueString(), state.ShortURL.ValueString(), domainID)
+				return
+			}
 		}
 		addLinkGone(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString())
 		resp.State.RemoveResource(ctx)

@@ -22,6 +22,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -418,6 +420,50 @@ func TestAccLink_driftDeletedOutsideTerraform(t *testing.T) {
 	})
 }
 
+// A refresh whose look at the link's domain fails keeps the link: a
+// listing that failed cannot say it is gone. Here with another account's
+// key and bulk_refresh off, where that look is a listing of its own, and
+// a drop would have the next run with the right key create the link again.
+func TestRead_aFailedLookAtTheDomainKeepsTheLink(t *testing.T) {
+	e := newTestEnv(t)
+	other, err := e.srv.SeedFixture("other", "other.example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := seededIDs(t, e, e.fx.DomainID, "mine", 1)[0]
+	right := newListClient(t)
+	right.configure(e.url, e.fx.APIKey)
+	read := func(c *listClient, state *tfprotov6.DynamicValue) *tfprotov6.ReadResourceResponse {
+		t.Helper()
+		resp, err := c.server.ReadResource(context.Background(), &tfprotov6.ReadResourceRequest{TypeName: "shortlink_link", CurrentState: state})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	state := read(right, right.importedState(mine)).NewState // with its domain, as a refresh records it
+	wrong := func() *listClient {
+		c := newListClient(t)
+		c.configureWith(e.url, other.APIKey, map[string]tftypes.Value{"bulk_refresh": tftypes.NewValue(tftypes.Bool, false)})
+		return c
+	}
+	before := e.srv.Count(http.MethodGet, "/api/links")
+	if resp := read(wrong(), state); len(resp.Diagnostics) != 1 || resp.Diagnostics[0].Summary != "No link on the link's domain" {
+		t.Fatalf("with another account's key: %s", diagnosticsText(resp.Diagnostics))
+	}
+	looks := e.srv.Count(http.MethodGet, "/api/links") - before // the last is the look at the domain
+	delay := emulator.Fault{Kind: emulator.FaultDelay, Delay: emulator.Duration(time.Millisecond), Method: http.MethodGet, Path: "/api/links"}
+	script := slices.Repeat([]emulator.Fault{delay}, looks-1)
+	e.srv.SetFaults(emulator.FaultPlan{Script: append(script, emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusInternalServerError, Method: http.MethodGet, Path: "/api/links"})})
+	resp := read(wrong(), state)
+	if !slices.ContainsFunc(resp.Diagnostics, func(d *tfprotov6.Diagnostic) bool { return d.Severity == tfprotov6.DiagnosticSeverityError }) || resp.NewState == nil || resp.NewState.MsgPack == nil {
+		t.Fatalf("the look at the domain failed: want an error and the link kept; got state %v and:\n%s", resp.NewState, diagnosticsText(resp.Diagnostics))
+	}
+	if !strings.Contains(diagnosticsText(resp.Diagnostics), "500") {
+		t.Fatalf("the error does not say what failed:\n%s", diagnosticsText(resp.Diagnostics))
+	}
+}
+
 // deleteSeeded deletes, behind the provider's back, the link holding slug.
 func (e *testEnv) deleteSeeded(t *testing.T, slug string) {
 	t.Helper()
@@ -468,6 +514,7 @@ resource "shortlink_link" "anonymous" {
 					ExpectError: expectErr("No link on the link's domain", "and neither is any other link on its domain "+e.fx.DomainID,
 						"is another account's", "keeps the link in the state and stops the plan", "terraform state rm"),
 				},
+
 				{
 					Config: e.config(body),
 					ConfigPlanChecks: resource.ConfigPlanChecks{

@@ -259,24 +259,24 @@ type providerData struct {
 }
 
 // reports remembers which conclusions, met by many resources, a walk has
-// explained: the first explains, the others point to it.
+// explained, and where: the first explains, the others point to it.
 type reports struct {
-	mu   sync.Mutex
-	seen map[string]bool
+	mu       sync.Mutex
+	explains map[string]string // conclusion → the object whose message explains it
 }
 
-// first reports whether key is explained for the first time.
-func (r *reports) first(key string) bool {
+// claim returns the object that explains key: who, if none did before.
+func (r *reports) claim(key, who string) (explainer string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.seen[key] {
-		return false
+	if explainer, ok := r.explains[key]; ok {
+		return explainer
 	}
-	if r.seen == nil {
-		r.seen = map[string]bool{}
+	if r.explains == nil {
+		r.explains = map[string]string{}
 	}
-	r.seen[key] = true
-	return true
+	r.explains[key] = who
+	return who
 }
 
 // operation returns the context of one create, change or delete: bounded by

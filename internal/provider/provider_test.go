@@ -440,10 +440,11 @@ func TestAccSecurity_schemeThatDoesNotMatchThePort(t *testing.T) {
 	}
 }
 
-// A conclusion is explained the first time only, per key.
-func TestReports_first(t *testing.T) {
+// A conclusion is explained by the first object that claims it, per key;
+// the others learn which.
+func TestReports_claim(t *testing.T) {
 	var r reports
-	if !r.first("domain a") || r.first("domain a") || !r.first("domain b") {
-		t.Fatal("want true once per key")
+	if r.claim("domain a", "l-1") != "l-1" || r.claim("domain a", "l-2") != "l-1" || r.claim("domain b", "l-2") != "l-2" {
+		t.Fatal("want the first claimant of each key")
 	}
 }
