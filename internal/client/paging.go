@@ -57,9 +57,15 @@ func (c *Client) followable(cur *url.URL, ref string) (string, error) {
 func origin(u *url.URL) string {
 	port := u.Port()
 	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+		port = DefaultPort(u.Scheme)
 	}
 	return u.Scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// DefaultPort is the port a URL of scheme (http or https, in lower case)
+// means when it names none; "" for another scheme.
+func DefaultPort(scheme string) string {
+	return map[string]string{"http": "80", "https": "443"}[scheme]
 }
 
 // linkHeaderNext returns the target of the rel="next" link of RFC 8288

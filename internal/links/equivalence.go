@@ -47,7 +47,7 @@ func canonicalURL(raw string, u *url.URL, utm *client.UTM) string {
 	cp := *u
 	cp.Scheme = strings.ToLower(cp.Scheme)
 	host, port := ComparableHost(cp.Hostname()), cp.Port()
-	if port == map[string]string{"http": "80", "https": "443"}[cp.Scheme] {
+	if port == client.DefaultPort(cp.Scheme) {
 		port = ""
 	}
 	cp.Host = host

@@ -109,7 +109,7 @@ func comparableShortURL(raw string) (string, bool) {
 		return "", false
 	}
 	host := ComparableHost(u.Hostname())
-	if port := u.Port(); port != "" && port != map[string]string{"http": "80", "https": "443"}[scheme] {
+	if port := u.Port(); port != "" && port != client.DefaultPort(scheme) {
 		host += ":" + port
 	}
 	return host + strings.TrimSuffix(u.Path, "/"), true
