@@ -767,11 +767,11 @@ func addLinkGone(diags *diag.Diagnostics, id, shortURL string) {
 // addDomainUnlisted fails the refresh of a link that the account's list
 // lacks together with every other link on its domain: the account listed
 // may be another one (a key or base_url of another account), which removing
-// the link would not survive. explainer is the link whose error explains
-// it in full in this run ("<id> (<short URL>)"); the others point to it.
-func addDomainUnlisted(diags *diag.Diagnostics, explainer, id, shortURL, domainID string) {
+// the link would not survive. inFull: this link's error explains it for
+// the run; the others point to explainer's ("<id> (<short URL>)").
+func addDomainUnlisted(diags *diag.Diagnostics, inFull bool, explainer, id, shortURL, domainID string) {
 	const wayOut = "If the links on that domain were deleted outside Terraform, remove each from the state (`terraform state rm` with the address above); the next apply creates it anew, with a new ID and no click history. To destroy the configuration instead, `terraform destroy -refresh=false` does not read them."
-	if explainer != id+" ("+shortURL+")" {
+	if !inFull {
 		diags.AddError("No link on the link's domain", fmt.Sprintf("The link %s (%s) is missing for the same reason as link %s, whose error explains it in full: the account listed has no link on domain %s. %s", id, shortURL, explainer, domainID, wayOut))
 		return
 	}

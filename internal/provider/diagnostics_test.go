@@ -260,7 +260,7 @@ func TestAddDomainUnlisted(t *testing.T) {
 		"l-0 (https://s.test/b)": "for the same reason as link l-0 (https://s.test/b), whose error explains it in full",
 	} {
 		var diags diag.Diagnostics
-		addDomainUnlisted(&diags, explainer, "l-1", "https://s.test/a", "d-1")
+		addDomainUnlisted(&diags, explainer == "l-1 (https://s.test/a)", explainer, "l-1", "https://s.test/a", "d-1")
 		if detail := diags[0].Detail(); !diags.HasError() || !strings.Contains(detail, want) || !strings.Contains(detail, "terraform state rm") || !strings.Contains(detail, "terraform destroy -refresh=false") {
 			t.Errorf("explained by %s: %v, want an error saying %q and the ways out", explainer, diags, want)
 		}

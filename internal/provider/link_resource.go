@@ -334,20 +334,8 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	}
 	link, err := links.ByID(ctx, r.data.listing, state.ID.ValueString())
 	if errors.Is(err, links.ErrNotListed) {
-		if domainID := state.DomainID.ValueString(); domainID != "" { // an import by ID knows no domain yet
-			onDomain, err := links.AnyOnDomain(ctx, r.data.listing, domainID)
-			if err != nil {
-				addRefreshError(&resp.Diagnostics, r.data.client, "read the link "+state.ID.ValueString(), err)
-				return // kept: a listing that failed cannot say the link is gone
-			}
-			if !onDomain {
-				// Kept: another account's key or base_url lists none there
-				// either, and dropping the link would make the next right
-				// run create it again.
-				explainer := r.data.reports.claim("domain "+client.ComparableID(domainID), state.ID.ValueString()+" ("+state.ShortURL.ValueString()+")")
-				addDomainUnlisted(&resp.Diagnostics, explainer, state.ID.ValueString(), state.ShortURL.ValueString(), domainID)
-				return
-			}
+		if r.keepsMissingLink(ctx, &resp.Diagnostics, state) {
+			return
 		}
 		addLinkGone(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString())
 		resp.State.RemoveResource(ctx)
@@ -368,6 +356,28 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		return // the response holds the state already: most reads of a plan
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// keepsMissingLink says whether a refresh keeps, failing, a link the
+// listing lacks: when the look at its domain fails, or finds no link there
+// either (what another account's key or base_url lists: dropping the link
+// would have the next run with the right key create it again). An import
+// by ID knows no domain yet: its miss is its error.
+func (r *linkResource) keepsMissingLink(ctx context.Context, diags *diag.Diagnostics, state linkResourceModel) bool {
+	id, shortURL, domainID := state.ID.ValueString(), state.ShortURL.ValueString(), state.DomainID.ValueString()
+	if domainID == "" {
+		return false
+	}
+	onDomain, err := links.AnyOnDomain(ctx, r.data.listing, domainID)
+	switch {
+	case err != nil:
+		addRefreshError(diags, r.data.client, "read the link "+id, err)
+	case !onDomain:
+		me := id + " (" + shortURL + ")"
+		explainer := r.data.reports.claim("domain "+client.ComparableID(domainID), me)
+		addDomainUnlisted(diags, explainer == me, explainer, id, shortURL, domainID)
+	}
+	return err != nil || !onDomain
 }
 
 // hold records that a refresh read link for a resource of this run: it is
