@@ -173,6 +173,20 @@ func (a *accountLinks) remove(i int, l *Link) {
 	}
 }
 
+// reindexOther puts l, a changed copy of a link in the index, in others
+// or out of them: a new destination may make it the other client's, or not.
+func (a *accountLinks) reindexOther(l *Link) {
+	j, was := slices.BinarySearchFunc(a.others, l, compareLinks)
+	switch is := isOtherClients(*l); {
+	case was && is:
+		a.others[j] = l
+	case was:
+		a.others = slices.Delete(a.others, j, j+1)
+	case is:
+		a.others = slices.Insert(a.others, j, l)
+	}
+}
+
 // insertLink puts l in links, oldest first.
 func insertLink(links []*Link, l *Link) []*Link {
 	n := len(links)
@@ -256,8 +270,8 @@ func (st *store) replaceLink(l *Link) {
 	st.Links[l.ID] = l
 	if a := st.byAccount[old.AccountID]; a != nil {
 		if i := a.find(old.Seq, old.ID); i >= 0 {
-			a.remove(i, old) // a new destination may make it the other client's, or not
-			a.add(l)
+			a.links[i] = l // in place: a change on a large account moves no other link
+			a.reindexOther(l)
 		}
 	}
 }
