@@ -25,7 +25,7 @@ type Listing interface {
 
 // LinkSet holds a listing of the account's links compactly: an account can
 // hold a million links, and every refresh, import and lookup of a run is
-// served from one listing (DESIGN.md, "Accounts of any size"). Each link is
+// served from one listing (DESIGN.md, "Refresh at scale"). Each link is
 // one record in a few large byte chunks (no pointers for the garbage
 // collector to follow), the domain ID and the parts of the short and QR
 // code URLs around the slug are stored once for all links that share them,
