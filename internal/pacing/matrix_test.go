@@ -85,7 +85,7 @@ type cell struct {
 
 // TestPacingMatrix runs the whole matrix and prints its table (with -v
 // or PACING_TABLE=1): every link exactly once, every run finished, and
-// the figures DESIGN.md and BENCHMARKS.md quote.
+// the figures BENCHMARKS.md quotes.
 func TestPacingMatrix(t *testing.T) {
 	cells := simulateCells(t, matrix())
 	if testing.Verbose() || tables {
