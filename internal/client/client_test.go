@@ -166,6 +166,8 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"an invisible character copied with the key", "https://h", testKey + "\u200b", "U+200B at character 30, which a Bearer token cannot hold"},
 		{"a letter outside ASCII", "https://h", "sk_Äpfel", "U+00C4 at character 4"},
 		{"a token's own characters", "https://h", "sk-live_a.b~c+d/e==", ""},
+		{"the longest key", "https://h", strings.Repeat("k", MaxAPIKeyLength), ""},
+		{"a key far too long", "https://h", strings.Repeat(testKey, 40), "characters long, more than the 256 a key can be"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
