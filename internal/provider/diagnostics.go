@@ -528,10 +528,11 @@ func serviceErrorDetail(e *client.APIError) string {
 		return "The service refused the request (400 " + e.Said() + ")" + said + ". domain_id must be the ID of one of the account's domains: the dashboard's Domains section lists them (the API has no endpoint that does)."
 	case errors.Is(e, client.ErrInvalidRequest):
 		return "The service refused the request (400 " + e.Said() + ")" + said + "."
+	// ErrNotFound is 404 or 410: the status is the one that came back.
 	case errors.Is(e, client.ErrNotFound) && strings.HasPrefix(e.Path, pathOfALink):
-		return "The link no longer exists on the service (404 " + e.Said() + ")" + said + ". It was probably deleted outside Terraform; run `terraform apply` again to recreate it."
+		return fmt.Sprintf("The link no longer exists on the service (%d %s)%s. It was probably deleted outside Terraform; run `terraform apply` again to recreate it.", e.StatusCode, e.Said(), said)
 	case errors.Is(e, client.ErrNotFound):
-		return "The service answered 404 " + e.Said() + " to " + e.Method + " " + e.Path + said + ": it found nothing there. Check base_url, and for a create that domain_id is one of the account's domains (the dashboard's Domains section)."
+		return fmt.Sprintf("The service answered %d %s to %s %s%s: it found nothing there. Check base_url, and for a create that domain_id is one of the account's domains (the dashboard's Domains section).", e.StatusCode, e.Said(), e.Method, e.Path, said)
 	}
 	again := "run the command again."
 	switch {

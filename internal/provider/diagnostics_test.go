@@ -551,6 +551,16 @@ func TestAddServiceError_whatEachFailureSays(t *testing.T) {
 			want:   []string{"404 not_found to POST /api/links", "domain_id"},
 			absent: []string{"no longer exists", "recreate"},
 		},
+		"a create answered 410": {
+			err:    answer(410, "POST", "/api/links", "gone"),
+			want:   []string{"The service answered 410 gone to POST /api/links"},
+			absent: []string{"404"},
+		},
+		"a proxy's page answering 410 to a change, with no code of the service": {
+			err:    &client.APIError{StatusCode: 410, Method: "PATCH", Path: "/api/links/l-1", Code: "not_found", CodeDerived: true},
+			want:   []string{"no longer exists on the service (410 Gone)"},
+			absent: []string{"404"},
+		},
 		"a proxy's page answering 401, with no code of the service": {
 			err:    &client.APIError{StatusCode: 401, Method: "GET", Path: "/api/links", Code: "invalid_api_key", CodeDerived: true, PageText: "Authorization Required"},
 			want:   []string{"The service rejected the API key (401 Unauthorized)", "Authorization Required"},
