@@ -686,9 +686,12 @@ var defaultTimeouts = map[string]time.Duration{
 	"create": defaults.CreateTimeout, "update": defaults.UpdateTimeout, "delete": defaults.DeleteTimeout,
 }
 
-// addTimeoutNotPositive reports a timeout of zero or less on its attribute.
+// addTimeoutNotPositive reports a timeout of zero or less on timeouts,
+// naming op in its text: Terraform shows the line of an attribute, but not
+// of a key within an object's value, for which it shows the resource's
+// first line (as validate.UTMValue does for utm).
 func addTimeoutNotPositive(diags *diag.Diagnostics, op, value string) {
-	diags.AddAttributeError(path.Root("timeouts").AtName(op), "Invalid timeouts."+op,
+	diags.AddAttributeError(path.Root("timeouts"), "Invalid timeouts."+op,
 		fmt.Sprintf("timeouts.%s is %q: the %s would fail before its first request. Remove it for the default (%s), or give the longest the %s may take, such as \"30m\".", op, value, op, defaultTimeouts[op], op))
 }
 

@@ -1152,8 +1152,9 @@ func TestAccValidation_badInputAtPlanTime(t *testing.T) {
 		{`destination = "https://example.com/a"` + "\n" + `utm = { campaign = "spring " }`, expectErr(`utm.campaign "spring " starts or ends with white space; remove it (from a CSV cell, with trimspace())`)},
 		{`destination = "https://example.com/a?utm_source=print"` + "\n" + `utm = { source = "newsletter" }`, expectErr(`UTM parameter set twice`, `utm = { source = "newsletter" }`, `utm.source is "newsletter", but the destination's query sets utm_source=print`)},
 		{`destination = "https://example.com/a"` + "\n" + `expires_at = "9999-12-31T23:59:59-01:00"`, expectErr(`Invalid expires_at`, `which is 10000-01-01T00:59:59Z in UTC: the service takes times in UTC, from the year 0000 to 9999`)},
-		{`destination = "https://example.com/a"` + "\n" + `timeouts = { create = "0s" }`, expectErr(`Invalid timeouts.create`, `timeouts.create is "0s": the create would fail before its first request. Remove it for the default (1h0m0s)`)},
-		{`destination = "https://example.com/a"` + "\n" + `timeouts = { delete = "-5m" }`, expectErr(`timeouts.delete is "-5m": the delete would fail`)},
+		// On the timeouts line, as for utm.
+		{`destination = "https://example.com/a"` + "\n" + `timeouts = { create = "0s" }`, expectErr(`Invalid timeouts.create`, `timeouts = { create = "0s" }`, `timeouts.create is "0s": the create would fail before its first request. Remove it for the default (1h0m0s)`)},
+		{`destination = "https://example.com/a"` + "\n" + `timeouts = { delete = "-5m" }`, expectErr(`timeouts = { delete = "-5m" }`, `timeouts.delete is "-5m": the delete would fail`)},
 		{`destination = "https://example.com/a"` + "\n" + `timeouts = { create = "ten minutes" }`, expectErr(`Invalid Attribute Value Time Duration`, `"ten minutes" must be a string containing a sequence of decimal numbers`)},
 	}
 	steps := make([]resource.TestStep, 0, len(cases))
