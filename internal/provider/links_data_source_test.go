@@ -159,6 +159,12 @@ resource "shortlink_link" "shop" {
 				ExpectError: expectErr("Invalid max_links", "must be a whole number, at least 1; got 2.5"),
 			},
 			{
+				// "No limit" written as a huge number meets "at least 1": the bound it passes is named.
+				Config:      e.config(`data "shortlink_links" "all" { max_links = 1e30 }`),
+				PlanOnly:    true,
+				ExpectError: expectErr("Invalid max_links", "must be a whole number from 1 to 9223372036854775807; got 1e+30"),
+			},
+			{
 				Config: e.config(fmt.Sprintf(shop+`
 data "shortlink_links" "spring" {
   slug_prefix = "spring-"

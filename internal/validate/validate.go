@@ -337,8 +337,13 @@ func (v wholeNumber) ValidateNumber(ctx context.Context, req validator.NumberReq
 	}
 	n := req.ConfigValue.ValueBigFloat()
 	if _, ok := Whole(n, v.lo, v.hi); !ok {
+		want := v.Description(ctx)
+		if n.Cmp(new(big.Float).SetInt64(v.hi)) > 0 {
+			// "at least 1; got 1e+30" would refuse a number for a bound it meets.
+			want = fmt.Sprintf("must be a whole number from %d to %d", v.lo, v.hi)
+		}
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(),
-			fmt.Sprintf("%s %s; got %s.", req.Path, v.Description(ctx), n.Text('g', -1)))
+			fmt.Sprintf("%s %s; got %s.", req.Path, want, n.Text('g', -1)))
 	}
 }
 

@@ -185,7 +185,7 @@ func TestWholeNumber(t *testing.T) {
 		"a fraction":      {types.NumberValue(big.NewFloat(1.5)), 0, 100, "n must be a whole number from 0 to 100; got 1.5."},
 		"above":           {types.NumberValue(big.NewFloat(101)), 0, 100, "n must be a whole number from 0 to 100; got 101."},
 		"below, no upper": {types.NumberValue(big.NewFloat(0)), 1, math.MaxInt64, "n must be a whole number, at least 1; got 0."},
-		"beyond int64":    {types.NumberValue(huge), 1, math.MaxInt64, "n must be a whole number, at least 1; got 1e+30."},
+		"beyond int64":    {types.NumberValue(huge), 1, math.MaxInt64, "n must be a whole number from 1 to 9223372036854775807; got 1e+30."},
 		"null":            {types.NumberNull(), 1, 100, ""},
 		"unknown":         {types.NumberUnknown(), 1, 100, ""},
 	} {
