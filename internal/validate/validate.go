@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"net"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -354,6 +355,9 @@ func Duration(lo, hi time.Duration) validator.String {
 		check: func(v string) string {
 			d, err := time.ParseDuration(v)
 			switch {
+			case err != nil && durationShape.MatchString(v):
+				// Written as a duration, but past the longest one (about 2562047h).
+				return fmt.Sprintf("%q is outside the allowed range, %s to %s", v, lo, hi)
 			case err != nil:
 				return fmt.Sprintf("%q is not a duration; write a number and a unit, such as \"30s\", \"15m\" or \"24h\"", v)
 			case d < lo || d > hi:
@@ -363,3 +367,7 @@ func Duration(lo, hi time.Duration) validator.String {
 		},
 	}
 }
+
+// durationShape is what time.ParseDuration reads: numbers, each with a
+// unit. A value of this shape that it refuses is too long to be held.
+var durationShape = regexp.MustCompile(`^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$`)

@@ -107,6 +107,9 @@ func TestStringValidators(t *testing.T) {
 		{"duration words", Duration(0, time.Hour), "five seconds", "such as \"30s\""},
 		{"duration negative", Duration(0, time.Hour), "-1s", "outside the allowed range, 0s to 1h0m0s"},
 		{"duration too long", Duration(0, time.Hour), "2h", "outside the allowed range"},
+		{"duration past the longest one", Duration(0, time.Hour), "9999999h", `"9999999h" is outside the allowed range, 0s to 1h0m0s`},
+		{"duration of many parts past the longest one", Duration(0, time.Hour), "2562047h60m", "outside the allowed range"},
+		{"duration with a unit of its own", Duration(0, time.Hour), "1d", "is not a duration; write a number and a unit"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
