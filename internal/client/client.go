@@ -207,11 +207,11 @@ func parseBaseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// MaxAPIKeyLength bounds the API key. The dashboard's keys are a few dozen
-// characters; a value far longer is something else pasted in its place
-// (a file's contents, a certificate), and the key's Secret, which matches
-// every beginning of the key, could not be built for it.
-const MaxAPIKeyLength = 256
+// MaxAPIKeyLength bounds the API key. The spec does not say how long a
+// key may be; a request header line of 8 KiB is the most many web servers
+// and proxies take, and a value longer than that is not a key but
+// something set in its place (a file's contents).
+const MaxAPIKeyLength = 8000
 
 // checkAPIKey trims surrounding whitespace (a trailing newline from a file or
 // environment variable is common) and rejects keys that cannot be sent in a
@@ -222,7 +222,7 @@ func checkAPIKey(raw string) (string, error) {
 		return "", errors.New("API key is empty")
 	}
 	if n := utf8.RuneCountInString(key); n > MaxAPIKeyLength {
-		return "", fmt.Errorf("API key is %d characters long, more than the %d a key can be: the dashboard's keys are a few dozen characters, so this is something else set in its place; give the key alone", n, MaxAPIKeyLength)
+		return "", fmt.Errorf("API key is %d characters long, more than the %d the provider sends: a request header line of 8 KiB is the most many web servers take; give the key alone, not a file's contents", n, MaxAPIKeyLength)
 	}
 	if strings.IndexFunc(key, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
 		return "", errors.New("API key contains spaces or control characters; give the key alone, without a \"Bearer\" prefix")

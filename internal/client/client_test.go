@@ -167,7 +167,7 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"a letter outside ASCII", "https://h", "sk_Äpfel", "U+00C4 at character 4"},
 		{"a token's own characters", "https://h", "sk-live_a.b~c+d/e==", ""},
 		{"the longest key", "https://h", strings.Repeat("k", MaxAPIKeyLength), ""},
-		{"a key far too long", "https://h", strings.Repeat(testKey, 40), "characters long, more than the 256 a key can be"},
+		{"a key far too long", "https://h", strings.Repeat("k", MaxAPIKeyLength+1), "characters long, more than the 8000 the provider sends"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

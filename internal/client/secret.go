@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -24,9 +25,14 @@ const Redacted = "[REDACTED]"
 // concurrent use.
 type Secret struct {
 	forms *regexp.Regexp // every form, in any letter case
-	// begun matches, at the end of a text, the key's first minFoldedKey
-	// characters or more, in any form (nil for a shorter key).
-	begun *regexp.Regexp
+	// head matches the key's first minFoldedKey characters in any form (nil
+	// for a shorter key); later holds the literal forms of each character
+	// after them but the last. A text that ends in head and some of later,
+	// in order, ends in the key's beginning (cutBeginning). Not one
+	// pattern: one optional group nested in the next for each character
+	// passes the nesting Go's regexp allows at about 500 characters.
+	head  *regexp.Regexp
+	later [][]string
 }
 
 // minFoldedKey is the shortest key matched in any letter case and inside
@@ -43,8 +49,10 @@ func NewSecret(key string) *Secret {
 		return &Secret{}
 	}
 	var chars []string
+	var literals [][]string
 	for _, r := range key {
-		chars = append(chars, charForms(r))
+		literals = append(literals, charLiterals(r))
+		chars = append(chars, pattern(literals[len(literals)-1]))
 	}
 	flags, alone := "", len(chars) < minFoldedKey
 	if !alone {
@@ -53,15 +61,34 @@ func NewSecret(key string) *Secret {
 	first, last := wordEdge(alone, key[0]), wordEdge(alone, key[len(key)-1])
 	s := &Secret{forms: regexp.MustCompile(flags + first + strings.Join(chars, "") + last)}
 	if len(chars) > minFoldedKey {
-		// The first minFoldedKey characters, then each next one optional
-		// only if all before it are there, at the text's end.
-		tail := ""
-		for i := len(chars) - 2; i >= minFoldedKey; i-- {
-			tail = "(?:" + chars[i] + tail + ")?"
-		}
-		s.begun = regexp.MustCompile(flags + strings.Join(chars[:minFoldedKey], "") + tail + "$")
+		s.head = regexp.MustCompile(flags + strings.Join(chars[:minFoldedKey], ""))
+		s.later = literals[minFoldedKey : len(literals)-1] // the whole key is redacted
 	}
 	return s
+}
+
+// endsInLater says whether text, from at, is the start of later to its
+// end: some of the key's characters after its head, in order, in any of
+// their forms and letter cases.
+func (s *Secret) endsInLater(text string, at int) bool {
+	ats := []int{at} // where the next character may start: forms differ in length
+	for _, forms := range s.later {
+		if slices.Contains(ats, len(text)) {
+			return true
+		}
+		var next []int
+		for _, at := range ats {
+			for _, f := range forms {
+				if end := at + len(f); end <= len(text) && strings.EqualFold(text[at:end], f) && !slices.Contains(next, end) {
+					next = append(next, end)
+				}
+			}
+		}
+		if ats = next; len(ats) == 0 {
+			return false
+		}
+	}
+	return slices.Contains(ats, len(text))
 }
 
 // wordEdge is the pattern at an edge of a short key (alone) that keeps it
@@ -75,14 +102,13 @@ func wordEdge(alone bool, c byte) string {
 	return ""
 }
 
-// charForms is a pattern of the forms one character of the key takes in
-// a text: as it is; percent-encoded; escaped as JSON (\u002B, \/) or
-// HTML (&#43;, &#x2B;, &amp;). Each character is matched on its own, since
-// encoders escape different characters (.NET's JSON escapes +, Go's does
-// not).
-func charForms(r rune) string {
+// charLiterals are the forms one character of the key takes in a text: as
+// it is; percent-encoded; escaped as JSON (\u002B, \/) or HTML (&#43;,
+// &#x2B;, &amp;). Each character is matched on its own, since encoders
+// escape different characters (.NET's JSON escapes +, Go's does not).
+func charLiterals(r rune) []string {
 	if r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_.~", r)) {
-		return regexp.QuoteMeta(string(r)) // no encoder escapes these
+		return []string{string(r)} // no encoder escapes these
 	}
 	forms := []string{string(r), fmt.Sprintf(`\u%04x`, r), fmt.Sprintf(`\u%04X`, r),
 		fmt.Sprintf("&#%d;", r), fmt.Sprintf("&#x%x;", r), fmt.Sprintf("&#x%X;", r), html.EscapeString(string(r))}
@@ -96,9 +122,13 @@ func charForms(r rune) string {
 	for _, b := range []byte(string(r)) {
 		fmt.Fprintf(&encoded, "%%%02X", b)
 	}
-	forms = append(forms, encoded.String(), strings.ToLower(encoded.String()))
-	quoted := make([]string, 0, len(forms))
-	for _, f := range forms {
+	return append(forms, encoded.String(), strings.ToLower(encoded.String()))
+}
+
+// pattern matches any of literals.
+func pattern(literals []string) string {
+	quoted := make([]string, 0, len(literals))
+	for _, f := range literals {
 		quoted = append(quoted, regexp.QuoteMeta(f))
 	}
 	return "(?:" + strings.Join(quoted, "|") + ")"
@@ -125,11 +155,19 @@ func (s *Secret) Holds(text string) bool {
 // secret. The cut is marked as a snippet's is.
 func (s *Secret) cutBeginning(text string) string {
 	text = s.Redact(text)
-	if s == nil || s.begun == nil {
+	if s == nil || s.head == nil {
 		return text
 	}
-	if at := s.begun.FindStringIndex(text); at != nil {
-		return text[:at[0]] + "…"
+	for from := 0; from < len(text); {
+		at := s.head.FindStringIndex(text[from:])
+		if at == nil {
+			break
+		}
+		if start := from + at[0]; s.endsInLater(text, from+at[1]) {
+			return text[:start] + "…"
+		}
+		_, size := utf8.DecodeRuneInString(text[from+at[0]:])
+		from += at[0] + size // heads may overlap
 	}
 	return text
 }

@@ -93,6 +93,20 @@ func TestSecret_cutBeginning(t *testing.T) {
 			t.Errorf("cutBeginning(%q) = %q, want %q", text, got, want)
 		}
 	}
+	// However long the key: a key of hundreds of characters once passed
+	// the nesting Go's regexp allows, and the panic quoted the key.
+	long := strings.Repeat(specialKey, MaxAPIKeyLength/len(specialKey))
+	longSecret := NewSecret(long)
+	for _, begun := range []string{long[:5000], strings.ToUpper(long[:len(long)-1]), strings.ReplaceAll(long[:3000], "+", "%2B")} {
+		if got := longSecret.cutBeginning("ends in " + begun); got != "ends in …" {
+			t.Errorf("cutBeginning of a text ending in %d characters of a long key = %.40q…", len(begun), got)
+		}
+	}
+	// Only an ending is a quote cut short; the same characters followed by
+	// others are not the key.
+	if text := "ends in " + long[:5000] + "!"; longSecret.cutBeginning(text) != text {
+		t.Errorf("a text that goes on after %d characters of the key was cut", 5000)
+	}
 	// The first characters in any form the whole key is redacted in.
 	special := NewSecret(specialKey)
 	for _, begun := range []string{strings.ToUpper(specialKey[:20]), `sk_live_S3CRET\u002Bk3y\/4`, "sk_live_S3CRET%2Bk3y%2F456%3D"} {

@@ -19,8 +19,8 @@ import (
 type keyGuard struct{ secret atomic.Pointer[client.Secret] }
 
 // set takes the key as the client sends it, without surrounding whitespace.
-// A key the client refuses is never sent, and is not taken: its Secret may
-// not be buildable (client.MaxAPIKeyLength).
+// A key the client refuses is never sent, and is not taken: past
+// client.MaxAPIKeyLength its Secret could be too large to build.
 func (g *keyGuard) set(key string) {
 	if key = strings.TrimSpace(key); key != "" && client.CheckAPIKey(key) == nil {
 		g.secret.Store(client.NewSecret(key))

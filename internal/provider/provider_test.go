@@ -276,8 +276,8 @@ func TestAccProvider_invalidAPIKey(t *testing.T) {
 		"a space in the block":             {block: "sk_SECRET 2", want: expectErr("Invalid api_key", "contains spaces or control characters")},
 		"an invisible character copied":    {block: "sk_SECRET_3\u200b", want: expectErr("Invalid api_key", "contains U+200B at character 12, which a Bearer token cannot hold")},
 		// Refused, not a crash whose stack trace quotes the key.
-		"a file's contents in the environment": {env: strings.Repeat("sk_SECRET_4", 1000), want: expectErr("Invalid SHORTLINK_API_KEY", "API key is 11000 characters long, more than the 256 a key can be", "give the key alone")},
-		"a value far too long in the block":    {block: strings.Repeat("k", 600), want: expectErr("Invalid api_key", "API key is 600 characters long")},
+		"a file's contents in the environment": {env: strings.Repeat("sk_SECRET_4", 1000), want: expectErr("Invalid SHORTLINK_API_KEY", "API key is 11000 characters long, more than the 8000 the provider sends", "give the key alone")},
+		"a value far too long in the block":    {block: strings.Repeat("k", 8001), want: expectErr("Invalid api_key", "API key is 8001 characters long")},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv(EnvAPIKey, tc.env)
