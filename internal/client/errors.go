@@ -251,7 +251,10 @@ func looksLikeHTML(body []byte, contentType string) bool {
 // can be quoted to the user: the text of its body with tags, comments,
 // scripts and styles removed, entities decoded and white space collapsed;
 // the title when nothing else has text. It never fails: malformed HTML just
-// yields less tidy text.
+// yields less tidy text. A word a browser shows whole stays whole: an
+// inline element, a comment or an invisible character inside it (a <wbr>
+// or &shy; that lets a long token wrap) parts nothing, or the API key
+// echoed in such a page would be quoted in two halves no redaction finds.
 func htmlText(page []byte) string {
 	var title, text strings.Builder
 	out := &text
@@ -263,7 +266,6 @@ func htmlText(page []byte) string {
 			break
 		}
 		out.WriteString(s[:lt])
-		out.WriteByte(' ')
 		s = s[lt:]
 		if strings.HasPrefix(s, "<!--") {
 			end := strings.Index(s, "-->")
@@ -279,6 +281,9 @@ func htmlText(page []byte) string {
 		}
 		closing, name := tagName(s[1:gt])
 		s = s[gt+1:]
+		if !inlineElements[name] {
+			out.WriteByte(' ')
+		}
 		switch {
 		case (name == "script" || name == "style") && !closing:
 			// Skip the element's content up to its end tag.
@@ -294,10 +299,31 @@ func htmlText(page []byte) string {
 			out = &title
 		}
 	}
-	if t := collapseSpace(html.UnescapeString(text.String())); t != "" {
+	if t := collapseSpace(visible(html.UnescapeString(text.String()))); t != "" {
 		return t
 	}
-	return collapseSpace(html.UnescapeString(title.String()))
+	return collapseSpace(visible(html.UnescapeString(title.String())))
+}
+
+// inlineElements are the elements a browser lays out inside a line, so
+// that they part no word: text on either side of their tags runs on.
+var inlineElements = map[string]bool{
+	"a": true, "abbr": true, "b": true, "bdi": true, "bdo": true, "cite": true, "code": true,
+	"data": true, "dfn": true, "em": true, "font": true, "i": true, "kbd": true, "mark": true,
+	"q": true, "s": true, "samp": true, "small": true, "span": true, "strong": true,
+	"sub": true, "sup": true, "time": true, "tt": true, "u": true, "var": true, "wbr": true,
+}
+
+// visible is s without the characters a browser shows as nothing: a soft
+// hyphen, zero-width spaces and joiners, a word joiner, a byte order mark.
+func visible(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '\u00ad', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff':
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // tagName reads the inside of a tag ("/p", "a href=x", "br/").

@@ -157,6 +157,32 @@ func TestErrorBodiesAreBoundedAndRedacted(t *testing.T) {
 	}
 }
 
+// A page that lets the echoed key wrap, or marks part of it up, shows it
+// as one word: its text must not quote it in two halves.
+func TestErrorPageQuotesNoKeyItsMarkupParts(t *testing.T) {
+	half := len(testKey) / 2
+	for name, inside := range map[string]string{
+		"a line-break opportunity": "<wbr>",
+		"an inline element":        "</span><span class=k>",
+		"a comment":                "<!-- -->",
+		"a soft hyphen":            "&shy;",
+		"a zero-width space":       "&#8203;",
+	} {
+		t.Run(name, func(t *testing.T) {
+			page := "<html><body><h1>Bad Gateway</h1><p>Authorization: Bearer <span>" + testKey[:half] + inside + testKey[half:] + "</span></p></body></html>"
+			_, srv := serve(t, step{status: 502, body: page, header: map[string]string{"Content-Type": "text/html"}})
+			_, err := newTestClient(t, srv, func(cfg *Config) { cfg.MaxRetries = new(0) }).ListLinks(context.Background())
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) || !strings.Contains(apiErr.PageText, "Bad Gateway") {
+				t.Fatalf("error %v, want an *APIError quoting the page", err)
+			}
+			if strings.Contains(err.Error(), testKey[half:]) || !strings.Contains(apiErr.PageText, Redacted) {
+				t.Fatalf("the page's text quotes the key in parts: %q", apiErr.PageText)
+			}
+		})
+	}
+}
+
 func TestStatusTable(t *testing.T) {
 	// Every status with a sentinel has a derived code, so a non-JSON body
 	// still yields the service's vocabulary.
