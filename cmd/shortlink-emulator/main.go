@@ -23,6 +23,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -31,6 +32,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 )
 
@@ -377,7 +379,8 @@ func serve(ctx context.Context, ln net.Listener, handler http.Handler, stdout io
 }
 
 // logRequests logs method, path, status and duration of every request ("closed"
-// for a connection closed by fault injection). It never logs headers, so API
+// for a connection closed by fault injection). It never logs headers, and
+// takes the request's API key out of the path it logs (withoutKey), so API
 // keys stay out of the log.
 func logRequests(l *log.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -392,13 +395,35 @@ func logRequests(l *log.Logger, next http.Handler) http.Handler {
 			if v != nil {
 				status = "closed"
 			}
-			l.Printf("%s %s %s %s", r.Method, r.URL.RequestURI(), status, time.Since(start).Round(time.Millisecond))
+			l.Printf("%s %s %s %s", r.Method, withoutKey(r), status, time.Since(start).Round(time.Millisecond))
 			if v != nil {
 				panic(v) // let the HTTP server close the connection
 			}
 		}()
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// withoutKey is the request's path and query without the API key its
+// Authorization header carries: a client whose base URL holds its key (or
+// that follows a next page naming it) sends the key in the path as well.
+// The Secret is built only when the path holds the key in some case or
+// percent-encoding: a key of thousands of characters takes long to build.
+func withoutKey(r *http.Request) string {
+	uri := r.URL.RequestURI()
+	auth := r.Header.Get("Authorization")
+	if len(auth) <= len("Bearer ") || !strings.EqualFold(auth[:len("Bearer ")], "Bearer ") {
+		return uri
+	}
+	key := strings.TrimSpace(auth[len("Bearer "):])
+	plain, err := url.PathUnescape(uri)
+	if err != nil {
+		plain = uri
+	}
+	if key == "" || !strings.Contains(strings.ToLower(plain), strings.ToLower(key)) {
+		return uri
+	}
+	return client.NewSecret(key).Redact(uri)
 }
 
 type statusWriter struct {

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -490,6 +491,26 @@ func TestLogRequestsAbandonedWrite(t *testing.T) {
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/api/links", nil).WithContext(ctx))
 	if !strings.HasPrefix(out.String(), "POST /api/links abandoned ") {
 		t.Errorf("logged %q, want the write abandoned", out.String())
+	}
+}
+
+// A client whose base URL holds its key sends the key in the path too: the
+// log names the request without it, in any case or encoding.
+func TestLogRequestsLeavesTheKeyOut(t *testing.T) {
+	const key = "sl_test_Ab/c+d=e~f.g-h_9876543210XYZ"
+	for _, target := range []string{
+		"/" + key + "/api/links",
+		"/api/links?token=" + url.QueryEscape(key),
+		"/api/links?t=" + strings.ToUpper(url.PathEscape(key)),
+	} {
+		var out clitest.SyncBuffer
+		h := logRequests(log.New(&out, "", 0), http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+		r := httptest.NewRequest(http.MethodGet, target, nil)
+		r.Header.Set("Authorization", "Bearer "+key)
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		if !strings.HasPrefix(out.String(), "GET /") || strings.Contains(out.String(), "9876543210") {
+			t.Errorf("GET %s logged %q, want it without the key", target, out.String())
+		}
 	}
 }
 
