@@ -115,6 +115,9 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := keyOutOfBaseURL(base, key); err != nil {
+		return nil, err
+	}
 	stop := cfg.Stop
 	if stop == nil {
 		stop = NewStop() // never begun
@@ -154,6 +157,32 @@ func CheckBaseURL(raw string) error {
 func CheckAPIKey(raw string) error {
 	_, err := checkAPIKey(raw)
 	return err
+}
+
+// CheckKeyOutOfBaseURL says, without quoting either, that a base URL New
+// would refuse holds the API key in its path, or returns nil. Both must
+// have passed their own checks.
+func CheckKeyOutOfBaseURL(rawBaseURL, rawKey string) error {
+	base, err := parseBaseURL(rawBaseURL)
+	if err != nil {
+		return err
+	}
+	key, err := checkAPIKey(rawKey)
+	if err != nil {
+		return err
+	}
+	return keyOutOfBaseURL(base, key)
+}
+
+// keyOutOfBaseURL refuses a base URL whose path holds the key (user
+// information, query and fragment are refused anyway): the key would
+// travel in every request's address, which servers and proxies log, and
+// not in the Authorization header alone.
+func keyOutOfBaseURL(base *url.URL, key string) error {
+	if secret := NewSecret(key); secret.Holds(base.Path) || secret.Holds(base.EscapedPath()) {
+		return errors.New("base URL holds the API key in its path, where every request would carry it in its address, which servers and proxies log; set the service's address as base_url and the key as api_key alone")
+	}
+	return nil
 }
 
 func isLoopback(host string) bool {

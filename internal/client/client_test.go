@@ -167,6 +167,10 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"a letter outside ASCII", "https://h", "sk_Äpfel", "U+00C4 at character 4"},
 		{"a token's own characters", "https://h", "sk-live_a.b~c+d/e==", ""},
 		{"the longest key", "https://h", strings.Repeat("k", MaxAPIKeyLength), ""},
+		// The key would travel in every request's address.
+		{"key in the path", "https://h/" + testKey, testKey, "holds the API key in its path"},
+		{"key in the path, percent-encoded", "https://h/t/" + strings.ReplaceAll(strings.ToLower(testKey), "_", "%5F") + "/", testKey, "holds the API key in its path"},
+		{"a short key's letters in a path", "https://h/shortlink/", "k", ""},
 		{"a key far too long", "https://h", strings.Repeat("k", MaxAPIKeyLength+1), "characters long, more than the 8000 the provider sends"},
 	}
 	for _, tt := range tests {

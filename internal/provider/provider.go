@@ -138,6 +138,11 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 	if !cfg.BaseURL.IsUnknown() {
 		checkSetting(&resp.Diagnostics, cfg.BaseURL, baseURL, "base_url", EnvBaseURL, "the service's base URL", client.CheckBaseURL)
 	}
+	if !resp.Diagnostics.HasError() && !cfg.BaseURL.IsUnknown() && !cfg.APIKey.IsUnknown() {
+		if err := client.CheckKeyOutOfBaseURL(baseURL, apiKey); err != nil {
+			addInvalidSetting(&resp.Diagnostics, "base_url", EnvBaseURL, err, isUnset(cfg.BaseURL))
+		}
+	}
 	if resp.Diagnostics.HasError() || cfg.BaseURL.IsUnknown() || cfg.APIKey.IsUnknown() {
 		// An unknown one: resources are planned as unknown and configured on apply.
 		return

@@ -357,6 +357,11 @@ func TestAccValidation_badProviderSettings(t *testing.T) {
 				Config:      "provider \"shortlink\" {\n base_url = \"htps://api.example.com\"\n api_key = \"k\"\n}\n" + body,
 				ExpectError: expectErr(`Invalid base_url`, `base URL "htps://api.example.com" must be an https URL (or http on loopback), such as https://api.example.com; its scheme is "htps"`),
 			},
+			{
+				// The key would travel in every request's address.
+				Config:      "provider \"shortlink\" {\n base_url = \"https://api.example.com/sk_live_0123456789abcdef\"\n api_key = \"sk_live_0123456789abcdef\"\n}\n" + body,
+				ExpectError: expectErr(`Invalid base_url`, `base URL holds the API key in its path`),
+			},
 		},
 	})
 }
