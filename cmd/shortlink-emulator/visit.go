@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
+	"github.com/shortlink/terraform-provider-shortlink/internal/wire"
 )
 
 // The subcommands click and export let `make demo` (and users without curl)
@@ -84,6 +85,9 @@ func baseFlag(fs *flag.FlagSet) func() string {
 	return func() string { return cmp.Or(*base, os.Getenv("SHORTLINK_BASE_URL"), "http://127.0.0.1:8080") }
 }
 
+// maxQuote bounds the quote of an answer that refused the export.
+const maxQuote = 512
+
 // runExport prints the analytics export, with the API key taken from
 // SHORTLINK_API_KEY so it stays out of the process list.
 func runExport(args []string, stdout, stderr io.Writer) error {
@@ -114,10 +118,12 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		// Quoted without the key: what answered may be other than the
-		// emulator, and echo it.
-		return fmt.Errorf("export answered %s: %s", resp.Status, client.NewSecret(key).Redact(string(body)))
+		// emulator, and echo it. The key is taken out before the quote is
+		// cut, so a key the cut would halve is read whole (6 bytes a byte
+		// in its longest form, &#x2F;) and leaves no part of itself.
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxQuote+6*int64(len(key))))
+		return fmt.Errorf("export answered %s: %s", resp.Status, wire.Snippet(client.NewSecret(key).Redact(string(body)), maxQuote))
 	}
 	_, err = io.Copy(stdout, resp.Body)
 	return err

@@ -191,6 +191,9 @@ func TestExportErrors(t *testing.T) {
 		// The service's explanation is passed on, not printed as the export.
 		{name: "refused", key: "sl_test_key", answer: answerStatus(http.StatusForbidden, "the key lacks links:read"), want: "export answered 403 Forbidden: the key lacks links:read"},
 		{name: "an echoed key is not printed", key: "sl_test_echoed", answer: answerStatus(http.StatusUnauthorized, "the key sl_test_echoed is revoked"), want: "the key [REDACTED] is revoked"},
+		// The quote is cut after the key is taken out: no part of it shows.
+		{name: "a key where the quote is cut is not printed in part", key: "sl_test_echoed_0123456789", answer: answerStatus(http.StatusUnauthorized, strings.Repeat("x", 500)+" sl_test_echoed_0123456789 is revoked"), want: " [REDACT"},
+		{name: "an encoded key where the quote is cut", key: "sl/test/echoed/0123456789", answer: answerStatus(http.StatusUnauthorized, strings.Repeat("x", 500)+" sl&#x2F;test&#x2F;echoed&#x2F;0123456789 is revoked"), want: " [REDACT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
