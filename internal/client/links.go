@@ -104,6 +104,7 @@ func (c *Client) CreateLink(ctx context.Context, in CreateLinkInput) (*Link, err
 		// The link was most likely created; only its answer is unreadable.
 		return nil, fmt.Errorf("%w; %w", c.unexpected(cl, resp, "a link", err), ErrAmbiguous)
 	}
+	c.secret.redactLink(link)
 	if len(missing) > 0 && !c.completeFromList(ctx, link, missing) && slices.Contains(missing, "expiresAt") {
 		// Neither the answer nor the list says what expiry the link has:
 		// the one sent stands until a refresh reads it (nil would read as
@@ -302,6 +303,7 @@ func (c *Client) ChangeDestination(ctx context.Context, id string, in ChangeDest
 	case len(missing) > 0:
 		return nil, nil
 	}
+	c.secret.redactLink(link)
 	return link, nil
 }
 

@@ -296,6 +296,7 @@ func (s *listStream) items() (*LinkSet, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what(), err)
 		}
+		s.secret.redactLink(l)
 		links.Add(l)
 		if c, err := s.expect(",]", what); err != nil {
 			return nil, err

@@ -172,6 +172,17 @@ func (s *Secret) cutBeginning(text string) string {
 	return text
 }
 
+// redactLink takes the key out of the addresses the service made for a
+// link, which go into the state as they are: a service, or a proxy in
+// front of it, that echoes the key into them would have the state hold
+// it. The fields the configuration sets are compared with it, not stored
+// blindly, and are left as answered.
+func (s *Secret) redactLink(l *Link) {
+	if l != nil && s != nil && s.forms != nil {
+		l.ShortURL, l.QRCodeURL = s.Redact(l.ShortURL), s.Redact(l.QRCodeURL)
+	}
+}
+
 // Masking returns ctx with tflog masking every form of the key, in
 // messages and in field values.
 func (s *Secret) Masking(ctx context.Context) context.Context {
