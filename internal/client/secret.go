@@ -25,6 +25,11 @@ const Redacted = "[REDACTED]"
 // concurrent use.
 type Secret struct {
 	forms *regexp.Regexp // every form, in any letter case
+	// anchor is the key's longest run of characters no encoder escapes:
+	// every form holds it, in some letter case, so a text without it holds
+	// no form, and needs no regexp (a listing redacts every link's
+	// addresses). Empty: no such character.
+	anchor string
 	// head matches the key's first minFoldedKey characters in any form (nil
 	// for a shorter key); later holds the literal forms of each character
 	// after them but the last. A text that ends in head and some of later,
@@ -59,7 +64,7 @@ func NewSecret(key string) *Secret {
 		flags = "(?i)"
 	}
 	first, last := wordEdge(alone, key[0]), wordEdge(alone, key[len(key)-1])
-	s := &Secret{forms: regexp.MustCompile(flags + first + strings.Join(chars, "") + last)}
+	s := &Secret{forms: regexp.MustCompile(flags + first + strings.Join(chars, "") + last), anchor: longestUnescaped(key)}
 	if len(chars) > minFoldedKey {
 		s.head = regexp.MustCompile(flags + strings.Join(chars[:minFoldedKey], ""))
 		s.later = literals[minFoldedKey : len(literals)-1] // the whole key is redacted
@@ -136,15 +141,44 @@ func pattern(literals []string) string {
 
 // Redact is s with every form of the key replaced by Redacted.
 func (s *Secret) Redact(text string) string {
-	if s == nil || s.forms == nil {
+	if !s.mayHold(text) {
 		return text
 	}
 	return s.forms.ReplaceAllLiteralString(text, Redacted)
 }
 
+// mayHold is false where text surely holds no form of the key.
+func (s *Secret) mayHold(text string) bool {
+	if s == nil || s.forms == nil {
+		return false
+	}
+	for i := 0; i+len(s.anchor) <= len(text); i++ {
+		if strings.EqualFold(text[i:i+len(s.anchor)], s.anchor) {
+			return true
+		}
+	}
+	return false
+}
+
+// longestUnescaped is the longest run of key's characters that every
+// form of it writes as they are (charLiterals).
+func longestUnescaped(key string) string {
+	longest, start := "", 0
+	for i, r := range key + " " {
+		if len(charLiterals(r)) == 1 && r != ' ' {
+			continue
+		}
+		if i-start > len(longest) {
+			longest = key[start:i]
+		}
+		start = i + utf8.RuneLen(r)
+	}
+	return longest
+}
+
 // Holds says whether text holds the key in any form.
 func (s *Secret) Holds(text string) bool {
-	return s != nil && s.forms != nil && s.forms.MatchString(text)
+	return s.mayHold(text) && s.forms.MatchString(text)
 }
 
 // cutBeginning is text, redacted, without an ending that is the first

@@ -154,3 +154,16 @@ func TestListAnswerStoppingInTheKeyQuotesNoPartOfIt(t *testing.T) {
 		t.Fatalf("the error quotes the key's first bytes: %v", err)
 	}
 }
+
+// Every form of the key holds its longest run of characters no encoder
+// escapes, so a text without that run is passed over without a regexp.
+func TestSecret_anchor(t *testing.T) {
+	for key, want := range map[string]string{specialKey: "sk_live_S3CRET", "ab+cdef/gh": "cdef", "+/=": ""} {
+		if got := longestUnescaped(key); got != want {
+			t.Errorf("longestUnescaped(%q) = %q, want %q", key, got, want)
+		}
+	}
+	if secret := NewSecret("+/=+/=+/="); secret.Redact("key %2B%2F%3D%2b%2f%3d+/=") != "key "+Redacted {
+		t.Error("a key with no character left as it is was not redacted")
+	}
+}
