@@ -287,6 +287,30 @@ func identitySupported(t *testing.T, w *clitest.Workdir) bool {
 	return major > 1 || minor >= 12
 }
 
+// cliAtLeast reports whether the CLI is Terraform 1.<terraform> or later,
+// or OpenTofu 1.<tofu> or later: the first versions of each that have what
+// a test needs.
+func cliAtLeast(t *testing.T, w *clitest.Workdir, terraform, tofu int) bool {
+	t.Helper()
+	want := terraform
+	if isOpenTofu(t, w) {
+		want = tofu
+	}
+	major, minor := cliVersion(t, w)
+	return major > 1 || minor >= want
+}
+
+// skipBelow skips the test on a CLI older than Terraform 1.<terraform> or
+// OpenTofu 1.<tofu>, which lack what (such as "for_each in import blocks"),
+// from where it is called: the checks before it have run.
+func skipBelow(t *testing.T, w *clitest.Workdir, terraform, tofu int, what string) {
+	t.Helper()
+	if !cliAtLeast(t, w, terraform, tofu) {
+		major, minor := cliVersion(t, w)
+		t.Skipf("%s needs Terraform 1.%d or OpenTofu 1.%d or later; this CLI is %d.%d: skipping the test from here", what, terraform, tofu, major, minor)
+	}
+}
+
 // cliVersion is the CLI's version (Terraform and OpenTofu alike answer
 // `version -json` with terraform_version).
 func cliVersion(t *testing.T, w *clitest.Workdir) (major, minor int) {

@@ -103,10 +103,12 @@ func TestSettings_providerBlock(t *testing.T) {
 // provider block from a variable declared ephemeral (Terraform 1.10 and
 // later) leaves no trace in a saved plan or the state, where one from a
 // sensitive variable sits in the plan file (Terraform keeps the
-// variables a plan was made with), as the docs say.
+// variables a plan was made with), as the docs say. Ephemeral variables
+// need Terraform 1.10 or OpenTofu 1.11 or later.
 func TestSettings_ephemeralKeyStaysOutOfPlanFiles(t *testing.T) {
 	t.Parallel()
 	s := newService(t, instantFilter)
+	skipBelow(t, s.workdir(t, "cli-version", ""), 10, 11, "an ephemeral variable")
 	config := func(kind string) string {
 		return fmt.Sprintf("variable \"api_key\" {\n  type = string\n  %s = true\n}\nprovider \"shortlink\" {\n  api_key = var.api_key\n}\nresource \"shortlink_link\" \"a\" {\n  domain_id   = %q\n  destination = \"https://example.com/%s\"\n}\n", kind, s.fx.DomainID, kind)
 	}
