@@ -160,10 +160,12 @@ func TestCreate_waitsAs503sRetryAfterAsks(t *testing.T) {
 // A gateway in front of a slow service may answer 504 while the service
 // goes on to make the link. The search for it waits, after that answer, as
 // long as the slowest create answered so far took, so it finds the link
-// rather than make a second one beside it.
+// rather than make a second one beside it. The wait before a retry, half
+// the service's work here, would not be enough on its own: the slowest is
+// measured.
 func TestCreate_waitsForALinkTheServiceMakesAfterItsAnswer(t *testing.T) {
 	e := newCreatorEnv(t)
-	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(300 * time.Millisecond) }); err != nil {
+	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(600 * time.Millisecond) }); err != nil {
 		t.Fatal(err)
 	}
 	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 300*time.Millisecond, DefaultAdoptionWindow)
@@ -213,6 +215,54 @@ func TestCreate_neverAdoptsALinkOlderThanTheAttempt(t *testing.T) {
 	}
 	if from != Made || len(e.srv.Links(e.fx.AccountID)) != 2 {
 		t.Fatalf("origin=%v, %d links; the old link must be left alone", from, len(e.srv.Links(e.fx.AccountID)))
+	}
+}
+
+// A create with a slug whose answer was lost takes only a link that holds
+// its slug: another configuration's link to the same page, made in the
+// same seconds under another slug, is not the link the attempt made.
+func TestCreate_ambiguousCreateWithASlugTakesNoLinkWithAnotherSlug(t *testing.T) {
+	e := newCreatorEnv(t)
+	theirs, err := e.srv.SeedLinks(e.fx.DomainID, "promo", 1) // https://example.com/promo/0, slug promo-0
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusServiceUnavailable, Method: http.MethodPost})
+	link, from, err := e.creator.Create(context.Background(), e.input(theirs[0].Destination, "mine"), nil)
+	if err != nil || from != Made || link.ID == theirs[0].ID || link.Slug != "mine" {
+		t.Fatalf("origin %v, link %+v, error %v; want a link of its own with slug mine, sent again", from, link, err)
+	}
+	if n := len(e.srv.Links(e.fx.AccountID)); n != 2 {
+		t.Errorf("%d links, want theirs and the new one", n)
+	}
+}
+
+// A service whose list does not say when a link was made (no createdAt)
+// gives nothing to tell the lost answer's link from an older twin by, and
+// a link made twice is the worse mistake: the link alike that no resource
+// holds is taken, not made a second time.
+func TestCreate_ambiguousCreateFindsItsLinkInAListWithoutCreatedAt(t *testing.T) {
+	e := newCreatorEnv(t)
+	list := func(ctx context.Context) (*client.LinkSet, error) {
+		listed, err := e.creator.client.ListLinks(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var undated []client.Link
+		for l := range listed.All() {
+			l.CreatedAt = time.Time{}
+			undated = append(undated, l)
+		}
+		return client.LinkSetOf(undated...), nil
+	}
+	e.creator = NewCreator(e.creator.client, snapshot.New(list, snapshot.DefaultLifetime), 3, time.Millisecond, DefaultAdoptionWindow)
+	e.closeNextCreateAfterCommit()
+	link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/a", ""), nil)
+	if err != nil || from != Retaken {
+		t.Fatalf("origin %v, link %v, error %v; want the link the attempt made, found", from, link, err)
+	}
+	if n := len(e.srv.Links(e.fx.AccountID)); n != 1 || e.srv.Count(http.MethodPost, "/api/links") != 1 {
+		t.Fatalf("%d links after %d POSTs; want one of each", n, e.srv.Count(http.MethodPost, "/api/links"))
 	}
 }
 
@@ -364,6 +414,18 @@ func TestCreate_takesOverTheExactRecentLeftoverOfAnInterruptedRun(t *testing.T) 
 	}
 }
 
+// The adoption window is read with an allowance for the service's clock
+// against ours: a leftover that looks a minute older than the window may
+// be as old as the window on the service's clock.
+func TestCreate_takesOverALeftoverAClockStepPastTheWindow(t *testing.T) {
+	e := newCreatorEnv(t)
+	left := e.seedLeftover(t, DefaultAdoptionWindow+time.Minute)
+	link, from, err := e.creator.Create(context.Background(), e.input(left.Destination, "left-0"), nil)
+	if err != nil || from != Leftover || link.ID != left.ID {
+		t.Fatalf("origin %v, link %v, error %v; want leftover %s taken over", from, link, err, left.ID)
+	}
+}
+
 // A resource renamed without a moved block: its create may meet the old
 // link's 409 before the apply sends that link's delete, and settle the
 // 409 while the delete goes, whether the listing then still shows the old
@@ -425,6 +487,65 @@ func TestCreate_stoppedWhileSettlingA409TellsOfTheStop(t *testing.T) {
 	}
 }
 
+// A run stopped while it settles the 409 met by a create sent again after
+// a lost answer says the outcome is unknown (ErrAmbiguous): the holder may
+// be the link the lost answer's attempt made.
+func TestCreate_stoppedWhileSettlingA409AfterALostAnswerIsAmbiguous(t *testing.T) {
+	e := newCreatorEnv(t)
+	e.seedLeftover(t, time.Hour) // holds the slug; older than the attempt, so not the link the search looks for
+	e.srv.InjectFaults(
+		emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusBadGateway, Method: http.MethodPost},
+		emulator.Fault{Kind: emulator.FaultDelay, Delay: emulator.Duration(time.Millisecond), Method: http.MethodGet, Path: "/api/links"}, // the search
+		emulator.Fault{Kind: emulator.FaultDelay, Delay: emulator.Duration(time.Second), Method: http.MethodGet, Path: "/api/links"},      // settling the 409
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for e.srv.Count(http.MethodPost, "/api/links", http.StatusConflict) == 0 && ctx.Err() == nil {
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond) // while the listing waits
+		cancel()
+	}()
+	_, _, err := e.creator.Create(ctx, e.input("https://example.com/left/0", "left-0"), nil)
+	if !errors.Is(err, client.ErrAmbiguous) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("error = %v; want the stop, said to leave the outcome of the lost answer unknown", err)
+	}
+	if n := e.srv.Count(http.MethodPost, "/api/links"); n != 2 {
+		t.Fatalf("%d POSTs, want 2: the lost one and the one sent again", n)
+	}
+}
+
+// The slug's holder that a create sent again after a lost answer meets is
+// the link that answer's attempt made, found late: it is retaken, not
+// taken over as an interrupted run's leftover, and the warning says so.
+func TestCreate_slugHeldByTheLostAnswersLinkIsRetaken(t *testing.T) {
+	e := newCreatorEnv(t)
+	var listings atomic.Int32
+	list := func(ctx context.Context) (*client.LinkSet, error) {
+		listed, err := e.creator.client.ListLinks(ctx)
+		if err != nil || listings.Add(1) > 2 {
+			return listed, err
+		}
+		var kept []client.Link // the search's two listings, as pages that shifted past the link
+		for l := range listed.All() {
+			if l.Slug != "spring" {
+				kept = append(kept, l)
+			}
+		}
+		return client.LinkSetOf(kept...), nil
+	}
+	e.creator = NewCreator(e.creator.client, snapshot.New(list, snapshot.DefaultLifetime), 3, time.Millisecond, DefaultAdoptionWindow)
+	e.closeNextCreateAfterCommit()
+	link, from, err := e.creator.Create(context.Background(), e.input("https://example.com/a", "spring"), nil)
+	if err != nil || from != Retaken {
+		t.Fatalf("origin %v, link %v, error %v; want the lost answer's link, retaken", from, link, err)
+	}
+	if n := len(e.srv.Links(e.fx.AccountID)); n != 1 || e.srv.Count(http.MethodPost, "/api/links", http.StatusConflict) != 1 {
+		t.Fatalf("%d links, %d POSTs answered 409; want one link, met by the create sent again", n, e.srv.Count(http.MethodPost, "/api/links", http.StatusConflict))
+	}
+}
+
 // A leftover of this resource's interrupted create has no UTM parameters
 // yet, or the resource's own if its UTM step ran too. A link with others
 // belongs to another configuration (another campaign), however alike.
@@ -470,19 +591,26 @@ func TestCreate_takesOverASlugHolderByItsUTMParameters(t *testing.T) {
 }
 
 func TestCreate_leavesASlugHolderItMayNotTakeOver(t *testing.T) {
+	expiry := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	for name, tc := range map[string]struct {
 		age         time.Duration
 		destination string
 		setup       func(*creatorEnv, emulator.Link)
 		reason      string
-		alike       bool // what the create declares (a resource renamed without a moved block?)
+		alike       bool       // what the create declares (a resource renamed without a moved block?)
+		expires     *time.Time // the create's (the holder has none)
 	}{
-		"other destination": {time.Minute, "https://example.com/mine", nil, `destination "https://example.com/left/0" differs`, false},
-		"too old":           {DefaultAdoptionWindow + 3*time.Hour, "https://example.com/left/0", nil, "longer ago than adoption_window (24h)", true},
+		"other destination": {time.Minute, "https://example.com/mine", nil, `destination "https://example.com/left/0" differs`, false, nil},
+		"other expiry":      {time.Minute, "https://example.com/left/0", nil, "its expiry differs", false, &expiry},
+		// Not alike, whatever it declares: the plan's advice is to apply
+		// again once the delete is through, not a moved block.
+		"being deleted": {time.Minute, "https://example.com/left/0", func(e *creatorEnv, l emulator.Link) { e.creator.BeginDelete(l.ID, e.fx.DomainID, "") },
+			"this apply sent its delete", false, nil},
+		"too old": {DefaultAdoptionWindow + 3*time.Hour, "https://example.com/left/0", nil, "longer ago than adoption_window (24h)", true, nil},
 		"held by this run": {time.Minute, "https://example.com/left/0", func(e *creatorEnv, l emulator.Link) { e.creator.Hold(l.ID, "") },
-			"another resource of this configuration already manages it", false},
+			"another resource of this configuration already manages it", false, nil},
 		"window 0": {time.Minute, "https://example.com/left/0", func(e *creatorEnv, _ emulator.Link) { e.creator.window = 0 },
-			"adoption_window is 0", true},
+			"adoption_window is 0", true, nil},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newCreatorEnv(t)
@@ -490,7 +618,9 @@ func TestCreate_leavesASlugHolderItMayNotTakeOver(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(e, left)
 			}
-			_, _, err := e.creator.Create(context.Background(), e.input(tc.destination, "left-0"), nil)
+			in := e.input(tc.destination, "left-0")
+			in.ExpiresAt = tc.expires
+			_, _, err := e.creator.Create(context.Background(), in, nil)
 			var taken *SlugTakenError
 			if !errors.As(err, &taken) || !errors.Is(err, client.ErrConflict) {
 				t.Fatalf("error = %v, want a SlugTakenError wrapping the 409", err)
