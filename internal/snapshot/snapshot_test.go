@@ -995,6 +995,19 @@ func TestSnapshotBySlugConfirmsAMiss(t *testing.T) {
 	checkCalls(t, svc, 3) // the miss was confirmed by one more listing
 }
 
+// A link this provider deleted holds its slug no more: BySlug does not
+// find it in the listing the delete came after, which still has it (a
+// data source reading the slug in the apply that deleted its link).
+func TestSnapshotBySlugLeavesOutARemovedLink(t *testing.T) {
+	svc := newService("a", "b")
+	s, _ := newSnapshot(svc, lifetime)
+	mustGet(t, s, "a")
+	svc.remove(s, "b")
+	if l, ok, err := s.BySlug(context.Background(), "", "b"); err != nil || ok {
+		t.Fatalf("BySlug(b) = %+v, %v, %v; want the deleted link's slug free", l, ok, err)
+	}
+}
+
 func TestSnapshotCurrentNeedsNoConfirmation(t *testing.T) {
 	svc := newService("a", "x", "b")
 	svc.omit = map[int][]string{1: {"x"}}
@@ -1044,6 +1057,28 @@ func TestSnapshotLinksListsOnceWhenOneAnswerHeldThemAll(t *testing.T) {
 				t.Errorf("%d list requests, want %d", n, tc.wantRequests)
 			}
 		})
+	}
+}
+
+// A search's miss in a listing the service gave in one answer is settled
+// by that listing: a create whose answer was lost is sent again after one
+// listing, not two. Against the emulator, as above.
+func TestSnapshotFindSinceMissInOneAnswerListsOnce(t *testing.T) {
+	svc := testsupport.Start(t, testsupport.Options{})
+	if _, err := svc.Server.SeedLinks(svc.Fixture.DomainID, "seeded", 3); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(client.Config{BaseURL: svc.URL, APIKey: svc.Fixture.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(c.ListLinks, lifetime)
+	_, ok, err := s.FindSince(context.Background(), s.Mark(), func(l client.Listing) (client.Link, bool) { return l.Get("missing") })
+	if ok || err != nil {
+		t.Fatalf("FindSince = %v, %v; want a settled miss", ok, err)
+	}
+	if n := svc.Server.Count("GET", "/api/links"); n != 1 {
+		t.Errorf("%d list requests, want 1", n)
 	}
 }
 
