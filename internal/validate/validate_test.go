@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -29,6 +30,7 @@ func TestStringValidators(t *testing.T) {
 	}{
 		{"sent time", SentTime(), "2027-01-05T23:59:59Z", ""},
 		{"sent time at the year 9999", SentTime(), "9999-12-31T23:59:59Z", ""},
+		{"sent time at the year 0000", SentTime(), "0000-01-01T00:00:00Z", ""},
 		{"sent time not a time (the type's to report)", SentTime(), "not a time", ""},
 		{"sent time past the year 9999 in UTC", SentTime(), "9999-12-31T23:59:59-01:00", `attr is "9999-12-31T23:59:59-01:00", which is 10000-01-01T00:59:59Z in UTC: the service takes times in UTC, from the year 0000 to 9999`},
 		{"sent time before the year 0000 in UTC", SentTime(), "0000-01-01T00:30:00+01:00", "which is -0001-12-31T23:30:00Z in UTC"},
@@ -53,6 +55,8 @@ func TestStringValidators(t *testing.T) {
 		{"uuid name", UUID(), "my-domain", "copy the ID from the dashboard"},
 		{"url https", HTTPURL(), "https://example.com/sale?x=1", ""},
 		{"url http", HTTPURL(), "http://example.com", ""},
+		// A scheme is case-insensitive (RFC 3986): the service reads HTTPS as https.
+		{"url scheme in capitals ok", HTTPURL(), "HTTPS://example.com/sale", ""},
 		{"url ftp", HTTPURL(), "ftp://example.com/file", "must start with http:// or https://"},
 		{"url relative", HTTPURL(), "/sale", "must start with http://"},
 		{"url no host", HTTPURL(), "https:///path", "has no host"},
@@ -77,6 +81,8 @@ func TestStringValidators(t *testing.T) {
 		{"url port ok", HTTPURL(), "https://example.com:8443/x", ""},
 		{"url port too high", HTTPURL(), "https://example.com:99999/x", "has port 99999; a port is 1 to 65535"},
 		{"url port zero", HTTPURL(), "http://example.com:0/", "has port 0"},
+		{"url highest port ok", HTTPURL(), "https://example.com:65535/x", ""},
+		{"url port one past the highest", HTTPURL(), "https://example.com:65536/x", "has port 65536"},
 		{"url at sign in path ok", HTTPURL(), "https://example.com/@brand", ""},
 		{"slug ok", Slug(), "spring-sale_2027", ""},
 		{"slug unicode ok", Slug(), "frühling", ""},
@@ -85,16 +91,21 @@ func TestStringValidators(t *testing.T) {
 		{"slug control", Slug(), "a\x01b", "control or invisible characters"},
 		{"slug zero-width space", Slug(), "spring\u200bsale", `contains '\u200b'`},
 		{"slug query", Slug(), "a?b", "contains '?'"},
+		{"slug fragment", Slug(), "a#b", "contains '#'"},
+		// The bound counts characters, as its message says, not bytes.
+		{"slug of 64 characters in more bytes ok", Slug(), strings.Repeat("ü", MaxSlugLength), ""},
 		{"slug too long", Slug(), strings.Repeat("a", MaxSlugLength+1), "1 to 64 characters"},
 		{"slug prefix ok", SlugPrefix(), "spring-", ""},
 		{"slug prefix empty", SlugPrefix(), "", "remove it to match every slug"},
 		{"slug prefix slash", SlugPrefix(), "campaigns/", "contains '/'"},
 		{"slug prefix too long", SlugPrefix(), strings.Repeat("a", MaxSlugLength+1), "longer than a slug"},
+		{"slug prefix as long as a slug ok", SlugPrefix(), strings.Repeat("a", MaxSlugLength), ""},
 		{"host ok", HostName(), "Shop.Example.com", ""},
 		{"host single label ok", HostName(), "localhost", ""},
 		{"host empty", HostName(), "", "remove it to match every destination"},
 		{"host url", HostName(), "https://shop.example.com/sale", `write only its host, "shop.example.com"`},
 		{"host path", HostName(), "shop.example.com/sale", "contains '/'"},
+		{"host with a user", HostName(), "admin@shop.example.com", "contains '@'"},
 		{"host port", HostName(), "shop.example.com:8443", `write "shop.example.com"`},
 		{"host space", HostName(), "shop example.com", "contains ' '"},
 		{"host IPv4 ok", HostName(), "192.0.2.1", ""},
@@ -110,6 +121,7 @@ func TestStringValidators(t *testing.T) {
 		{"duration past the longest one", Duration(0, time.Hour), "9999999h", `"9999999h" is outside the allowed range, 0s to 1h0m0s`},
 		{"duration of many parts past the longest one", Duration(0, time.Hour), "2562047h60m", "outside the allowed range"},
 		{"duration with a unit of its own", Duration(0, time.Hour), "1d", "is not a duration; write a number and a unit"},
+		{"duration at its upper bound ok", Duration(0, time.Hour), "1h", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,6 +162,25 @@ func TestHTTPURLDoesNotQuoteCredentials(t *testing.T) {
 	}
 	if d := resp.Diagnostics.Errors()[0]; strings.Contains(d.Detail(), "s3cret") || strings.Contains(d.Detail(), "mallory") {
 		t.Fatalf("detail %q repeats the credentials", d.Detail())
+	}
+}
+
+// A UTM value's error is put on the utm attribute, whose line Terraform
+// shows (it shows the resource's first line for a key within an object's
+// value), and its text names the key.
+func TestUTMValue_reportsOnTheEnclosingAttribute(t *testing.T) {
+	var resp validator.StringResponse
+	at := path.Root("utm").AtName("source")
+	UTMValue().ValidateString(context.Background(), validator.StringRequest{Path: at, ConfigValue: types.StringValue("")}, &resp)
+	if !resp.Diagnostics.HasError() {
+		t.Fatal("an empty UTM value was accepted")
+	}
+	d, ok := resp.Diagnostics.Errors()[0].(diag.DiagnosticWithPath)
+	if !ok || !d.Path().Equal(path.Root("utm")) {
+		t.Fatalf("error %v is not on utm", resp.Diagnostics.Errors()[0])
+	}
+	if !strings.HasPrefix(d.Detail(), "utm.source ") {
+		t.Fatalf("detail %q does not name utm.source", d.Detail())
 	}
 }
 
