@@ -57,7 +57,12 @@ func TestSecret_redactsEveryForm(t *testing.T) {
 			"key_k k_key":                        "key_k k_key",
 		},
 		"test": {"the latest tests": "the latest tests", `{"key":"test"}`: `{"key":"[REDACTED]"}`, "TEST": "TEST"},
-		"+x/":  {"a+x/b": "a[REDACTED]b", "x/": "x/", "e%2Bx%2F": "e[REDACTED]"},
+		"+x/":  {"a+x/b": "a[REDACTED]b", "x/": "x/", "e%2Bx%2F": "e[REDACTED]", "e%2bx%2f": "e[REDACTED]", `e\u002Bx/`: "e[REDACTED]"},
+		// An underscore is a word character: a key that begins with one
+		// does not stand alone after a letter.
+		"_k": {"a_k": "a_k", "_k": "[REDACTED]", "key _k": "key [REDACTED]"},
+		// From minFoldedKey characters on, a key is matched in any case.
+		"abcd1234": {"key ABCD1234": "key [REDACTED]"},
 	} {
 		secret := NewSecret(key)
 		for text, want := range texts {
