@@ -13,9 +13,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
 )
 
@@ -27,13 +29,14 @@ func TestShouldRetry(t *testing.T) {
 	}{
 		{"200", 200}, {"429", 429}, {"500", 500}, {"502", 502}, {"503", 503},
 		{"400", 400}, {"404", 404}, {"transport error", 0}, {"cannot connect", -1},
+		{"connection reset", -2}, // a net.OpError too, but after the request went
 	}
 	// want[method][outcome]
 	want := map[string]map[string]bool{
-		"GET":    {"200": false, "429": true, "500": true, "502": true, "503": true, "400": false, "404": false, "transport error": true, "cannot connect": true},
-		"PATCH":  {"200": false, "429": true, "500": true, "502": true, "503": true, "400": false, "404": false, "transport error": true, "cannot connect": true},
-		"DELETE": {"200": false, "429": true, "500": true, "502": true, "503": true, "400": false, "404": false, "transport error": true, "cannot connect": true},
-		"POST":   {"200": false, "429": true, "500": false, "502": false, "503": false, "400": false, "404": false, "transport error": false, "cannot connect": true},
+		"GET":    {"200": false, "429": true, "500": true, "502": true, "503": true, "400": false, "404": false, "transport error": true, "cannot connect": true, "connection reset": true},
+		"PATCH":  {"200": false, "429": true, "500": true, "502": true, "503": true, "400": false, "404": false, "transport error": true, "cannot connect": true, "connection reset": true},
+		"DELETE": {"200": false, "429": true, "500": true, "502": true, "503": true, "400": false, "404": false, "transport error": true, "cannot connect": true, "connection reset": true},
+		"POST":   {"200": false, "429": true, "500": false, "502": false, "503": false, "400": false, "404": false, "transport error": false, "cannot connect": true, "connection reset": false},
 	}
 	for method, byOutcome := range want {
 		for _, o := range outcomes {
@@ -45,6 +48,8 @@ func TestShouldRetry(t *testing.T) {
 					err = transportErr
 				case -1:
 					err = &url.Error{Op: "Post", URL: "https://h", Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}}
+				case -2:
+					err = &url.Error{Op: "Post", URL: "https://h", Err: &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}}
 				default:
 					resp = &http.Response{StatusCode: o.status, Header: http.Header{}}
 				}
@@ -314,6 +319,31 @@ func TestUnavailablePastDeadlineFailsAtOnce(t *testing.T) {
 	}
 	if s.count() != 1 {
 		t.Fatalf("%d requests, want 1", s.count())
+	}
+}
+
+// A read has no deadline of its own (Terraform gives reads no timeout):
+// defaults.ReadTimeout bounds it, so a 429 that asks a wait past that
+// fails at once, naming the wait, rather than hold the refresh for it.
+func TestReadWithoutDeadlineIsBoundedByTheReadTimeout(t *testing.T) {
+	wait := defaults.ReadTimeout + time.Hour
+	_, srv := serve(t, step{status: 429, header: map[string]string{"Retry-After": strconv.Itoa(int(wait.Seconds()))}})
+	c := newTestClient(t, srv)
+	ctx, cancel := context.WithCancel(context.Background()) // ends the test's read, but is no deadline
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.ListLinks(ctx)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var past *WaitPastDeadlineError
+		if !errors.As(err, &past) || past.Wait != wait {
+			t.Fatalf("error = %v, want the %s wait named as past the read's bound", err, wait)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the read still waits after 5s; want it to fail at once, its wait past defaults.ReadTimeout (%s)", defaults.ReadTimeout)
 	}
 }
 

@@ -88,6 +88,28 @@ func TestVerdict_retriesRunningOutConcludeUnreachable(t *testing.T) {
 	}
 }
 
+// Only failures to reach the service conclude it unreachable when
+// max_retries runs out. A service that answered 5xx, or whose connection
+// broke after the request went, was reached: that request fails, and the
+// next one is sent.
+func TestVerdict_otherFailuresRunningOutAreNoVerdict(t *testing.T) {
+	for name, failing := range map[string]step{"server errors": {status: http.StatusBadGateway}, "connections broken": {hangUp: true}} {
+		t.Run(name, func(t *testing.T) {
+			s, srv := serve(t, failing, failing, step{status: http.StatusOK, body: `[]`})
+			c := newTestClient(t, srv, func(cfg *Config) { cfg.MaxRetries = new(1) })
+			if _, err := c.ListLinks(context.Background()); err == nil || IsVerdict(err) {
+				t.Fatalf("first list: error = %v, want the failure, no verdict", err)
+			}
+			if _, err := c.ListLinks(context.Background()); err != nil {
+				t.Fatalf("second list: %v; want it sent and answered", err)
+			}
+			if n := s.count(); n != 3 {
+				t.Fatalf("%d requests, want 3", n)
+			}
+		})
+	}
+}
+
 func TestVerdict_anAnswerRestartsThePatience(t *testing.T) {
 	v := &verdict{patience: time.Minute}
 	start := time.Now()
