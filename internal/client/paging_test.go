@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
@@ -242,6 +243,29 @@ func TestListRefusesNextPageOnAnotherOrigin(t *testing.T) {
 				t.Fatal("the API key was sent to another origin")
 			}
 		})
+	}
+}
+
+// A next page on the base URL's origin is followed however the service
+// spells it: the host in capitals, the scheme's default port written out.
+// Another port or scheme is another origin.
+func TestListFollowsItsOwnOriginInAnySpelling(t *testing.T) {
+	c, err := New(Config{BaseURL: "https://api.example.com", APIKey: testKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, _ := url.Parse("https://api.example.com/api/links")
+	for ref, same := range map[string]bool{
+		"https://API.Example.com/api/links?page=2":     true,
+		"https://api.example.com:443/api/links?page=2": true,
+		"/api/links?page=2":                            true,
+		"https://api.example.com:8443/api/links":       false,
+		"http://api.example.com/api/links?page=2":      false,
+		"http://api.example.com:443/api/links?page=2":  false,
+	} {
+		if _, err := c.followable(cur, ref); (err == nil) != same {
+			t.Errorf("followable(%q): %v; want followed: %v", ref, err, same)
+		}
 	}
 }
 

@@ -217,6 +217,21 @@ func TestWriteIsNotRedirected(t *testing.T) {
 	}
 }
 
+// A read redirected to another origin is not followed, however alike the
+// host: net/http would carry the Authorization header to another port of
+// the same host, or from https to http on it, and the redirect says
+// base_url is wrong.
+func TestReadIsNotRedirectedToAnotherOrigin(t *testing.T) {
+	other, otherSrv := serve(t, step{body: "[]"}) // the same host, another port
+	_, srv := serve(t, step{status: http.StatusFound, header: map[string]string{"Location": otherSrv.URL + "/api/links"}})
+	if _, err := newTestClient(t, srv).ListLinks(context.Background()); err == nil {
+		t.Fatal("the list succeeded; want the redirect reported")
+	}
+	if n := other.count(); n != 0 {
+		t.Fatalf("%d requests went to the other origin, carrying the API key", n)
+	}
+}
+
 func TestCanceledContextSendsNothing(t *testing.T) {
 	s, srv := serve(t, step{status: 201, body: linkJSON})
 	ctx, cancel := context.WithCancel(context.Background())
