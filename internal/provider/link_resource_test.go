@@ -462,6 +462,10 @@ func TestRead_aFailedLookAtTheDomainKeepsTheLink(t *testing.T) {
 	if !strings.Contains(diagnosticsText(resp.Diagnostics), "500") {
 		t.Fatalf("the error does not say what failed:\n%s", diagnosticsText(resp.Diagnostics))
 	}
+	// A link taken out of the state is a null state, not a missing one.
+	if kept, err := resp.NewState.Unmarshal(right.resource); err != nil || kept.IsNull() {
+		t.Fatalf("the look at the domain failed: the link left the state (%v, %v)", kept, err)
+	}
 }
 
 // deleteSeeded deletes, behind the provider's back, the link holding slug.
