@@ -406,7 +406,19 @@ func beyond() []shape {
 // Retry-After, at any limit. It holds them to no ratio; PACING_TABLE=1
 // prints each cell's worst draw (ratio to the floor, share answered 429,
 // time over the floor), which BENCHMARKS.md quotes.
+// beyondTheMatrix skips, under -short (make test), a test that runs the
+// matrix's shapes again at other limits, answer times, headers, windows or
+// parallelism: together they take over a minute and a half on 2 cores, and
+// make pacing-wide, part of make ci, runs them.
+func beyondTheMatrix(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("beyond the matrix: make pacing-wide runs it")
+	}
+}
+
 func TestPacingBeyondTheMatrix(t *testing.T) {
+	beyondTheMatrix(t)
 	if tables {
 		header := "| model | allowance |"
 		for _, n := range beyondRuns {
@@ -455,6 +467,7 @@ var answerTimes = []struct {
 // prints a row for each (PACING_TABLE=1): what the matrix checks in every
 // cell holds at each of them, and each row's figures stay within its guards.
 func TestPacingAnswerTimes(t *testing.T) {
+	beyondTheMatrix(t)
 	rows := make([]string, len(answerTimes))
 	t.Run("latencies", func(t *testing.T) {
 		for i, at := range answerTimes {
@@ -545,6 +558,7 @@ var headersSaidOtherwise = []struct {
 // otherwise (rules 15 and 16). What the matrix checks in every cell holds,
 // and each row's figures stay within its guards.
 func TestPacingHeadersSaidOtherwise(t *testing.T) {
+	beyondTheMatrix(t)
 	rows := make([]string, len(headersSaidOtherwise))
 	for i, h := range headersSaidOtherwise {
 		t.Run(h.name, func(t *testing.T) {
@@ -594,6 +608,7 @@ func matrixAt(window time.Duration) []shape {
 // otherWindows and prints a row for each (PACING_TABLE=1): what the matrix
 // checks in every cell holds, and each row's figures stay within its guards.
 func TestPacingOtherWindowLengths(t *testing.T) {
+	beyondTheMatrix(t)
 	rows := make([]string, len(otherWindows))
 	for i, w := range otherWindows {
 		t.Run(w.window.String(), func(t *testing.T) {
@@ -793,6 +808,7 @@ const lowParallelism, smallPart = 3, 10
 // the share of all their requests answered 429, which the advice must not
 // raise.
 func TestPacingLowerParallelism(t *testing.T) {
+	beyondTheMatrix(t)
 	var longest, longestLow float64 // in windows
 	fastest, slowest, cells := math.Inf(1), 0.0, 0
 	var all, allLow cellOutcome
