@@ -115,7 +115,8 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := keyOutOfBaseURL(base, key); err != nil {
+	secret := NewSecret(key) // built once: a long key's takes a fraction of a second
+	if err := keyOutOfBaseURL(base, secret); err != nil {
 		return nil, err
 	}
 	stop := cfg.Stop
@@ -132,7 +133,7 @@ func New(cfg Config) (*Client, error) {
 		base:       strings.TrimRight(base.String(), "/"),
 		baseURL:    base,
 		apiKey:     key,
-		secret:     NewSecret(key),
+		secret:     secret,
 		userAgent:  cmpOr(cfg.UserAgent, DefaultUserAgent),
 		http:       httpClient(cfg.HTTPClient, cmpOr(cfg.ReadAttemptTimeout, DefaultReadAttemptTimeout), stop, cfg.MaxRateShare),
 		maxRetries: maxRetries,
@@ -171,15 +172,15 @@ func CheckKeyOutOfBaseURL(rawBaseURL, rawKey string) error {
 	if err != nil {
 		return err
 	}
-	return keyOutOfBaseURL(base, key)
+	return keyOutOfBaseURL(base, NewSecret(key))
 }
 
 // keyOutOfBaseURL refuses a base URL whose path holds the key (user
 // information, query and fragment are refused anyway): the key would
 // travel in every request's address, which servers and proxies log, and
 // not in the Authorization header alone.
-func keyOutOfBaseURL(base *url.URL, key string) error {
-	if secret := NewSecret(key); secret.Holds(base.Path) || secret.Holds(base.EscapedPath()) {
+func keyOutOfBaseURL(base *url.URL, secret *Secret) error {
+	if secret.Holds(base.Path) || secret.Holds(base.EscapedPath()) {
 		return errors.New("base URL holds the API key in its path, where every request would carry it in its address, which servers and proxies log; set the service's address as base_url and the key as api_key alone")
 	}
 	return nil
