@@ -57,6 +57,16 @@ func OneExpiry(written, kept time.Time) bool {
 // seconds. RFC 3339 lets its T and Z be written in lower case (section
 // 5.6), which Go's layout does not accept: the whole value is read in
 // capitals, which changes nothing else in it.
+// Go's parser takes offsets RFC 3339 does not (+24:00, +00:60), which a
+// service may refuse or read as another instant: they are refused here.
 func ParseRFC3339(s string) (time.Time, error) {
-	return time.Parse(time.RFC3339Nano, strings.ToUpper(s))
+	s = strings.ToUpper(s)
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil || strings.HasSuffix(s, "Z") {
+		return t, err
+	}
+	if offset := s[len(s)-len("+00:00"):]; offset[1:3] > "23" || offset[4:] > "59" {
+		return time.Time{}, &time.ParseError{Layout: time.RFC3339Nano, Value: s, LayoutElem: "Z07:00", ValueElem: offset, Message: ": time zone offset out of range"}
+	}
+	return t, nil
 }

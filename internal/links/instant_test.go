@@ -41,6 +41,27 @@ func TestSameRFC3339Instant(t *testing.T) {
 	}
 }
 
+// Offsets are RFC 3339's, -23:59 to +23:59, though Go's parser takes more;
+// the T and the Z may be written in lower case.
+func TestParseRFC3339(t *testing.T) {
+	for value, valid := range map[string]bool{
+		"2030-01-01T00:00:00Z":          true,
+		"2030-01-01t00:00:00.5z":        true,
+		"2030-01-01T00:00:00+23:59":     true,
+		"2030-01-01T00:00:00-23:59":     true,
+		"2030-01-01T00:00:00.123+05:30": true,
+		"2030-01-01T00:00:00+24:00":     false,
+		"2030-01-01T00:00:00-24:00":     false,
+		"2030-01-01T00:00:00+23:60":     false,
+		"2030-01-01T00:00:00+00:60":     false,
+		"2030-01-01T00:00:00":           false,
+	} {
+		if _, err := ParseRFC3339(value); (err == nil) != valid {
+			t.Errorf("ParseRFC3339(%q): error %v, want valid %v", value, err, valid)
+		}
+	}
+}
+
 func TestSameInstantIsAboutTheAnswer(t *testing.T) {
 	written := time.Date(2027, 3, 31, 23, 59, 59, 0, time.UTC)
 	answered := written.Add(500 * time.Millisecond)

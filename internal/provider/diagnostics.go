@@ -229,7 +229,7 @@ func addInvalidInstant(diags *diag.Diagnostics, at path.Path, value string) {
 // "" for any other fault.
 func outOfRange(value string) string {
 	var parseErr *time.ParseError
-	if _, err := time.Parse(time.RFC3339, value); errors.As(err, &parseErr) && strings.HasSuffix(parseErr.Message, " out of range") {
+	if _, err := links.ParseRFC3339(value); errors.As(err, &parseErr) && strings.HasSuffix(parseErr.Message, " out of range") {
 		return " Its " + strings.TrimSuffix(strings.TrimPrefix(parseErr.Message, ": "), " out of range") + " is out of range."
 	}
 	return ""

@@ -235,14 +235,15 @@ func TestSlugOrLeftoverWarningsNameTheirCauses(t *testing.T) {
 // A time without its zone or its time of day is told what to write.
 func TestAddInvalidInstant(t *testing.T) {
 	for value, want := range map[string]string{
-		"2027-01-05T23:59:59":      "It has no time zone",
-		"2027-01-05":               "It has no time of day",
-		"2027-01-05 23:59:59Z":     "A space joins the date and the time, as spreadsheets write them: join them by T. Write",
-		"2027-01-05 23:59:59":      "join them by T, and add the time zone (Z for UTC).",
-		"2027-01-05 23:59":         "join them by T, and add the time zone",
-		"next friday":              "not an RFC 3339 time. Write",
-		"2027-13-05T23:59:59Z":     "not an RFC 3339 time. Its month is out of range. Write",
-		"2027-01-05T23:59:59+0100": "not an RFC 3339 time. Write",
+		"2027-01-05T23:59:59":       "It has no time zone",
+		"2027-01-05":                "It has no time of day",
+		"2027-01-05 23:59:59Z":      "A space joins the date and the time, as spreadsheets write them: join them by T. Write",
+		"2027-01-05 23:59:59":       "join them by T, and add the time zone (Z for UTC).",
+		"2027-01-05 23:59":          "join them by T, and add the time zone",
+		"next friday":               "not an RFC 3339 time. Write",
+		"2027-13-05T23:59:59Z":      "not an RFC 3339 time. Its month is out of range. Write",
+		"2027-01-05T23:59:59+0100":  "not an RFC 3339 time. Write",
+		"2027-01-05T23:59:59+24:00": "not an RFC 3339 time. Its time zone offset is out of range. Write",
 	} {
 		var diags diag.Diagnostics
 		addInvalidInstant(&diags, path.Root("expires_at"), value)

@@ -1146,6 +1146,7 @@ func TestAccValidation_badInputAtPlanTime(t *testing.T) {
 		{`destination = "https://example.com/a"` + "\n" + `expires_at = "next friday"`, expectErr(`Invalid time`, `expires_at is "next friday"`, `for example 2027-01-05T23:59:59Z`)},
 		{`destination = "https://example.com/a"` + "\n" + `expires_at = "2027-13-01T00:00:00Z"`, expectErr(`Invalid time`, `expires_at is "2027-13-01T00:00:00Z", which is not an RFC 3339 time. Its month is out of range.`)},
 		{`destination = "https://example.com/a"` + "\n" + `expires_at = "2027-02-30T00:00:00Z"`, expectErr(`Its day is out of range.`)},
+		{`destination = "https://example.com/a"` + "\n" + `expires_at = "2027-02-01T00:00:00+24:00"`, expectErr(`Its time zone offset is out of range.`)},
 		{`destination = "https://example.com/a"` + "\n" + `utm = {}`, expectErr(`Empty utm`, `set at least one of campaign, content, medium, source, term`)},
 		// Terraform drops the misspelt name: the provider sees an empty utm.
 		{`destination = "https://example.com/a"` + "\n" + `utm = { utm_campaign = "spring" }`, expectErr(`Empty utm`, `set at least one of campaign, content, medium, source, term (a name spelt otherwise is dropped by Terraform)`)},
