@@ -264,6 +264,28 @@ func TestMistakes_readRateLimitWait(t *testing.T) {
 	}
 }
 
+// TestMistakes_exportReadRateLimitWait: a plan whose analytics export
+// waits for the read rate limit says so without putting the wait on a
+// listing of the account, which these data sources do not take.
+func TestMistakes_exportReadRateLimitWait(t *testing.T) {
+	t.Parallel()
+	s := newService(t, func(st *emulator.Settings) {
+		st.Limits.Read, st.Limits.Window = 1, emulator.Duration(10*time.Second) // the second read still waits 5 s or more on a loaded machine
+	})
+	w := s.workdir(t, "export-read-rate-limit-wait", "data \"shortlink_clicks\" \"all\" {}\ndata \"shortlink_analytics_export\" \"all\" {}\n")
+	out, err := runCLI(context.Background(), w, "plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	if n := strings.Count(flat, "Warning: Waited for the rate limit"); n != 1 || !strings.Contains(flat, "for the service's read rate limit") {
+		t.Fatalf("the plan says %d times that it waited for the rate limit, want once, for the read limit:\n%s", n, out)
+	}
+	if strings.Contains(flat, "a listing of a large account") || !strings.Contains(flat, "analytics export") {
+		t.Errorf("the warning puts the export's wait on a listing of the account's links:\n%s", out)
+	}
+}
+
 // TestMistakes_rateLimitWait: an apply that waits for the rate limit says
 // so, in a warning on the resources that waited and in the log at INFO, so
 // that "Still creating..." never stands without a reason.

@@ -275,7 +275,17 @@ func addReadRateLimitWait(diags *diag.Diagnostics, w client.WaitSum) {
 			w.Total.Round(time.Second), told, outcome))
 }
 
-// waitTold is what both waits' warnings say of the 429s that asked for a
+// addExportReadRateLimitWait tells that reading the analytics export
+// waited long for the read rate limit, which the export shares with the
+// listings of the account's links.
+func addExportReadRateLimitWait(diags *diag.Diagnostics, w client.WaitSum) {
+	told, outcome := waitTold(diags, w)
+	diags.AddWarning("Waited for the rate limit",
+		fmt.Sprintf("Reading waited %s in all for the service's read rate limit%s.%s The analytics export this data source reads on every plan counts against the same read limit as the listings of the account's links that refreshes and other data sources take. The limit is per API key: every other run and integration using the key counts against it too.",
+			w.Total.Round(time.Second), told, outcome))
+}
+
+// waitTold is what the waits' warnings say of the 429s that asked for a
 // wait, and of whether the operation failed.
 func waitTold(diags *diag.Diagnostics, w client.WaitSum) (told, outcome string) {
 	told, outcome = "", " Nothing failed."

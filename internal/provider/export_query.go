@@ -101,7 +101,7 @@ func (d *exportDataSource[M, PM]) Schema(_ context.Context, _ datasource.SchemaR
 }
 
 func (d *exportDataSource[M, PM]) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	ctx, done := trackReadWaits(ctx, &resp.Diagnostics)
+	ctx, done := trackExportReadWaits(ctx, &resp.Diagnostics)
 	defer done()
 	var cfg M
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)

@@ -315,6 +315,17 @@ func trackReadWaits(ctx context.Context, diags *diag.Diagnostics) (_ context.Con
 	}
 }
 
+// trackExportReadWaits is trackReadWaits for the data sources that read
+// the analytics export, whose wait is rarely a listing's.
+func trackExportReadWaits(ctx context.Context, diags *diag.Diagnostics) (_ context.Context, done func()) {
+	ctx, waits := client.TrackWaits(ctx)
+	return ctx, func() {
+		if sum := waits.Sum(); sum.Total >= client.LongWait {
+			addExportReadRateLimitWait(diags, sum)
+		}
+	}
+}
+
 // configuredDataSource is embedded by every data source: it keeps what the
 // provider's Configure hands over.
 type configuredDataSource struct{ data *providerData }
