@@ -33,6 +33,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -262,6 +263,11 @@ func checkAPIKey(raw string) (string, error) {
 		// be sent, and a service that echoes the header back misreads it,
 		// so that no redaction of the key matches the echo.
 		r, _ := utf8.DecodeRuneInString(key[at:])
+		if unicode.IsGraphic(r) {
+			// A visible character, such as the colon of a URL: not a key
+			// copied with something invisible, but another value.
+			return "", fmt.Errorf("API key contains %U at character %d (%q), which a Bearer token cannot hold (RFC 6750: letters, digits, -._~+/ and a trailing =): the value set is not the key alone; check that no other value, such as the base URL, was set in its place, and copy the key again from the dashboard's API-key section", r, utf8.RuneCountInString(key[:at])+1, r)
+		}
 		return "", fmt.Errorf("API key contains %U at character %d, which a Bearer token cannot hold (RFC 6750: letters, digits, -._~+/ and a trailing =): often an invisible character copied with the key; copy the key again", r, utf8.RuneCountInString(key[:at])+1)
 	}
 	return key, nil

@@ -192,6 +192,26 @@ func TestNewValidatesConfig(t *testing.T) {
 	}
 }
 
+// A visible character that no key holds, such as the colon of a URL set
+// in the key's place, is no invisible character copied with the key: the
+// error says what it is and what was likely set instead.
+func TestNew_visibleCharacterInTheKey(t *testing.T) {
+	for key, want := range map[string]string{
+		"http://127.0.0.1:8080": "U+003A at character 5 (':')",
+		"sk_live!" + testKey:    "U+0021 at character 8 ('!')",
+	} {
+		_, err := New(Config{BaseURL: "https://h", APIKey: key})
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "such as the base URL") || strings.Contains(err.Error(), "invisible") {
+			t.Errorf("key %q: error = %v, want one naming %s and the base URL, not an invisible character", key, err, want)
+		}
+	}
+	for _, key := range []string{testKey + "\u200b", "\ufeff" + testKey} {
+		if _, err := New(Config{BaseURL: "https://h", APIKey: key}); err == nil || !strings.Contains(err.Error(), "often an invisible character copied with the key") {
+			t.Errorf("key with an invisible character: error = %v, want one saying it is often copied with the key", err)
+		}
+	}
+}
+
 func TestNewDefaults(t *testing.T) {
 	tests := []struct {
 		name        string
