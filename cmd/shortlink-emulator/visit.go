@@ -36,7 +36,7 @@ func runClick(args []string, stdout, stderr io.Writer) error {
 	}
 	u, err := url.Parse(*short)
 	if err != nil || u.Host == "" {
-		return fmt.Errorf("-url %q is not a short URL", *short)
+		return fmt.Errorf("-url %q is not a short URL; give a whole one, scheme and host included, such as https://go.example.test/spring (a link's short_url)", *short)
 	}
 	// The emulator serves short links of every domain under /r/<host>/.
 	visit := base() + "/r/" + u.Host + u.Path

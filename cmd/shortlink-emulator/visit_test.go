@@ -128,6 +128,10 @@ func TestClickArgumentErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error = %v, want one containing %q", err, tt.want)
 			}
+			// A -url refused says what to give instead.
+			if strings.HasPrefix(tt.want, "-url") && !strings.Contains(err.Error(), "such as https://go.example.test/spring") {
+				t.Errorf("error = %v, want one showing what a short URL looks like", err)
+			}
 			if n := len(f.seen()); n != 0 {
 				t.Errorf("%d requests sent", n)
 			}
