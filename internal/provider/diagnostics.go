@@ -531,7 +531,7 @@ func serviceErrorDetail(e *client.APIError) string {
 	case errors.Is(e, client.ErrBlocked):
 		return "The service refused the request (422 " + e.Said() + ")" + said + "."
 	case errors.Is(e, client.ErrQuota):
-		return "The plan's monthly link quota is exhausted (402 " + e.Said() + ")" + said + ". The quota counts the links created in a month, so deleting links does not give any back: wait for the next month or upgrade the plan. This request changed nothing."
+		return "The monthly link quota of the account's plan is exhausted (402 " + e.Said() + ")" + said + ". The quota counts the links created in a month, so deleting links does not give any back: wait for the next month or upgrade the account's plan. This request changed nothing."
 	case errors.Is(e, client.ErrConflict):
 		return "The service refused the request as a conflict (409 " + e.Said() + ")" + said + ". If the slug is taken, choose another one, or import the link that holds it with the ID <domain_id>/<slug> of that link."
 	case errors.Is(e, client.ErrInvalidRequest) && attributeOf(e) == "domain_id":

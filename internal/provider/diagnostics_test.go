@@ -110,7 +110,9 @@ resource "shortlink_link" "test" {
   destination = "https://example.com/${count.index}"
 }
 `, e.fx.DomainID)),
-		ExpectError: expectErr("402 link_quota", "deleting links does not give any back: wait for the next month"),
+		// The account's plan, never "the plan", a word Terraform's output
+		// gives to the plan it makes.
+		ExpectError: expectErr("The monthly link quota of the account's plan", "402 link_quota", "deleting links does not give any back: wait for the next month or upgrade the account's plan"),
 	}})
 }
 
@@ -579,7 +581,7 @@ func TestAddServiceError_whatEachFailureSays(t *testing.T) {
 		},
 		"a proxy's page answering 402, with no code of the service": {
 			err:    &client.APIError{StatusCode: 402, Method: "POST", Path: "/api/links", Code: "link_quota", CodeDerived: true},
-			want:   []string{"quota is exhausted (402 Payment Required)"},
+			want:   []string{"quota of the account's plan is exhausted (402 Payment Required)"},
 			absent: []string{"link_quota"},
 		},
 		"a change answered 404": {
