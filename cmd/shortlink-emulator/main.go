@@ -225,6 +225,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("writing %s: %w", o.data, err)
 	}
 	ln, err := net.Listen("tcp", o.addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("-addr %s: %w; another program listens there (an emulator left running?): stop it, or give another -addr (port 0 picks a free one)", o.addr, err)
+	}
 	if err != nil {
 		return err
 	}

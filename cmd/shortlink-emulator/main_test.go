@@ -373,6 +373,14 @@ func TestRunErrors(t *testing.T) {
 		"window of 1ns":    "-window 1ns: must be 1ms or more", "domain not a host": `"bad_host!" is not a host name`,
 		"misspelt subcommand": `unexpected argument "clik"`, "stray word": `unexpected argument "extra"`,
 	}
+	// A port already taken (an emulator left running, say) says what to do.
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	cases["address in use"] = []string{"-addr", taken.Addr().String()}
+	says["address in use"] = "-addr " + taken.Addr().String() + ": listen tcp " + taken.Addr().String() + ": bind: address already in use; another program listens there (an emulator left running?): stop it, or give another -addr (port 0 picks a free one)"
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
