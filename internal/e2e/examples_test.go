@@ -205,6 +205,36 @@ func (s *service) linksBySlug() map[string]emulator.Link {
 	return out
 }
 
+// TestExamples_spreadsheetImportsARowThatDiffers: a dashboard link whose
+// row sets an expiry the link lacks is imported and then replaced, as the
+// guide says, and the plan warns that the replacement loses its clicks.
+func TestExamples_spreadsheetImportsARowThatDiffers(t *testing.T) {
+	t.Parallel()
+	s := newService(t, instantFilter)
+	w := exampleWorkdir(t, s, "spreadsheet")
+	skipBelow(t, w, 7, 7, "for_each in import blocks")
+	c, err := client.New(client.Config{BaseURL: s.url, APIKey: s.fx.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateLink(context.Background(), client.CreateLinkInput{DomainID: s.fx.DomainID, Slug: "spring-sale", Destination: "https://shop.example.com/spring"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteFile("import-existing.tf", readExample(t, "spreadsheet", "import-existing.tf.txt")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(context.Background(), w, "plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{`shortlink_link.sheet["spring-sale"] must be replaced`, "Plan: 1 to import, 3 to add, 0 to change, 1 to destroy.", "Warning: Replacing the link loses its click history"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the plan lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // TestExamples_spreadsheetWithRowsFromTheDashboard: a sheet brought under
 // Terraform while one of its rows is already a link made in the dashboard.
 // The guide's import block, as it is in the example, imports that row and
