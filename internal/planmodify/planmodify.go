@@ -3,7 +3,9 @@ package planmodify
 
 import (
 	"context"
+	"encoding/json"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 
@@ -21,8 +23,35 @@ func RequiresReplaceIfOtherInstant() planmodifier.String {
 		"Changing the instant replaces the link; a new spelling of the same instant does not.")
 }
 
-func otherInstant(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-	resp.RequiresReplace = !links.SameRFC3339Instant(req.PlanValue.ValueString(), req.StateValue.ValueString()) || req.PlanValue.IsNull() || req.StateValue.IsNull()
+func otherInstant(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+	kept := req.StateValue.ValueString()
+	if k, ok := KeptExpiry(ctx, req.Private); ok && !req.StateValue.IsNull() {
+		kept = k
+	}
+	resp.RequiresReplace = !links.SameRFC3339Instant(req.PlanValue.ValueString(), kept) || req.PlanValue.IsNull() || req.StateValue.IsNull()
+}
+
+// KeptExpiryKey names, in a link's private state, the expiry the service
+// answered at the last refresh. The state may hold another spelling: the
+// configuration's, kept where the service holds the instant at another
+// precision, or recorded by a change of spelling that sent nothing. A
+// new expiry is compared with what the service holds, so that a value
+// the service never got does not decide a replacement.
+const KeptExpiryKey = "kept_expires_at"
+
+// privateReader is a resource's private state, as far as it is read here.
+type privateReader interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+// KeptExpiry is the expiry recorded under KeptExpiryKey, when one is.
+func KeptExpiry(ctx context.Context, private privateReader) (string, bool) {
+	raw, _ := private.GetKey(ctx, KeptExpiryKey)
+	var kept string
+	if len(raw) == 0 || json.Unmarshal(raw, &kept) != nil || kept == "" {
+		return "", false
+	}
+	return kept, true
 }
 
 // RequiresReplaceIfOtherID replaces the resource when a UUID attribute

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/links"
+	"github.com/shortlink/terraform-provider-shortlink/internal/planmodify"
 )
 
 var (
@@ -104,6 +106,11 @@ func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("slug"), &configuredSlug)...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	// What the service holds decides a replacement, and is what the
+	// warning tells to write, not a spelling the state took without it.
+	if kept, ok := planmodify.KeptExpiry(ctx, req.Private); ok && !state.ExpiresAt.IsNull() {
+		state.ExpiresAt = instantValue{timetypes.NewRFC3339ValueMust(kept)}
 	}
 	replacing := replacedBy(state, plan, configuredSlug)
 	if len(replacing) == 0 && r.data != nil { // changed in place: it keeps its link

@@ -350,6 +350,7 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		return
 	}
 	r.hold(ctx, &resp.Diagnostics, link, req.Private)
+	keepExpiry(ctx, resp.Private, link.ExpiresAt, &resp.Diagnostics)
 	before := state.linkModel
 	state.applyLink(link)
 	if state.equal(before) {
@@ -407,6 +408,16 @@ const objectKey = "object"
 // (OpenTofu does), and each would have its own.
 func markObject(ctx context.Context, private privateData, diags *diag.Diagnostics) {
 	diags.Append(private.SetKey(ctx, objectKey, []byte(strconv.Quote(rand.Text())))...)
+}
+
+// keepExpiry records the expiry the service answered, which the plan
+// compares a new expiry with (planmodify.KeptExpiryKey).
+func keepExpiry(ctx context.Context, private privateData, t *time.Time, diags *diag.Diagnostics) {
+	kept := ""
+	if t != nil {
+		kept = t.UTC().Format(time.RFC3339Nano)
+	}
+	diags.Append(private.SetKey(ctx, planmodify.KeptExpiryKey, []byte(strconv.Quote(kept)))...)
 }
 
 // objectOf is an object's objectKey, "" for one made before objects had one.

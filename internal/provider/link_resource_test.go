@@ -328,10 +328,18 @@ func TestAccLink_expiresAtComparedByInstant(t *testing.T) {
 		// A change of destination then sends one PATCH, whose answer
 		// carries the service's :00.000, and succeeds.
 		stepTo(second, "https://example.com/exp2", "2027-03-31T21:59:59.750Z", plancheck.ResourceActionUpdate),
-		// .400 from .750: the state holds the spelling the plan took, and
-		// neither is the other at a coarser precision, so the plan replaces
-		// the link rather than let two such steps drift a second from it.
-		stepTo(third, "https://example.com/exp2", "2027-03-31T22:00:00.400Z", plancheck.ResourceActionDestroyBeforeCreate),
+		// .400 past the :00 the service keeps (the refresh read it back):
+		// the plan compares with what the service holds, not with the .750
+		// the state took from the configuration, so it is that second too
+		// and nothing is sent.
+		stepTo(second, "https://example.com/exp2", "2027-03-31T22:00:00.400Z", plancheck.ResourceActionUpdate),
+		// Back to the whole second the link has held all along: not a
+		// replacement, though the state held a fraction.
+		stepTo(second, "https://example.com/exp2", "2027-03-31T22:00:00Z", plancheck.ResourceActionUpdate),
+		// .400 before it is another second than the service's :00, whatever
+		// the state held before: the link is replaced, so that no chain of
+		// such steps drifts a second from what the service keeps.
+		stepTo(third, "https://example.com/exp2", "2027-03-31T21:59:59.400Z", plancheck.ResourceActionDestroyBeforeCreate),
 	})
 	if l := e.onlyLinkOrNone(); l != nil {
 		t.Fatalf("link left after destroy: %v", l)
