@@ -432,3 +432,60 @@ func TestInterrupt_planWaitingToList(t *testing.T) {
 		t.Errorf("the CLI did not stop gracefully:\n%s", out)
 	}
 }
+
+// TestInterrupt_destroyOutlivingGrace: a Ctrl-C while the last deletes of
+// a destroy are in the service, for longer than stop_grace_period. The
+// service carries them out after the provider stopped waiting, so the
+// domain is left with no link while the state still records them. Running
+// the destroy again must finish it: the links the interrupted destroy
+// deleted are not taken for the sign of another account's key (a domain
+// that lists no link), which would stop the refresh.
+func TestInterrupt_destroyOutlivingGrace(t *testing.T) {
+	signalsProcessGroups(t)
+	s := newService(t, instantFilter)
+	var config strings.Builder
+	config.WriteString("provider \"shortlink\" {\n  stop_grace_period = \"500ms\"\n}\n")
+	for i := range 3 {
+		fmt.Fprintf(&config, "\nresource \"shortlink_link\" \"l%d\" {\n  domain_id   = %q\n  slug        = \"bye-%d\"\n  destination = \"https://example.com/bye/%d\"\n}\n", i, s.fx.DomainID, i, i)
+	}
+	w := s.appliedWorkdir(t, "destroy-outliving-grace", config.String())
+	slowDelete := emulator.Fault{Kind: emulator.FaultDelay, Delay: emulator.Duration(3 * time.Second), Method: http.MethodDelete, Path: "/api/links/{id}"}
+	s.srv.SetFaults(emulator.FaultPlan{Script: []emulator.Fault{slowDelete, slowDelete, slowDelete}})
+	_, created := s.writes.Counts()
+	run, err := w.Start("destroy", "-auto-approve", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first delete goes alone, the second alone too (its answer counts
+	// the runs on the key); the signal comes while the last is in flight.
+	deadline := time.Now().Add(time.Minute)
+	for inFlight, answered := s.writes.Counts(); inFlight < 1 || answered < created+2; inFlight, answered = s.writes.Counts() {
+		if time.Now().After(deadline) {
+			out, _ := run.Wait(time.Second)
+			t.Fatalf("the destroy never had its last delete in flight to interrupt:\n%s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := run.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run.Wait(runLimit)
+	if err == nil {
+		t.Fatalf("the interrupted destroy succeeded; want it stopped:\n%s", out)
+	}
+	if err := s.writes.WaitIdle(2 * writeDelay); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.linkIDs()); n != 0 {
+		t.Fatalf("the service holds %d links; the interrupted destroy's deletes should all have been carried out", n)
+	}
+	if n := len(stateIDs(t, w)); n == 0 {
+		t.Fatalf("the state records no link; the signal should have come while a delete was in flight:\n%s", out)
+	}
+	if out, err := runCLI(context.Background(), w, "destroy", "-auto-approve"); err != nil {
+		t.Fatalf("the destroy after the interrupted one failed: %v\n%s", err, out)
+	}
+	if n := len(stateIDs(t, w)); n != 0 {
+		t.Fatalf("the state still records %d links after the second destroy", n)
+	}
+}

@@ -778,6 +778,15 @@ func addLinkGone(diags *diag.Diagnostics, id, shortURL string) {
 			"If the configuration still declares it, the plan creates a new link: a new ID, no click history, and a new short URL unless slug is set.", id, shortURL))
 }
 
+// addLinkGoneAfterDelete tells of a link dropped from the state because
+// the delete an interrupted run sent was carried out after it stopped
+// waiting.
+func addLinkGoneAfterDelete(diags *diag.Diagnostics, id, shortURL string) {
+	diags.AddWarning("Link deleted after an interrupted run",
+		fmt.Sprintf("The link %s (%s) is no longer on the service: an earlier run was interrupted while deleting it, and the service carried the delete out after that run stopped waiting for it. It is removed from the state. "+
+			"If the configuration still declares it, the plan creates a new link: a new ID, no click history, and a new short URL unless slug is set.", id, shortURL))
+}
+
 // addDomainUnlisted fails the refresh of a link that the account's list
 // lacks together with every other link on its domain: the account listed
 // may be another one (a key or base_url of another account), which removing

@@ -333,6 +333,11 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		return
 	}
 	link, err := links.ByID(ctx, r.data.listing, state.ID.ValueString())
+	if errors.Is(err, links.ErrNotListed) && deleteSent(ctx, req.Private) {
+		addLinkGoneAfterDelete(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString())
+		resp.State.RemoveResource(ctx)
+		return
+	}
 	if errors.Is(err, links.ErrNotListed) {
 		if r.keepsMissingLink(ctx, &resp.Diagnostics, state) {
 			return
@@ -351,6 +356,9 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	}
 	r.hold(ctx, &resp.Diagnostics, link, req.Private)
 	keepExpiry(ctx, resp.Private, link.ExpiresAt, &resp.Diagnostics)
+	if deleteSent(ctx, req.Private) { // the delete was not carried out
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, deleteSentKey, nil)...)
+	}
 	before := state.linkModel
 	state.applyLink(link)
 	if state.equal(before) {
@@ -418,6 +426,19 @@ func keepExpiry(ctx context.Context, private privateData, t *time.Time, diags *d
 		kept = t.UTC().Format(time.RFC3339Nano)
 	}
 	diags.Append(private.SetKey(ctx, planmodify.KeptExpiryKey, []byte(strconv.Quote(kept)))...)
+}
+
+// deleteSentKey marks, in an object's private state, a delete Terraform
+// stopped waiting for (an interrupted destroy): the service may carry it
+// out afterwards. A link so marked that the listing lacks was deleted by
+// that delete, even when its domain holds no other link, which unmarked
+// would stop the refresh as the sign of another account's key.
+const deleteSentKey = "deleteSent"
+
+// deleteSent says whether an object is marked with deleteSentKey.
+func deleteSent(ctx context.Context, private privateData) bool {
+	raw, _ := private.GetKey(ctx, deleteSentKey)
+	return len(raw) > 0
 }
 
 // objectOf is an object's objectKey, "" for one made before objects had one.
@@ -502,6 +523,12 @@ func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	err := r.data.client.DeleteLink(ctx, state.ID.ValueString())
 	deleted()
 	if err != nil && !client.IsNotFound(err) { // 404: already gone, which is what we want
+		if errors.Is(err, client.ErrUnanswered) || errors.Is(err, client.ErrAmbiguous) {
+			// The service may carry the delete out after Terraform stopped
+			// waiting: the next refresh, not finding the link, then drops
+			// it rather than take its emptied domain for another account's.
+			resp.Diagnostics.Append(resp.Private.SetKey(ctx, deleteSentKey, []byte("true"))...)
+		}
 		addOperationError(&resp.Diagnostics, r.data.client, "delete the link "+state.ID.ValueString(), err)
 		return
 	}
