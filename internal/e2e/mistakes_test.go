@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -545,6 +546,37 @@ func TestMistakes_createMadeButUnanswered(t *testing.T) {
 		if !strings.Contains(flat, want) {
 			t.Errorf("the apply's output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestMistakes_createAnsweredBeforeTheServiceMadeIt: a gateway answers the
+// first create 504 at once and the service makes the link seconds later,
+// after the search for it has found nothing and the create has been sent
+// again. A link without a slug meets no 409, so the second create makes a
+// second link: the apply must end with one link all the same, managed,
+// and named in the warning.
+func TestMistakes_createAnsweredBeforeTheServiceMadeIt(t *testing.T) {
+	t.Parallel()
+	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = emulator.Duration(3 * time.Second) })
+	w := s.workdir(t, "create-answered-before-made", campaign(s.fx.DomainID, 1, func(int) bool { return false }))
+	s.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
+	ctx := context.Background()
+	out, err := runCLI(ctx, w, "apply", "-auto-approve")
+	if err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	if err := s.writes.WaitIdle(2 * writeDelay); err != nil {
+		t.Fatal(err)
+	}
+	ids, inState := s.linkIDs(), stateIDs(t, w)
+	if len(ids) != 1 || !slices.Equal(ids, inState) {
+		t.Fatalf("the service holds links %v and the state %v; want one link, the state's\n%s", ids, inState, out)
+	}
+	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "Warning: Found link "+ids[0]+" after the create's error") {
+		t.Errorf("the apply's output does not name link %s:\n%s", ids[0], out)
+	}
+	if out, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); clitest.ExitCode(err) != 0 {
+		t.Fatalf("the plan after it is not empty: %v\n%s", err, out)
 	}
 }
 

@@ -193,6 +193,9 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *c
 	key := identity(in)
 	ctx, lastSent := client.TrackSent(ctx)
 	resent := false // after this process's delete of the slug's holder
+	// missed is when the first attempt that failed ambiguously and whose
+	// search found no link began: zero while there is none.
+	var missed time.Time
 	for attempt := 1; ; attempt++ {
 		started := lc.now()
 		lc.begin(key)
@@ -203,6 +206,8 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *c
 		}
 		lc.end(key, link, started)
 		switch {
+		case err == nil && !missed.IsZero() && in.Slug == "":
+			return lc.settleResent(ctx, key, in, utm, missed, link)
 		case err == nil:
 			return link, Made, nil
 		case in.Slug != "" && errors.Is(err, client.ErrConflict) && !resent && lc.awaitDelete(ctx, key):
@@ -235,6 +240,9 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *c
 		case attempt > lc.maxRetries:
 			return nil, Made, fmt.Errorf("%w (no link was found on the account after it; gave up after %d attempts)", err, attempt)
 		}
+		if missed.IsZero() {
+			missed = started
+		}
 		wait := max(lc.retryWait<<min(attempt-1, 5), time.Until(answered.Add(askedToWait(err))))
 		if deadline, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(deadline) {
 			return nil, Made, fmt.Errorf("%w (no link was found on the account after it; the service asked to wait %s before the create is sent again, past the create's timeout)", err, askedToWait(err))
@@ -243,6 +251,36 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *c
 			return nil, Made, err
 		}
 	}
+}
+
+// settleResent looks once more, after the create sent again has made
+// the link, for one an earlier attempt (the first begun at since) made
+// all the same. A gateway may answer 5xx at once while the service goes on
+// to make the link, for longer than any write of the run had taken when
+// the search before the resend waited: the resend's own answer has taken
+// that long since. Without a slug no 409 stops the second link, so one
+// found is adopted and the link just made, which nothing else knows yet,
+// is deleted. When that delete fails, the link made is kept and the one
+// found left for the next plan to name as a probable leftover.
+func (lc *Creator) settleResent(ctx context.Context, key string, in client.CreateLinkInput, utm *client.UTM, since time.Time, made *client.Link) (*client.Link, Origin, error) {
+	found, err := lc.adopt(ctx, key, in, utm, since)
+	if err != nil || found == nil {
+		if err != nil {
+			tflog.Warn(ctx, "could not look again for a link an earlier attempt of the create made", map[string]any{"error": err.Error()})
+		}
+		return made, Made, nil
+	}
+	if err := lc.client.DeleteLink(ctx, made.ID); err != nil && !client.IsNotFound(err) {
+		tflog.Warn(ctx, "an earlier attempt of the create made a link after all; could not delete the one made since", map[string]any{"found": found.ID, "made": made.ID, "error": err.Error()})
+		lc.mu.Lock()
+		delete(lc.held, found.ID)
+		delete(lc.takenOver, found.ID)
+		lc.mu.Unlock()
+		return made, Made, nil
+	}
+	lc.listings.Remove(made.ID)
+	tflog.Info(ctx, "an earlier attempt of the create made a link after all; deleted the one made since", map[string]any{"found": found.ID, "deleted": made.ID})
+	return found, Retaken, nil
 }
 
 // askedToWait is what the answer in err asked to wait before the request is
