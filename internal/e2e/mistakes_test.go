@@ -580,6 +580,40 @@ func TestMistakes_createAnsweredBeforeTheServiceMadeIt(t *testing.T) {
 	}
 }
 
+// TestMistakes_createAnsweredBeforeTheServiceMadeItTwice: a gateway
+// answers the create 504 at once twice, and the service makes a link for
+// each, seconds later. The second attempt's search finds the first's link
+// and the resource manages it; the second link, which nothing but that
+// search could tell from another configuration's, is left on the account,
+// but the apply names it in a warning rather than end without a word.
+func TestMistakes_createAnsweredBeforeTheServiceMadeItTwice(t *testing.T) {
+	t.Parallel()
+	s := newService(t, func(st *emulator.Settings) { st.Filter.Delay = emulator.Duration(3 * time.Second) })
+	w := s.workdir(t, "create-answered-before-made-twice", campaign(s.fx.DomainID, 1, func(int) bool { return false }))
+	early := emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost}
+	s.srv.InjectFaults(early, early)
+	out, err := runCLI(context.Background(), w, "apply", "-auto-approve")
+	if err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	if err := s.writes.WaitIdle(2 * writeDelay); err != nil {
+		t.Fatal(err)
+	}
+	inState := stateIDs(t, w)
+	var unrecorded []string
+	for _, id := range s.linkIDs() {
+		if !slices.Contains(inState, id) {
+			unrecorded = append(unrecorded, id)
+		}
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, id := range unrecorded {
+		if !strings.Contains(flat, "Warning: Link "+id+" duplicates this resource's link") {
+			t.Errorf("link %s is on the service in no state, and the apply does not name it:\n%s", id, out)
+		}
+	}
+}
+
 // TestMistakes_listingUnreadableAtPlan: a plan of new links whose check
 // cannot list the account (the answer is cut short, every time) goes on
 // without the check, and says so, rather than fail a plan the apply may

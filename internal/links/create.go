@@ -78,6 +78,9 @@ type Creator struct {
 	// created before it is destroyed, a resource renamed without a moved
 	// block) must not delete it.
 	takenOver map[string]bool
+	// twins are, by the link a create adopted, the links other attempts
+	// of that create made as well (see lookForTwins), for its warning.
+	twins map[string][]client.Link
 	// deleting are the links a delete of this process has sent: a 409
 	// they still answer is no leftover to take over. deletes are those
 	// deletes by the identity (domain and slug) of their link, each closed
@@ -101,7 +104,7 @@ type Creator struct {
 // and takes over leftovers created within window (0: none).
 func NewCreator(c *client.Client, listings *snapshot.Snapshot, maxRetries int, retryWait, window time.Duration) *Creator {
 	lc := &Creator{client: c, listings: listings, maxRetries: maxRetries, retryWait: retryWait, window: window, now: time.Now,
-		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, objects: map[string]string{}, takenOver: map[string]bool{}, deleting: map[string]bool{}, deletes: map[string]chan struct{}{}, inflight: map[string]int{}}
+		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, objects: map[string]string{}, takenOver: map[string]bool{}, twins: map[string][]client.Link{}, deleting: map[string]bool{}, deletes: map[string]chan struct{}{}, inflight: map[string]int{}}
 	lc.settled = sync.NewCond(&lc.mu)
 	return lc
 }
@@ -236,6 +239,9 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *c
 			return nil, Made, fmt.Errorf("%w; then listing the links to check whether it was created failed: %w", err, searchErr)
 		case found != nil:
 			tflog.Info(ctx, "adopted the link an ambiguous create made", map[string]any{"id": found.ID})
+			if !missed.IsZero() && in.Slug == "" {
+				lc.lookForTwins(ctx, key, in, utm, missed, started, attempt-1, found)
+			}
 			return found, Retaken, nil
 		case attempt > lc.maxRetries:
 			return nil, Made, fmt.Errorf("%w (no link was found on the account after it; gave up after %d attempts)", err, attempt)
@@ -281,6 +287,41 @@ func (lc *Creator) settleResent(ctx context.Context, key string, in client.Creat
 	lc.listings.Remove(made.ID)
 	tflog.Info(ctx, "an earlier attempt of the create made a link after all; deleted the one made since", map[string]any{"found": found.ID, "deleted": made.ID})
 	return found, Retaken, nil
+}
+
+// lookForTwins looks, once the link found after attempts that all failed
+// ambiguously (the first begun at first, the last at last) is adopted, for
+// the links the others may have made: without a slug nothing stops a
+// second, and the service may make it after the search that found the
+// first. It waits, from the last attempt, as long as the service took at
+// most to make the one found (the time from the first attempt until it
+// was found), then searches as the first search did, at most others
+// times. A link found is claimed, and Twins names it for the warning: it
+// is left on the account, since nothing but this search tells it from
+// another configuration's identical link made at that moment.
+func (lc *Creator) lookForTwins(ctx context.Context, key string, in client.CreateLinkInput, utm *client.UTM, first, last time.Time, others int, found *client.Link) {
+	took := lc.now().Sub(first)
+	if err := sleep(ctx, last.Add(took).Sub(lc.now())); err != nil {
+		return
+	}
+	for range others {
+		twin, err := lc.adopt(ctx, key, in, utm, first)
+		if err != nil || twin == nil {
+			return
+		}
+		tflog.Warn(ctx, "another attempt of the create made a link too", map[string]any{"adopted": found.ID, "twin": twin.ID})
+		lc.mu.Lock()
+		lc.twins[found.ID] = append(lc.twins[found.ID], *twin)
+		lc.mu.Unlock()
+	}
+}
+
+// Twins are the links other attempts of the create that adopted link id
+// made as well, left on the account (see lookForTwins).
+func (lc *Creator) Twins(id string) []client.Link {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	return lc.twins[id]
 }
 
 // askedToWait is what the answer in err asked to wait before the request is

@@ -426,6 +426,15 @@ func addRetakenWarning(diags *diag.Diagnostics, l *client.Link) {
 			l.ID, l.ShortURL, l.CreatedAt.Format(time.RFC3339)))
 }
 
+// addTwinLeftWarning names a link that another attempt of a create made
+// as well as l, the one the resource manages, and that no state records.
+func addTwinLeftWarning(diags *diag.Diagnostics, l, twin *client.Link) {
+	diags.AddWarning("Link "+twin.ID+" duplicates this resource's link",
+		fmt.Sprintf("The create was sent more than once, each answer leaving its outcome unknown, and the service made a link for more than one of them: this resource manages link %s (%s), and link %s (%s, created %s), exactly the same, is on the account in no state. "+
+			"Delete it (in the dashboard, or with an import block and a destroy), unless another configuration on the same API key created an identical link at that moment. A slug on the link rules this out.",
+			l.ID, l.ShortURL, twin.ID, twin.ShortURL, twin.CreatedAt.Format(time.RFC3339)))
+}
+
 // addAnsweredOtherwise reports a create or change the service carried out
 // otherwise than planned (answeredOtherwise). The state records the link
 // as the service keeps it, so that nothing is lost; a create's error leaves

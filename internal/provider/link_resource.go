@@ -160,6 +160,9 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 		addLeftoverAdopted(&resp.Diagnostics, link)
 	case links.Retaken:
 		addRetakenWarning(&resp.Diagnostics, link)
+		for _, twin := range r.data.creator.Twins(link.ID) {
+			addTwinLeftWarning(&resp.Diagnostics, link, &twin)
+		}
 	}
 	created, ok := recordCreatedLink(ctx, plan, link, resp)
 	if !ok {
