@@ -489,3 +489,74 @@ func TestInterrupt_destroyOutlivingGrace(t *testing.T) {
 		t.Fatalf("the state still records %d links after the second destroy", n)
 	}
 }
+
+// TestInterrupt_destroyKilled: a SIGKILL while the last deletes of a
+// destroy are in the service. The service carries them out and no state
+// records it, so the next destroy's refresh finds the domain empty, which
+// is also what another account's key lists: it stops, keeping the state.
+// Its error must name the killed destroy among the causes, and the way
+// out it gives, a destroy that does not refresh, must finish the job.
+func TestInterrupt_destroyKilled(t *testing.T) {
+	signalsProcessGroups(t)
+	s := newService(t, instantFilter)
+	var config strings.Builder
+	config.WriteString("provider \"shortlink\" {}\n")
+	for i := range 3 {
+		fmt.Fprintf(&config, "\nresource \"shortlink_link\" \"l%d\" {\n  domain_id   = %q\n  slug        = \"gone-%d\"\n  destination = \"https://example.com/gone/%d\"\n}\n", i, s.fx.DomainID, i, i)
+	}
+	w := s.appliedWorkdir(t, "destroy-killed", config.String())
+	slowDelete := emulator.Fault{Kind: emulator.FaultDelay, Delay: emulator.Duration(3 * time.Second), Method: http.MethodDelete, Path: "/api/links/{id}"}
+	s.srv.SetFaults(emulator.FaultPlan{Script: []emulator.Fault{slowDelete, slowDelete, slowDelete}})
+	_, created := s.writes.Counts()
+	run, err := w.Start("destroy", "-auto-approve", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for inFlight, answered := s.writes.Counts(); inFlight < 1 || answered < created+2; inFlight, answered = s.writes.Counts() {
+		if time.Now().After(deadline) {
+			out, _ := run.Wait(time.Second)
+			t.Fatalf("the destroy never had its last delete in flight to kill:\n%s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := run.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Wait(runLimit); err == nil {
+		t.Fatal("the killed destroy succeeded")
+	}
+	if err := s.writes.WaitIdle(2 * writeDelay); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.linkIDs()); n != 0 {
+		t.Fatalf("the service holds %d links; the killed destroy's deletes should all have been carried out", n)
+	}
+	st, err := w.State()
+	if errors.Is(err, clitest.ErrStateCutShort) {
+		t.Skipf("the kill cut the local state short, which is not what this test is about: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st) == 0 {
+		t.Fatal("the state records no link; the kill should have come while a delete was in flight")
+	}
+	ctx := context.Background()
+	out, err := runCLI(ctx, w, "destroy", "-auto-approve")
+	if err == nil {
+		t.Fatalf("the destroy after the killed one succeeded; its refresh cannot tell the deleted links from another account's key:\n%s", out)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{"by a destroy that was killed", "`terraform destroy -refresh=false`"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the destroy's error lacks %q:\n%s", want, out)
+		}
+	}
+	if out, err := runCLI(ctx, w, "destroy", "-refresh=false", "-auto-approve"); err != nil {
+		t.Fatalf("the destroy the error proposes failed: %v\n%s", err, out)
+	}
+	if n := len(stateIDs(t, w)); n != 0 {
+		t.Fatalf("the state still records %d links", n)
+	}
+}

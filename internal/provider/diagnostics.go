@@ -802,13 +802,13 @@ func addLinkGoneAfterDelete(diags *diag.Diagnostics, id, shortURL string) {
 // the link would not survive. inFull: this link's error explains it for
 // the run; the others point to explainer's ("<id> (<short URL>)").
 func addDomainUnlisted(diags *diag.Diagnostics, inFull bool, explainer, id, shortURL, domainID string) {
-	const wayOut = "If the links on that domain were deleted outside Terraform, remove each from the state (`terraform state rm` with the address above); the next apply creates it anew, with a new ID and no click history. To destroy the configuration instead, `terraform destroy -refresh=false` does not read them."
+	const wayOut = "If the links on that domain were deleted, outside Terraform or by a destroy that was killed before it could record its deletes, remove each from the state (`terraform state rm` with the address above); the next apply creates it anew, with a new ID and no click history. To destroy the configuration instead, `terraform destroy -refresh=false` does not read them."
 	if !inFull {
 		diags.AddError("No link on the link's domain", fmt.Sprintf("The link %s (%s) is missing for the same reason as link %s, whose error explains it in full: the account listed has no link on domain %s. %s", id, shortURL, explainer, domainID, wayOut))
 		return
 	}
 	diags.AddError("No link on the link's domain",
-		fmt.Sprintf("The link %s (%s) is not in the account's list, and neither is any other link on its domain %s. Either the API key (api_key, or %s where the provider block does not set api_key) or base_url is another account's, or every link on that domain was deleted outside Terraform. "+
+		fmt.Sprintf("The link %s (%s) is not in the account's list, and neither is any other link on its domain %s. Either the API key (api_key, or %s where the provider block does not set api_key) or base_url is another account's, or every link on that domain was deleted: outside Terraform, or by a destroy that was killed before it could record its deletes. "+
 			"The refresh keeps the link in the state and stops the plan: read as deleted, a run with another account's key would drop every link from the state, and the next run with the right key would create them again beside the originals. If the key or base_url is wrong, correct it. %s", id, shortURL, domainID, EnvAPIKey, wayOut))
 }
 
