@@ -365,6 +365,13 @@ func TestMistakes_planWarnings(t *testing.T) {
 	expectCount(out, "Warning: Slug already taken", 1)
 	expectCount(out, s.fx.DomainID+"/taken-1", 1)
 
+	// Terraform drops a misspelt name in timeouts unsaid: a timeouts that
+	// then sets nothing is warned of; one that sets a timeout is not.
+	configure(keep + link("late", "late", "  timeouts = { craete = \"10m\" }\n"))
+	expectCount(run("plan"), "Warning: Empty timeouts", 1)
+	configure(keep + link("late", "late", "  timeouts = { create = \"10m\" }\n"))
+	expectCount(run("plan"), "Empty timeouts", 0)
+
 	configure(keep + past + link("clash", "taken-0", "") + noDomain)
 	out = run("plan")
 	expectCount(out, "Warning: No link on this domain", 1)

@@ -714,6 +714,14 @@ func addTimeoutNotPositive(diags *diag.Diagnostics, op, value string) {
 		fmt.Sprintf("timeouts.%s is %q: the %s would fail before its first request. Remove it for the default (%s), or give the longest the %s may take, such as \"30m\".", op, value, op, defaultTimeouts[op], op))
 }
 
+// addTimeoutsSetNone warns that timeouts sets none of create, update and
+// delete, most likely for a misspelt name, which Terraform drops silently.
+func addTimeoutsSetNone(diags *diag.Diagnostics) {
+	diags.AddAttributeWarning(path.Root("timeouts"), "Empty timeouts",
+		fmt.Sprintf("timeouts sets none of create, update and delete, so each keeps its default (%s, %s and %s). Terraform drops a name spelt otherwise without an error before the provider sees it: check the spelling, or remove timeouts.",
+			defaultTimeouts["create"], defaultTimeouts["update"], defaultTimeouts["delete"]))
+}
+
 // addPastExpiry warns that a link about to be created has expired already.
 func addPastExpiry(diags *diag.Diagnostics, expiresAt string) {
 	diags.AddAttributeWarning(path.Root("expires_at"), "Expiry in the past",

@@ -35,6 +35,7 @@ func (r *linkResource) ValidateConfig(ctx context.Context, req resource.Validate
 	}
 	checkUTMConflicts(ctx, &resp.Diagnostics, cfg)
 	checkTimeoutsPositive(&resp.Diagnostics, cfg.Timeouts)
+	checkTimeoutsSetOne(&resp.Diagnostics, cfg.Timeouts)
 }
 
 // checkUTMConflicts refuses a UTM parameter given one value in the
@@ -67,6 +68,21 @@ func checkTimeoutsPositive(diags *diag.Diagnostics, t timeouts.Value) {
 			addTimeoutNotPositive(diags, op, v.ValueString())
 		}
 	}
+}
+
+// checkTimeoutsSetOne warns of a timeouts that sets none of its
+// operations: Terraform drops a misspelt name ({ craete = "10m" }) before
+// the provider sees it, so that is all that shows of the slip.
+func checkTimeoutsSetOne(diags *diag.Diagnostics, t timeouts.Value) {
+	if t.IsNull() || t.IsUnknown() {
+		return
+	}
+	for _, v := range t.Attributes() {
+		if !v.IsNull() {
+			return
+		}
+	}
+	addTimeoutsSetNone(diags)
 }
 
 // ModifyPlan adds what a plan owes its reader before anything is applied:
