@@ -43,10 +43,7 @@ func seedDashboardLinks(t *testing.T, s *service) dashboardLinks {
 	for _, l := range seeded {
 		d.spring = append(d.spring, l.ID)
 	}
-	c, err := client.New(client.Config{BaseURL: s.url, APIKey: s.fx.APIKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := s.client(t)
 	ctx := context.Background()
 	create := func(domainID, slug, dest string, expires time.Time) string {
 		t.Helper()

@@ -213,10 +213,7 @@ func TestExamples_spreadsheetImportsARowThatDiffers(t *testing.T) {
 	s := newService(t, instantFilter)
 	w := exampleWorkdir(t, s, "spreadsheet")
 	skipBelow(t, w, 7, 7, "for_each in import blocks")
-	c, err := client.New(client.Config{BaseURL: s.url, APIKey: s.fx.APIKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := s.client(t)
 	if _, err := c.CreateLink(context.Background(), client.CreateLinkInput{DomainID: s.fx.DomainID, Slug: "spring-sale", Destination: "https://shop.example.com/spring"}); err != nil {
 		t.Fatal(err)
 	}
@@ -245,10 +242,7 @@ func TestExamples_spreadsheetWithRowsFromTheDashboard(t *testing.T) {
 	s := newService(t, instantFilter)
 	w := exampleWorkdir(t, s, "spreadsheet")
 	skipBelow(t, w, 7, 7, "for_each in import blocks")
-	c, err := client.New(client.Config{BaseURL: s.url, APIKey: s.fx.APIKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := s.client(t)
 	made, err := c.CreateLink(context.Background(), client.CreateLinkInput{DomainID: s.fx.DomainID, Slug: "careers", Destination: "https://jobs.example.com/"})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
 	"github.com/shortlink/terraform-provider-shortlink/internal/emulator"
 	"github.com/shortlink/terraform-provider-shortlink/internal/testsupport"
@@ -54,6 +55,17 @@ func newService(t *testing.T, change ...func(*emulator.Settings)) *service {
 	})
 	s.srv, s.fx, s.url = svc.Server, svc.Fixture, svc.URL
 	return s
+}
+
+// client is a client of s with the account's key, as the dashboard or
+// another tool would change the account beside Terraform.
+func (s *service) client(t *testing.T) *client.Client {
+	t.Helper()
+	c, err := client.New(client.Config{BaseURL: s.url, APIKey: s.fx.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // workdir is a working directory configured for s.
@@ -443,12 +455,31 @@ func TestInterrupt_planWaitingToList(t *testing.T) {
 func TestInterrupt_destroyOutlivingGrace(t *testing.T) {
 	signalsProcessGroups(t)
 	s := newService(t, instantFilter)
-	var config strings.Builder
-	config.WriteString("provider \"shortlink\" {\n  stop_grace_period = \"500ms\"\n}\n")
-	for i := range 3 {
-		fmt.Fprintf(&config, "\nresource \"shortlink_link\" \"l%d\" {\n  domain_id   = %q\n  slug        = \"bye-%d\"\n  destination = \"https://example.com/bye/%d\"\n}\n", i, s.fx.DomainID, i, i)
+	w, out := s.destroyStoppedMidDelete(t, "destroy-outliving-grace", `stop_grace_period = "500ms"`, "bye", syscall.SIGINT)
+	if n := len(stateIDs(t, w)); n == 0 {
+		t.Fatalf("the state records no link; the signal should have come while a delete was in flight:\n%s", out)
 	}
-	w := s.appliedWorkdir(t, "destroy-outliving-grace", config.String())
+	if out, err := runCLI(context.Background(), w, "destroy", "-auto-approve"); err != nil {
+		t.Fatalf("the destroy after the interrupted one failed: %v\n%s", err, out)
+	}
+	if n := len(stateIDs(t, w)); n != 0 {
+		t.Fatalf("the state still records %d links after the second destroy", n)
+	}
+}
+
+// destroyStoppedMidDelete applies three links (slugs prefix-0 to prefix-2,
+// the provider block holding settings), then destroys them while the
+// service takes 3 s over each delete, and sends sig once the first two are
+// answered and the last is in flight. It returns the working directory and
+// the stopped destroy's output once the service has carried out every
+// delete, which it checks.
+func (s *service) destroyStoppedMidDelete(t *testing.T, name, settings, prefix string, sig syscall.Signal) (*clitest.Workdir, string) {
+	t.Helper()
+	config := "provider \"shortlink\" {\n  " + settings + "\n}\n"
+	for i := range 3 {
+		config += fmt.Sprintf("\nresource \"shortlink_link\" \"l%d\" {\n  domain_id   = %q\n  slug        = \"%s-%d\"\n  destination = \"https://example.com/%s/%d\"\n}\n", i, s.fx.DomainID, prefix, i, prefix, i)
+	}
+	w := s.appliedWorkdir(t, name, config)
 	slowDelete := emulator.Fault{Kind: emulator.FaultDelay, Delay: emulator.Duration(3 * time.Second), Method: http.MethodDelete, Path: "/api/links/{id}"}
 	s.srv.SetFaults(emulator.FaultPlan{Script: []emulator.Fault{slowDelete, slowDelete, slowDelete}})
 	_, created := s.writes.Counts()
@@ -462,32 +493,24 @@ func TestInterrupt_destroyOutlivingGrace(t *testing.T) {
 	for inFlight, answered := s.writes.Counts(); inFlight < 1 || answered < created+2; inFlight, answered = s.writes.Counts() {
 		if time.Now().After(deadline) {
 			out, _ := run.Wait(time.Second)
-			t.Fatalf("the destroy never had its last delete in flight to interrupt:\n%s", out)
+			t.Fatalf("the destroy never had its last delete in flight to stop:\n%s", out)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := run.Signal(syscall.SIGINT); err != nil {
+	if err := run.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	out, err := run.Wait(runLimit)
 	if err == nil {
-		t.Fatalf("the interrupted destroy succeeded; want it stopped:\n%s", out)
+		t.Fatalf("the destroy went on to succeed after %s; want it stopped:\n%s", sig, out)
 	}
 	if err := s.writes.WaitIdle(2 * writeDelay); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(s.linkIDs()); n != 0 {
-		t.Fatalf("the service holds %d links; the interrupted destroy's deletes should all have been carried out", n)
+		t.Fatalf("the service holds %d links; the stopped destroy's deletes should all have been carried out", n)
 	}
-	if n := len(stateIDs(t, w)); n == 0 {
-		t.Fatalf("the state records no link; the signal should have come while a delete was in flight:\n%s", out)
-	}
-	if out, err := runCLI(context.Background(), w, "destroy", "-auto-approve"); err != nil {
-		t.Fatalf("the destroy after the interrupted one failed: %v\n%s", err, out)
-	}
-	if n := len(stateIDs(t, w)); n != 0 {
-		t.Fatalf("the state still records %d links after the second destroy", n)
-	}
+	return w, out
 }
 
 // TestInterrupt_destroyKilled: a SIGKILL while the last deletes of a
@@ -499,39 +522,7 @@ func TestInterrupt_destroyOutlivingGrace(t *testing.T) {
 func TestInterrupt_destroyKilled(t *testing.T) {
 	signalsProcessGroups(t)
 	s := newService(t, instantFilter)
-	var config strings.Builder
-	config.WriteString("provider \"shortlink\" {}\n")
-	for i := range 3 {
-		fmt.Fprintf(&config, "\nresource \"shortlink_link\" \"l%d\" {\n  domain_id   = %q\n  slug        = \"gone-%d\"\n  destination = \"https://example.com/gone/%d\"\n}\n", i, s.fx.DomainID, i, i)
-	}
-	w := s.appliedWorkdir(t, "destroy-killed", config.String())
-	slowDelete := emulator.Fault{Kind: emulator.FaultDelay, Delay: emulator.Duration(3 * time.Second), Method: http.MethodDelete, Path: "/api/links/{id}"}
-	s.srv.SetFaults(emulator.FaultPlan{Script: []emulator.Fault{slowDelete, slowDelete, slowDelete}})
-	_, created := s.writes.Counts()
-	run, err := w.Start("destroy", "-auto-approve", "-input=false", "-no-color")
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(time.Minute)
-	for inFlight, answered := s.writes.Counts(); inFlight < 1 || answered < created+2; inFlight, answered = s.writes.Counts() {
-		if time.Now().After(deadline) {
-			out, _ := run.Wait(time.Second)
-			t.Fatalf("the destroy never had its last delete in flight to kill:\n%s", out)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err := run.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := run.Wait(runLimit); err == nil {
-		t.Fatal("the killed destroy succeeded")
-	}
-	if err := s.writes.WaitIdle(2 * writeDelay); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(s.linkIDs()); n != 0 {
-		t.Fatalf("the service holds %d links; the killed destroy's deletes should all have been carried out", n)
-	}
+	w, _ := s.destroyStoppedMidDelete(t, "destroy-killed", "", "gone", syscall.SIGKILL)
 	st, err := w.State()
 	if errors.Is(err, clitest.ErrStateCutShort) {
 		t.Skipf("the kill cut the local state short, which is not what this test is about: %v", err)

@@ -23,10 +23,7 @@ import (
 // never one.
 func TestLeftovers_anotherCampaignIsNoLeftover(t *testing.T) {
 	s := newService(t, instantFilter)
-	c, err := client.New(client.Config{BaseURL: s.url, APIKey: s.fx.APIKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := s.client(t)
 	ctx := context.Background()
 	const page = "https://shop.example.com/spring"
 	earlier, err := c.CreateLink(ctx, client.CreateLinkInput{DomainID: s.fx.DomainID, Destination: page})
@@ -71,10 +68,7 @@ func TestLeftovers_anotherCampaignIsNoLeftover(t *testing.T) {
 // taken and the apply fails on it, saying why.
 func TestLeftovers_slugHeldIsTakenOver(t *testing.T) {
 	s := newService(t, instantFilter)
-	c, err := client.New(client.Config{BaseURL: s.url, APIKey: s.fx.APIKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := s.client(t)
 	ctx := context.Background()
 	left, err := c.CreateLink(ctx, client.CreateLinkInput{DomainID: s.fx.DomainID, Slug: "spring-sale", Destination: "https://shop.example.com/spring"})
 	if err != nil {
