@@ -48,8 +48,11 @@ type privateReader interface {
 func KeptExpiry(ctx context.Context, private privateReader) (string, bool) {
 	raw, _ := private.GetKey(ctx, KeptExpiryKey)
 	var kept string
-	if len(raw) == 0 || json.Unmarshal(raw, &kept) != nil || kept == "" {
+	if len(raw) == 0 || json.Unmarshal(raw, &kept) != nil {
 		return "", false
+	}
+	if _, err := links.ParseRFC3339(kept); err != nil {
+		return "", false // none recorded, or not by this provider: the state's decides
 	}
 	return kept, true
 }

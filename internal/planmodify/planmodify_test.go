@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -49,6 +50,33 @@ func TestOtherID(t *testing.T) {
 		otherID(context.Background(), planmodifier.StringRequest{StateValue: tt.state, PlanValue: tt.plan}, &resp)
 		if resp.RequiresReplace != tt.replace {
 			t.Errorf("state %s, plan %s: RequiresReplace = %v, want %v", tt.state, tt.plan, resp.RequiresReplace, tt.replace)
+		}
+	}
+}
+
+// privateOf is a private state holding one key's value.
+type privateOf map[string][]byte
+
+func (p privateOf) GetKey(_ context.Context, key string) ([]byte, diag.Diagnostics) {
+	return p[key], nil
+}
+
+// A recorded expiry is taken only when it is a time: anything else (none
+// recorded, a link without expiry, a value not this provider's) leaves the
+// state's to decide, and never reaches a constructor that would panic.
+func TestKeptExpiry(t *testing.T) {
+	for raw, want := range map[string]string{
+		`"2027-03-31T22:00:00Z"`:      "2027-03-31T22:00:00Z",
+		`"2027-03-31T22:00:00.5Z"`:    "2027-03-31T22:00:00.5Z",
+		`""`:                          "",
+		`"soon"`:                      "",
+		`"2027-03-31T22:00:00+24:00"`: "",
+		`42`:                          "",
+		``:                            "",
+	} {
+		got, ok := KeptExpiry(context.Background(), privateOf{KeptExpiryKey: []byte(raw)})
+		if got != want || ok != (want != "") {
+			t.Errorf("KeptExpiry(%s) = %q, %v; want %q", raw, got, ok, want)
 		}
 	}
 }

@@ -292,13 +292,11 @@ func (r *reports) claim(key, who string) (explainer string) {
 func (d *providerData) operation(ctx context.Context, timeout time.Duration, diags *diag.Diagnostics) (_ context.Context, done func()) {
 	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
 	ctx, unbind := d.stop.Bind(ctx)
-	ctx, waits := client.TrackWaits(ctx)
+	ctx, told := trackWaits(ctx, diags, addRateLimitWait)
 	return ctx, func() {
 		unbind()
 		cancelTimeout()
-		if sum := waits.Sum(); sum.Total >= client.LongWait {
-			addRateLimitWait(diags, sum)
-		}
+		told()
 	}
 }
 
@@ -307,21 +305,22 @@ func (d *providerData) operation(ctx context.Context, timeout time.Duration, dia
 // rate limit. One listing serves every read of a run and is waited for by
 // the read that started it, so the run says so once.
 func trackReadWaits(ctx context.Context, diags *diag.Diagnostics) (_ context.Context, done func()) {
-	ctx, waits := client.TrackWaits(ctx)
-	return ctx, func() {
-		if sum := waits.Sum(); sum.Total >= client.LongWait {
-			addReadRateLimitWait(diags, sum)
-		}
-	}
+	return trackWaits(ctx, diags, addReadRateLimitWait)
 }
 
 // trackExportReadWaits is trackReadWaits for the data sources that read
 // the analytics export, whose wait is rarely a listing's.
 func trackExportReadWaits(ctx context.Context, diags *diag.Diagnostics) (_ context.Context, done func()) {
+	return trackWaits(ctx, diags, addExportReadRateLimitWait)
+}
+
+// trackWaits has done warn in diags when the requests of ctx waited long
+// for the rate limit.
+func trackWaits(ctx context.Context, diags *diag.Diagnostics, warn func(*diag.Diagnostics, client.WaitSum)) (_ context.Context, done func()) {
 	ctx, waits := client.TrackWaits(ctx)
 	return ctx, func() {
 		if sum := waits.Sum(); sum.Total >= client.LongWait {
-			addExportReadRateLimitWait(diags, sum)
+			warn(diags, sum)
 		}
 	}
 }
