@@ -13,13 +13,15 @@ demo="$root/.demo"
 rm -rf "$demo"
 mkdir -p "$demo/bin" "$demo/work"
 
-# Colour only on a terminal: a log file or a CI page gets plain text.
+# Colour only on a terminal: a log file or a CI page gets plain text. A
+# string rather than an array: the bash of macOS (3.2) takes an empty array
+# for an unset variable under set -u, and would stop the demo on a terminal.
 if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
   step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
-  no_color=()
+  no_color=
 else
   step() { printf '\n==> %s\n' "$*"; }
-  no_color=(-no-color)
+  no_color=-no-color
 fi
 
 step "Building the provider and the emulator (the first time, Go downloads and compiles the modules: a few minutes)"
@@ -96,7 +98,7 @@ without_override_notice() {
 tf() {
   local command=$1
   shift
-  "$cli" -chdir="$demo/work" "$command" "${no_color[@]}" "$@" \
+  "$cli" -chdir="$demo/work" "$command" ${no_color:+"$no_color"} "$@" \
     2> >(grep -v -e 'Provider development overrides are in effect' >&2) | without_override_notice
 }
 
