@@ -52,7 +52,7 @@ handwritten_sums() {
   for entry in docs/* docs/.[!.]*; do
     [ -e "$entry" ] || continue
     is_managed "$(basename "$entry")" && continue
-    find "$entry" -type f -exec sha256sum {} + | sort
+    find "$entry" -type f -exec cksum {} + | sort
   done
 }
 
@@ -66,6 +66,18 @@ generate() {
     --website-temp-dir "$work/tfws" \
     --examples-dir examples \
     --website-source-dir templates
+}
+
+# from_root prints the absolute path $1 as a path from the repository, which
+# tfplugindocs joins to --provider-dir (and cleans): as many ".." as $root
+# has names, then $1.
+from_root() {
+  local up="" dir=$root
+  while [ "$dir" != / ]; do
+    up="../$up"
+    dir=$(dirname "$dir")
+  done
+  printf '%s%s\n' "$up" "${1#/}"
 }
 
 check_examples() {
@@ -95,7 +107,7 @@ RC
       printf '%s\n' "$out" | sed 's/^/     /'
       failed=1
     fi
-  done < <(find examples -name '*.tf' -printf '%h\n' | sort -u)
+  done < <(find examples -name '*.tf' | sed 's:/[^/]*$::' | sort -u)
   return "$failed"
 }
 
@@ -113,7 +125,7 @@ check)
   echo "==> tfplugindocs generate into a temporary directory"
   out="$work/rendered/docs"
   mkdir -p "$out"
-  generate "$(realpath --relative-to="$root" "$out")"
+  generate "$(from_root "$out")"
   stale=0
   for p in "${managed[@]}"; do
     if [ -e "docs/$p" ] && [ -e "$out/$p" ]; then
