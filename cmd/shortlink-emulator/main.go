@@ -281,11 +281,12 @@ var settingFlags = map[string]string{
 	"limits.reset": "-rate-reset", "filter.delay": "-filter-delay",
 }
 
-// byFlag names a setting the emulator refused by the flag that set it.
+// byFlag names a setting the emulator refused by the flag that set it, and
+// says what the flag must be.
 func byFlag(err error) error {
 	var bad *emulator.SettingError
 	if errors.As(err, &bad) && settingFlags[bad.Name] != "" {
-		return fmt.Errorf("%s %v: %s", settingFlags[bad.Name], bad.Value, bad.Want)
+		return fmt.Errorf("%s %v: %s", settingFlags[bad.Name], bad.Value, strings.TrimSuffix(bad.Want, emulator.JSONDurationNote))
 	}
 	return err
 }

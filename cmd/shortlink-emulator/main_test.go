@@ -370,7 +370,7 @@ func TestRunErrors(t *testing.T) {
 		"negative delay": "-filter-delay -1s: must be 0 or more", "too many links": "-links 4611686018427387904: must be from 0 to 10000000", "empty domain": "is not a host name",
 		"negative links": "-links -5: must be from 0", "unknown rate model": `-rate-model "leaky": must be one of "first-request", "clock", "sliding", "bucket"`,
 		"zero write limit": "-write-limit 0: must be above 0",
-		"window of 1ns":    "-window 1ns: must be 1ms or more", "domain not a host": `"bad_host!" is not a host name`,
+		"window of 1ns":    "-window 1ns: must be 1ms or more, such as \"60s\"", "domain not a host": `"bad_host!" is not a host name`,
 		"misspelt subcommand": `unexpected argument "clik"`, "stray word": `unexpected argument "extra"`,
 	}
 	// A port already taken (an emulator left running, say) says what to do.
@@ -392,6 +392,10 @@ func TestRunErrors(t *testing.T) {
 			}
 			if want := says[name]; !strings.Contains(err.Error(), want) {
 				t.Errorf("run = %v, want it to say %q", err, want)
+			}
+			// A flag takes a duration, never a JSON number.
+			if strings.HasPrefix(args[0], "-") && args[0] != "-data" && strings.Contains(err.Error(), "JSON") {
+				t.Errorf("run = %v: a flag's error speaks of JSON", err)
 			}
 			if strings.Contains(stdout.String(), "listening") {
 				t.Errorf("a start that failed said it was listening:\n%s", stdout.String())

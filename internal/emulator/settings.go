@@ -124,13 +124,18 @@ func (e *SettingError) Error() string {
 	return fmt.Sprintf("setting %s: %v %s", e.Name, e.Value, e.Want)
 }
 
+// JSONDurationNote ends what a duration setting must be where it was given
+// as JSON (the admin API, a settings file), in which a number is
+// nanoseconds; a command-line flag takes only a duration such as 60s.
+const JSONDurationNote = " (a JSON number is nanoseconds)"
+
 // Validate reports the first setting that has no meaning.
 func (s Settings) Validate() error {
 	v := s.Variants
 	for _, c := range []settingCheck{
 		{"limits.write", s.Limits.Write, s.Limits.Write > 0, "must be above 0"},
 		{"limits.read", s.Limits.Read, s.Limits.Read > 0, "must be above 0"},
-		{"limits.window", time.Duration(s.Limits.Window), s.Limits.Window >= Duration(time.Millisecond), `must be 1ms or more, such as "60s" (a JSON number is nanoseconds)`},
+		{"limits.window", time.Duration(s.Limits.Window), s.Limits.Window >= Duration(time.Millisecond), `must be 1ms or more, such as "60s"` + JSONDurationNote},
 		oneOfCheck("limits.model", s.Limits.Model, rateModels...),
 		oneOfCheck("limits.rounding", s.Limits.Rounding, roundings...),
 		oneOfCheck("limits.remaining", s.Limits.Remaining, remainingCounts...),
