@@ -184,9 +184,6 @@ func (r *Run) Wait(limit time.Duration) (string, error) {
 	return r.out.String(), r.err
 }
 
-// Output is what the run has printed so far.
-func (r *Run) Output() string { return r.out.String() }
-
 // Terraform runs the CLI to its end (at most limit) and returns its output;
 // a non-zero exit is an error carrying the output's tail.
 func (w *Workdir) Terraform(ctx context.Context, limit time.Duration, args ...string) (string, error) {
