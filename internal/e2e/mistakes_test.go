@@ -397,6 +397,15 @@ func TestMistakes_planWarnings(t *testing.T) {
 	expectCount(out, "Warning: Replacing the link loses its click history", 1)
 	expectCount(out, "Warning: Expiry in the past", 1)
 
+	// A replacement at a slug another link holds is warned of as a create
+	// is: Terraform shows no warning of the create it plans next, and the
+	// apply would delete the old link before the create fails with 409.
+	configure(link("keep", "taken-1", "") + past)
+	out = run("plan")
+	expectCount(out, "Warning: Replacing the link loses its click history", 1)
+	expectCount(out, "Warning: Slug already taken", 1)
+	expectCount(out, s.fx.DomainID+"/taken-1", 1)
+
 	// A slug known only at apply replaces the link whatever it turns out
 	// to be, and the plan says what that loses.
 	revision := "\nresource \"terraform_data\" \"revision\" {\n  input = \"keep\"\n}\n"

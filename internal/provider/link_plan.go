@@ -141,6 +141,7 @@ func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	if in, known := plannedCreate(plan); known && len(replacing) > 0 && r.data != nil {
 		old, _ := state.createInput()
 		r.data.plans.Replacing(old, in)
+		r.checkReplacementSlug(ctx, &resp.Diagnostics, plan, old, in, replanningToApply(req))
 	}
 }
 
@@ -289,21 +290,48 @@ func (r *linkResource) checkNewLink(ctx context.Context, diags *diag.Diagnostics
 			addProbableLeftovers(diags, found, r.data.creator.AdoptionWindow())
 		}
 	default:
-		// Whether a holder with UTM parameters can be taken over depends on
-		// the resource's, which may be known only at apply.
-		known := utmKnown(plan.UTM)
-		var utm *client.UTM
-		if known {
-			var d diag.Diagnostics
-			utm, d = utmFromObject(ctx, plan.UTM)
-			if diags.Append(d...); d.HasError() {
-				return
-			}
-		}
-		if holder, problem := r.data.creator.SlugHolder(listed, in, utm); holder != nil && (known || problem != links.OtherUTM) {
-			addSlugHeld(diags, in, holder, problem)
+		r.warnOfSlugHolder(ctx, diags, plan, in, listed)
+	}
+}
+
+// warnOfSlugHolder warns when a link of listed holds the slug of the link
+// that in creates: the create would take it over, or fail with 409.
+func (r *linkResource) warnOfSlugHolder(ctx context.Context, diags *diag.Diagnostics, plan linkResourceModel, in client.CreateLinkInput, listed client.Listing) {
+	// Whether a holder with UTM parameters can be taken over depends on
+	// the resource's, which may be known only at apply.
+	known := utmKnown(plan.UTM)
+	var utm *client.UTM
+	if known {
+		var d diag.Diagnostics
+		utm, d = utmFromObject(ctx, plan.UTM)
+		if diags.Append(d...); d.HasError() {
+			return
 		}
 	}
+	if holder, problem := r.data.creator.SlugHolder(listed, in, utm); holder != nil && (known || problem != links.OtherUTM) {
+		addSlugHeld(diags, in, holder, problem)
+	}
+}
+
+// checkReplacementSlug checks, as checkNewLink does for a new link, the
+// slug at which a replacement creates its link, when it is another domain
+// or slug than the old link's. Terraform plans the create of a
+// replacement with a second call and no prior state, but shows only that
+// call's errors, never its warnings (they would repeat this call's): a
+// slug another link holds would pass the plan unsaid, and the apply would
+// delete the old link before its create fails with 409 slug_taken.
+func (r *linkResource) checkReplacementSlug(ctx context.Context, diags *diag.Diagnostics, plan linkResourceModel, old, in client.CreateLinkInput, applying bool) {
+	if applying || in.Slug == "" || in.Slug == old.Slug && client.SameID(in.DomainID, old.DomainID) {
+		return
+	}
+	ctx, done := trackReadWaits(ctx, diags)
+	defer done()
+	listed, err := r.data.listing.Current(ctx)
+	if err != nil {
+		addServiceNotAsked(diags, r.data.client, err)
+		return
+	}
+	r.warnOfSlugHolder(ctx, diags, plan, in, listed)
 }
 
 // utmKnown is whether every UTM parameter of a plan is known.
