@@ -671,3 +671,38 @@ func (r *truthRun) editDomain(l *declaredLink) string {
 	}
 	return fmt.Sprintf("domain_id %s -> %s", was, l.domainID)
 }
+
+// TestPlanTruth_refreshOnlyAfterCreate: a refresh-only plan right after
+// the apply that created the links, with nothing changed since, exits 0
+// under -detailed-exitcode, as a scheduled drift check expects: the
+// refresh finds the state (its private part too) as the create left it.
+func TestPlanTruth_refreshOnlyAfterCreate(t *testing.T) {
+	t.Parallel()
+	s := newService(t, instantFilter)
+	config := fmt.Sprintf(`
+provider "shortlink" {}
+
+resource "shortlink_link" "plain" {
+  domain_id   = %[1]q
+  slug        = "plain"
+  destination = "https://example.com/plain"
+}
+
+resource "shortlink_link" "expiring" {
+  domain_id   = %[1]q
+  destination = "https://example.com/expiring"
+  expires_at  = "2099-01-01T00:00:00+02:00"
+  utm         = { source = "newsletter" }
+}
+`, s.fx.DomainID)
+	w := s.workdir(t, "refresh-only", config)
+	ctx := context.Background()
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	for _, args := range [][]string{{"plan", "-detailed-exitcode"}, {"plan", "-refresh-only", "-detailed-exitcode"}} {
+		if out, err := runCLI(ctx, w, args...); err != nil {
+			t.Errorf("terraform %s after the apply exits %d, want 0: %v\n%s", strings.Join(args, " "), clitest.ExitCode(err), err, out)
+		}
+	}
+}

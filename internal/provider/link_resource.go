@@ -169,6 +169,10 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 		return
 	}
 	markObject(ctx, resp.Private, &resp.Diagnostics)
+	// As a refresh would: a private state without it would change at the
+	// next refresh, which a refresh-only plan reports (exit code 2 of
+	// -detailed-exitcode) with no change to show.
+	keepExpiry(ctx, resp.Private, link.ExpiresAt, &resp.Diagnostics)
 	if utm != nil {
 		r.applyCreatedUTM(ctx, created, plan.UTM, link, client.ChangeDestinationInput{Destination: in.Destination, UTM: utm}, resp)
 	}
