@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -151,4 +153,49 @@ func TestSchemaParity_listResourceAndProvider(t *testing.T) {
 	var pr provider.SchemaResponse
 	New("test")().Schema(context.Background(), provider.SchemaRequest{}, &pr)
 	expectSameNames(t, "provider", names(pr.Schema.Attributes, pr.Schema.Blocks), tfsdkTags(providerModel{}))
+}
+
+// The list resource's page is rendered by tfplugindocs only with Terraform
+// 1.14 and later, which CI does not run; with an older CLI scripts/docs.sh
+// keeps it as it is. So that it never falls behind the schema, its
+// description and each attribute's line must say what the schema says.
+func TestSchemaParity_listResourcePage(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("..", "..", "docs", "list-resources", "link.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lr list.ListResourceSchemaResponse
+	NewLinkListResource().ListResourceConfigSchema(context.Background(), list.ListResourceSchemaRequest{}, &lr)
+	text := string(page)
+	if !strings.Contains(text, "\n"+lr.Schema.MarkdownDescription+"\n") {
+		t.Errorf("docs/list-resources/link.md does not give the list resource's description:\n%s", lr.Schema.MarkdownDescription)
+	}
+	var documented []string
+	for _, line := range strings.Split(text, "\n") {
+		name, description, ok := documentedAttribute(line)
+		if !ok {
+			continue
+		}
+		documented = append(documented, name)
+		if a, found := lr.Schema.Attributes[name]; found && description != a.GetMarkdownDescription() {
+			t.Errorf("docs/list-resources/link.md says of %s:\n%s\nthe schema:\n%s", name, description, a.GetMarkdownDescription())
+		}
+	}
+	slices.Sort(documented)
+	expectSameNames(t, "docs/list-resources/link.md", sortedKeys(lr.Schema.Attributes), documented)
+}
+
+// documentedAttribute reads a line of a page's schema as tfplugindocs
+// writes it: "- `name` (Type) Description".
+func documentedAttribute(line string) (name, description string, ok bool) {
+	rest, ok := strings.CutPrefix(line, "- `")
+	if !ok {
+		return "", "", false
+	}
+	name, rest, ok = strings.Cut(rest, "` (")
+	if !ok {
+		return "", "", false
+	}
+	_, description, ok = strings.Cut(rest, ") ")
+	return name, description, ok
 }
