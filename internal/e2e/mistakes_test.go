@@ -692,3 +692,66 @@ func TestMistakes_clicksOfADeletedLink(t *testing.T) {
 		t.Errorf("the service holds %v after the destroy, want nothing", ids)
 	}
 }
+
+// TestMistakes_destroyThroughAnotherAccount: links applied through one
+// provider configuration, whose resources are then given an alias of
+// another account (a brand's link moved to another brand's provider) and
+// destroyed without a refresh, as the error of the refresh proposes. The
+// other account answers every delete with 404; the links leave the state
+// but stay on their account, and the destroy must say so rather than
+// report them destroyed. A 404 on a domain the account lists (one link
+// deleted outside Terraform, with the right key) warns of nothing.
+func TestMistakes_destroyThroughAnotherAccount(t *testing.T) {
+	t.Parallel()
+	s := newService(t, instantFilter)
+	other, err := s.srv.SeedFixture("other", "other.example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := func(provider string) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "provider \"shortlink\" {}\n\nprovider \"shortlink\" {\n  alias    = \"other\"\n  base_url = %q\n  api_key  = %q\n}\n", s.url, other.APIKey)
+		for i := range 3 {
+			fmt.Fprintf(&b, "\nresource \"shortlink_link\" \"l%d\" {\n  provider    = %s\n  domain_id   = %q\n  slug        = \"brand-%d\"\n  destination = \"https://example.com/%d\"\n}\n", i, provider, s.fx.DomainID, i, i)
+		}
+		return b.String()
+	}
+	ctx := context.Background()
+	const warning = "Warning: Link removed from the state only"
+
+	moved := s.appliedWorkdir(t, "destroy-through-another-account", links("shortlink"))
+	ids := s.linkIDs()
+	if err := moved.WriteFile("main.tf", clitest.RequiredProviders+links("shortlink.other")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(ctx, moved, "destroy", "-auto-approve", "-refresh=false")
+	if err != nil {
+		t.Fatalf("destroy -refresh=false: %v\n%s", err, out)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{warning, "is still on its own account and no state records it", "terraform import"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the destroy's output lacks %q:\n%s", want, out)
+		}
+	}
+	if got := s.linkIDs(); !slices.Equal(got, ids) {
+		t.Errorf("the service holds %v, want the links %v untouched", got, ids)
+	}
+
+	// The right account, one link deleted outside Terraform: no warning.
+	for _, id := range ids {
+		if err := s.srv.DeleteLinkOutOfBand(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := s.appliedWorkdir(t, "destroy-one-deleted-outside", links("shortlink"))
+	if err := s.srv.DeleteLinkOutOfBand(s.linkIDs()[0]); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := runCLI(ctx, w, "destroy", "-auto-approve", "-refresh=false"); err != nil || strings.Contains(out, warning) {
+		t.Errorf("destroy -refresh=false with the right key: %v; want it to succeed without %q\n%s", err, warning, out)
+	}
+	if got := s.linkIDs(); len(got) != 0 {
+		t.Errorf("the service holds %v after the destroy, want nothing", got)
+	}
+}

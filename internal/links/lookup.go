@@ -185,6 +185,26 @@ func AnyOnDomain(ctx context.Context, listing *snapshot.Snapshot, domainID strin
 	return ok, nil
 }
 
+// ListedOnDomain reports whether the account's current listing holds a
+// link on domainID, or held one as the service answered it, before this
+// provider's own deletes: a delete answered 404 is "already gone" only on
+// an account that has the domain, and a destroy that deleted the domain's
+// other links has emptied it itself.
+func ListedOnDomain(ctx context.Context, listing *snapshot.Snapshot, domainID string) (bool, error) {
+	listed, err := listing.Current(ctx)
+	if err != nil {
+		return false, err
+	}
+	if _, ok := onDomain(listed, domainID); ok {
+		return true, nil
+	}
+	if l, ok := listed.(Layered); ok && l.Under() != nil {
+		_, ok := onDomain(l.Under(), domainID)
+		return ok, nil
+	}
+	return false, nil
+}
+
 // onDomain is a link of l on domainID, if any.
 func onDomain(l client.Listing, domainID string) (client.Link, bool) {
 	for link := range l.All() {

@@ -264,7 +264,7 @@ func TestAddDomainUnlisted(t *testing.T) {
 	} {
 		var diags diag.Diagnostics
 		addDomainUnlisted(&diags, explainer == "l-1 (https://s.test/a)", explainer, "l-1", "https://s.test/a", "d-1")
-		if detail := diags[0].Detail(); !diags.HasError() || !strings.Contains(detail, want) || !strings.Contains(detail, "terraform state rm") || !strings.Contains(detail, "terraform destroy -refresh=false") {
+		if detail := diags[0].Detail(); !diags.HasError() || !strings.Contains(detail, want) || !strings.Contains(detail, "terraform state rm") || !strings.Contains(detail, "terraform destroy -refresh=false") || !strings.Contains(detail, "only with the right key and base_url") {
 			t.Errorf("explained by %s: %v, want an error saying %q and the ways out", explainer, diags, want)
 		}
 	}

@@ -396,6 +396,26 @@ func (r *linkResource) keepsMissingLink(ctx context.Context, diags *diag.Diagnos
 	return err != nil || !onDomain
 }
 
+// warnIfNotFoundOffDomain warns of a delete answered 404 by an account
+// that lists no link on the link's domain, and on which this walk deleted
+// none (a destroy empties a domain itself, its deletes in parallel): what
+// another account's key or base_url answers (a resource moved to another
+// alias's provider), which leaves the link on its own account with no
+// state recording it. An emptied domain (every link deleted outside
+// Terraform, or by a killed destroy) looks the same, and a destroy that
+// does not refresh is its way out, so the delete still succeeds. A listing
+// that fails cannot say: the 404 stands.
+func (r *linkResource) warnIfNotFoundOffDomain(ctx context.Context, diags *diag.Diagnostics, state linkResourceModel) {
+	domainID := state.DomainID.ValueString()
+	if domainID == "" {
+		return
+	}
+	onDomain, err := links.ListedOnDomain(ctx, r.data.listing, domainID)
+	if _, deletedOn := r.data.deletedOn.Load(client.ComparableID(domainID)); err == nil && !onDomain && !deletedOn {
+		addDeleteNotFoundOffDomain(diags, state.ID.ValueString(), state.ShortURL.ValueString(), domainID)
+	}
+}
+
 // hold records that a refresh read link for a resource of this run: it is
 // never another resource's to take over as a leftover (see
 // links.Creator). Read for another object of the state too, it fails the
@@ -529,6 +549,12 @@ func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	}
 	err := r.data.client.DeleteLink(ctx, state.ID.ValueString())
 	deleted()
+	if err == nil {
+		r.data.deletedOn.Store(client.ComparableID(state.DomainID.ValueString()), true)
+	}
+	if client.IsNotFound(err) {
+		r.warnIfNotFoundOffDomain(ctx, &resp.Diagnostics, state)
+	}
 	if err != nil && !client.IsNotFound(err) { // 404: already gone, which is what we want
 		if errors.Is(err, client.ErrUnanswered) || errors.Is(err, client.ErrAmbiguous) {
 			// The service may carry the delete out after Terraform stopped
