@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -708,14 +709,7 @@ func TestMistakes_destroyThroughAnotherAccount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	links := func(provider string) string {
-		var b strings.Builder
-		fmt.Fprintf(&b, "provider \"shortlink\" {}\n\nprovider \"shortlink\" {\n  alias    = \"other\"\n  base_url = %q\n  api_key  = %q\n}\n", s.url, other.APIKey)
-		for i := range 3 {
-			fmt.Fprintf(&b, "\nresource \"shortlink_link\" \"l%d\" {\n  provider    = %s\n  domain_id   = %q\n  slug        = \"brand-%d\"\n  destination = \"https://example.com/%d\"\n}\n", i, provider, s.fx.DomainID, i, i)
-		}
-		return b.String()
-	}
+	links := func(provider string) string { return brandLinks(s, other.APIKey, provider, "https://example.com/") }
 	ctx := context.Background()
 	const warning = "Warning: Link removed from the state only"
 
@@ -753,5 +747,54 @@ func TestMistakes_destroyThroughAnotherAccount(t *testing.T) {
 	}
 	if got := s.linkIDs(); len(got) != 0 {
 		t.Errorf("the service holds %v after the destroy, want nothing", got)
+	}
+}
+
+// brandLinks declares three links of s's account through provider, beside
+// an alias "other" of the account whose key is otherKey.
+func brandLinks(s *service, otherKey, provider, destination string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "provider \"shortlink\" {}\n\nprovider \"shortlink\" {\n  alias    = \"other\"\n  base_url = %q\n  api_key  = %q\n}\n", s.url, otherKey)
+	for i := range 3 {
+		fmt.Fprintf(&b, "\nresource \"shortlink_link\" \"l%d\" {\n  provider    = %s\n  domain_id   = %q\n  slug        = \"brand-%d\"\n  destination = \"%s%d\"\n}\n", i, provider, s.fx.DomainID, i, destination, i)
+	}
+	return b.String()
+}
+
+// TestMistakes_changeThroughAnotherAccount: links whose resources are given
+// an alias of another account and a new destination, applied without a
+// refresh. The other account answers every change with 404; the error must
+// not say the links were deleted outside Terraform, but name the key,
+// base_url or provider, and nothing may change.
+func TestMistakes_changeThroughAnotherAccount(t *testing.T) {
+	t.Parallel()
+	s := newService(t, instantFilter)
+	other, err := s.srv.SeedFixture("other", "other.example.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.appliedWorkdir(t, "change-through-another-account", brandLinks(s, other.APIKey, "shortlink", "https://example.com/"))
+	before := s.linksBySlug()
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+brandLinks(s, other.APIKey, "shortlink.other", "https://example.com/new/")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(context.Background(), w, "apply", "-auto-approve", "-refresh=false")
+	if err == nil {
+		t.Fatalf("the apply through another account succeeded:\n%s", out)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	if strings.Contains(flat, "was deleted outside Terraform") {
+		t.Errorf("the error says the links were deleted outside Terraform:\n%s", out)
+	}
+	for _, want := range []string{"is another account's", "after the resource's provider was changed to another alias", "Nothing was changed"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the apply's output lacks %q:\n%s", want, out)
+		}
+	}
+	if after := s.linksBySlug(); !maps.EqualFunc(before, after, func(a, b emulator.Link) bool { return a.ID == b.ID && a.Destination == b.Destination }) {
+		t.Errorf("the links changed: %v, then %v", before, after)
+	}
+	if n := len(stateIDs(t, w)); n != 3 {
+		t.Errorf("the state records %d links, want 3", n)
 	}
 }

@@ -854,6 +854,15 @@ func addDeletedBeforeChange(diags *diag.Diagnostics, id string) {
 		fmt.Sprintf("The link %s was deleted outside Terraform. Run `terraform apply` again: the refresh removes it from the state and the plan shows a new link to create (should that plan warn that the slug is taken or held, another link holds it now, and the warning says what the apply will do).", id))
 }
 
+// addChangeOffDomain reports a change answered 404 by an account that
+// lists no link on the link's domain: most likely another account's key
+// or base_url, not a link deleted outside Terraform.
+func addChangeOffDomain(diags *diag.Diagnostics, id, shortURL, domainID string) {
+	diags.AddError("Could not change the link's destination",
+		fmt.Sprintf("The service answered 404 to the change of the link %s (%s), and the account listed has no link on its domain %s either. Either the API key (api_key, or %s where the provider block does not set api_key) or base_url of this resource's provider is another account's (for example after the resource's provider was changed to another alias), or every link on that domain was deleted. Nothing was changed and the state keeps the link. "+
+			"If the key, base_url or provider is wrong, correct it and run again. Otherwise run `terraform plan`: its refresh says what to do with links deleted outside Terraform.", id, shortURL, domainID, EnvAPIKey))
+}
+
 // addMissingSetting reports a required setting given neither in the
 // provider block nor in its environment variable.
 func addMissingSetting(diags *diag.Diagnostics, name, env, what string) {

@@ -396,24 +396,31 @@ func (r *linkResource) keepsMissingLink(ctx context.Context, diags *diag.Diagnos
 	return err != nil || !onDomain
 }
 
-// warnIfNotFoundOffDomain warns of a delete answered 404 by an account
-// that lists no link on the link's domain, and on which this walk deleted
-// none (a destroy empties a domain itself, its deletes in parallel): what
-// another account's key or base_url answers (a resource moved to another
-// alias's provider), which leaves the link on its own account with no
-// state recording it. An emptied domain (every link deleted outside
-// Terraform, or by a killed destroy) looks the same, and a destroy that
-// does not refresh is its way out, so the delete still succeeds. A listing
-// that fails cannot say: the 404 stands.
+// warnIfNotFoundOffDomain warns of a delete answered 404 on a domain the
+// account does not list (domainUnlisted): what another account's key or
+// base_url answers (a resource moved to another alias's provider), which
+// leaves the link on its own account with no state recording it. An
+// emptied domain (every link deleted outside Terraform, or by a killed
+// destroy) looks the same, and a destroy that does not refresh is its way
+// out, so the delete still succeeds.
 func (r *linkResource) warnIfNotFoundOffDomain(ctx context.Context, diags *diag.Diagnostics, state linkResourceModel) {
-	domainID := state.DomainID.ValueString()
+	if r.domainUnlisted(ctx, state.DomainID.ValueString()) {
+		addDeleteNotFoundOffDomain(diags, state.ID.ValueString(), state.ShortURL.ValueString(), state.DomainID.ValueString())
+	}
+}
+
+// domainUnlisted says whether the account lists no link on domainID and
+// this walk deleted none there (a destroy empties a domain itself, its
+// deletes in parallel): the sign, after a 404, of another account's key or
+// base_url rather than of a link deleted outside Terraform. A listing that
+// fails cannot say, nor can a link without a domain: false.
+func (r *linkResource) domainUnlisted(ctx context.Context, domainID string) bool {
 	if domainID == "" {
-		return
+		return false
 	}
 	onDomain, err := links.ListedOnDomain(ctx, r.data.listing, domainID)
-	if _, deletedOn := r.data.deletedOn.Load(client.ComparableID(domainID)); err == nil && !onDomain && !deletedOn {
-		addDeleteNotFoundOffDomain(diags, state.ID.ValueString(), state.ShortURL.ValueString(), domainID)
-	}
+	_, deletedOn := r.data.deletedOn.Load(client.ComparableID(domainID))
+	return err == nil && !onDomain && !deletedOn
 }
 
 // hold records that a refresh read link for a resource of this run: it is
@@ -517,6 +524,10 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		link, err = r.changeDestination(ctx, state.ID.ValueString(), in)
 	}
 	if err != nil {
+		if (errors.Is(err, links.ErrNotListed) || client.IsNotFound(err)) && r.domainUnlisted(ctx, state.DomainID.ValueString()) {
+			addChangeOffDomain(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString(), state.DomainID.ValueString())
+			return
+		}
 		if errors.Is(err, links.ErrNotListed) || client.IsNotFound(err) {
 			addDeletedBeforeChange(&resp.Diagnostics, state.ID.ValueString())
 			return
