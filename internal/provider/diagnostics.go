@@ -817,7 +817,8 @@ func addDomainUnlisted(diags *diag.Diagnostics, inFull bool, explainer, id, shor
 	}
 	diags.AddError("No link on the link's domain",
 		fmt.Sprintf("The link %s (%s) is not in the account's list, and neither is any other link on its domain %s. Either the API key (api_key, or %s where the provider block does not set api_key) or base_url is another account's, or every link on that domain was deleted: outside Terraform, or by a destroy that was killed before it could record its deletes. "+
-			"The refresh keeps the link in the state and stops the plan: read as deleted, a run with another account's key would drop every link from the state, and the next run with the right key would create them again beside the originals. If the key or base_url is wrong, correct it. %s", id, shortURL, domainID, EnvAPIKey, wayOut))
+			"The refresh keeps the link in the state and stops the plan: read as deleted, a run with another account's key would drop every link from the state, and the next run with the right key would create them again beside the originals. If the key or base_url is wrong, correct it. "+
+			"If the resource was given another account's provider on purpose (a changed provider argument, a moved block between modules of different providers), to move the link: a link cannot change accounts, so undo that, and declare the link anew under the new provider instead, removing the old resource, so that the plan creates the new link and deletes the old one. %s", id, shortURL, domainID, EnvAPIKey, wayOut))
 }
 
 // addDeleteNotFoundOffDomain warns that a delete answered 404 by an

@@ -259,7 +259,7 @@ func TestAddInvalidInstant(t *testing.T) {
 // once, the others point to it; both say how to leave the state behind.
 func TestAddDomainUnlisted(t *testing.T) {
 	for explainer, want := range map[string]string{
-		"l-1 (https://s.test/a)": "is another account's",
+		"l-1 (https://s.test/a)": "a link cannot change accounts, so undo that, and declare the link anew under the new provider",
 		"l-0 (https://s.test/b)": "for the same reason as link l-0 (https://s.test/b), whose error explains it in full",
 	} {
 		var diags diag.Diagnostics
