@@ -173,24 +173,14 @@ func ServiceDomainID(ctx context.Context, listing *snapshot.Snapshot, domainID s
 }
 
 // AnyOnDomain reports whether the account's current listing holds a link
-// on domainID. A link missing from a listing that has none on its domain
-// may be on another account (a key or base_url of another account lists
-// that one's links), not deleted; a listing that fails cannot say.
+// on domainID, or held one as the service answered it, before this
+// provider's own deletes. A link missing from a listing that has none on
+// its domain may be on another account (a key or base_url of another
+// account lists that one's links), not deleted, and a delete answered 404
+// is "already gone" only on an account that has the domain; a destroy that
+// deleted the domain's other links has emptied it itself. A listing that
+// fails cannot say.
 func AnyOnDomain(ctx context.Context, listing *snapshot.Snapshot, domainID string) (bool, error) {
-	listed, err := listing.Current(ctx)
-	if err != nil {
-		return false, err
-	}
-	_, ok := onDomain(listed, domainID)
-	return ok, nil
-}
-
-// ListedOnDomain reports whether the account's current listing holds a
-// link on domainID, or held one as the service answered it, before this
-// provider's own deletes: a delete answered 404 is "already gone" only on
-// an account that has the domain, and a destroy that deleted the domain's
-// other links has emptied it itself.
-func ListedOnDomain(ctx context.Context, listing *snapshot.Snapshot, domainID string) (bool, error) {
 	listed, err := listing.Current(ctx)
 	if err != nil {
 		return false, err

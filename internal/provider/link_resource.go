@@ -418,7 +418,7 @@ func (r *linkResource) domainUnlisted(ctx context.Context, domainID string) bool
 	if domainID == "" {
 		return false
 	}
-	onDomain, err := links.ListedOnDomain(ctx, r.data.listing, domainID)
+	onDomain, err := links.AnyOnDomain(ctx, r.data.listing, domainID)
 	_, deletedOn := r.data.deletedOn.Load(client.ComparableID(domainID))
 	return err == nil && !onDomain && !deletedOn
 }
