@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -88,6 +89,8 @@ type Creator struct {
 	// waits for it and sends its POST again.
 	deleting map[string]bool
 	deletes  map[string]chan struct{}
+	// deletedOn are the domains of the links in deleting, by link.
+	deletedOn map[string]string
 	// inflight counts the creates under way per identity, so a search waits
 	// until every create that could have made the same link has answered.
 	inflight map[string]int
@@ -104,7 +107,7 @@ type Creator struct {
 // and takes over leftovers created within window (0: none).
 func NewCreator(c *client.Client, listings *snapshot.Snapshot, maxRetries int, retryWait, window time.Duration) *Creator {
 	lc := &Creator{client: c, listings: listings, maxRetries: maxRetries, retryWait: retryWait, window: window, now: time.Now,
-		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, objects: map[string]string{}, takenOver: map[string]bool{}, twins: map[string][]client.Link{}, deleting: map[string]bool{}, deletes: map[string]chan struct{}{}, inflight: map[string]int{}}
+		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, objects: map[string]string{}, takenOver: map[string]bool{}, twins: map[string][]client.Link{}, deleting: map[string]bool{}, deletedOn: map[string]string{}, deletes: map[string]chan struct{}{}, inflight: map[string]int{}}
 	lc.settled = sync.NewCond(&lc.mu)
 	return lc
 }
@@ -155,12 +158,29 @@ func (lc *Creator) BeginDelete(id, domainID, slug string) (handedOn bool, end fu
 		return true, func() {}
 	}
 	lc.deleting[id] = true
+	lc.deletedOn[id] = domainID
 	if slug == "" {
 		return false, func() {}
 	}
 	done := make(chan struct{})
 	lc.deletes[identity(client.CreateLinkInput{DomainID: domainID, Slug: slug})] = done
 	return false, sync.OnceFunc(func() { close(done) })
+}
+
+// DeletesOn are the links on domainID whose delete this process has sent,
+// sorted: the old links of replacements made without
+// create_before_destroy, among others.
+func (lc *Creator) DeletesOn(domainID string) []string {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	var ids []string
+	for id, domain := range lc.deletedOn {
+		if strings.EqualFold(domain, domainID) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // awaitDelete waits for a delete of this process of a link with key's

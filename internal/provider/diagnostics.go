@@ -364,6 +364,39 @@ func addHandedOn(diags *diag.Diagnostics, id, shortURL string) {
 		fmt.Sprintf("This object is destroyed, but its link %s (%s) is not deleted: a create earlier in this apply, with the same slug, took it over and now manages it, with its short URL and click history. This happens when a link with a fixed slug is replaced with create_before_destroy (after a taint, -replace, or an interrupted create), or when a resource renamed without a moved block is created before the old one is destroyed.", id, shortURL))
 }
 
+// withDeletedBeforeRefusedCreate adds to the errors of a create the quota
+// refused which links on its domain this apply had already deleted: a
+// replacement without create_before_destroy deletes the old link before it
+// creates the new one, and no configuration brings the old one back while
+// the quota refuses every create.
+func withDeletedBeforeRefusedCreate(diags diag.Diagnostics, deleted []string) diag.Diagnostics {
+	if len(deleted) == 0 {
+		return diags
+	}
+	more := fmt.Sprintf("This apply deleted %s on this domain before this create. If this create replaces one of them (a change of domain_id, slug or expires_at, or -replace, without create_before_destroy), the old link is gone and the new one was not made: reverting the configuration needs a create too, which the quota refuses until it allows one more (the old link's clicks stay in the account-wide export). While the quota is tight, give links that may be replaced `lifecycle { create_before_destroy = true }` (with a slug that changes, or none): the new link is then created first, and a refused create keeps the old one.", quotedIDs(deleted))
+	var out diag.Diagnostics
+	for _, d := range diags {
+		if d.Severity() != diag.SeverityError {
+			out.Append(d)
+			continue
+		}
+		if withPath, ok := d.(diag.DiagnosticWithPath); ok {
+			out.AddAttributeError(withPath.Path(), d.Summary(), d.Detail()+"\n\n"+more)
+			continue
+		}
+		out.AddError(d.Summary(), d.Detail()+"\n\n"+more)
+	}
+	return out
+}
+
+// quotedIDs names links: "link a", "links a and b", "links a, b and c".
+func quotedIDs(ids []string) string {
+	if len(ids) == 1 {
+		return "link " + ids[0]
+	}
+	return "links " + strings.Join(ids[:len(ids)-1], ", ") + " and " + ids[len(ids)-1]
+}
+
 // addManagedTwice reports a link that two objects of the state name.
 func addManagedTwice(diags *diag.Diagnostics, id, shortURL string) {
 	diags.AddError("Link managed twice",

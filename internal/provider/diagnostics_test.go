@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/analytics"
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
@@ -114,6 +115,38 @@ resource "shortlink_link" "test" {
 		// gives to the plan it makes.
 		ExpectError: expectErr("The monthly link quota of the account's plan", "402 link_quota", "deleting links does not give any back: wait for the next month or upgrade the account's plan"),
 	}})
+}
+
+// TestAccLinkErrors_quotaRefusesAReplacement: a replacement without
+// create_before_destroy deletes the old link, then the quota refuses the
+// new one. The error says "this request changed nothing", which is true of
+// the create but not of the apply: it must also name the link the apply
+// deleted, say that reverting cannot bring it back while the quota refuses
+// creates, and point to create_before_destroy.
+func TestAccLinkErrors_quotaRefusesAReplacement(t *testing.T) {
+	e := newTestEnv(t)
+	config := func(slug string) string {
+		return e.config(fmt.Sprintf(`
+resource "shortlink_link" "test" {
+  domain_id   = %q
+  destination = "https://example.com/replaced"
+  slug        = %q
+}
+`, e.fx.DomainID, slug))
+	}
+	e.testLink(t, []resource.TestStep{
+		{
+			Config: config("before"),
+			Check: func(*terraform.State) error {
+				return e.srv.SetMonthlyQuota(e.fx.AccountID, 1) // spent by that create
+			},
+		},
+		{
+			Config: config("after"),
+			ExpectError: expectErr("402 link_quota", "This request changed nothing", "This apply deleted link", "on this domain before this create",
+				"reverting the configuration needs a create too", "create_before_destroy = true"),
+		},
+	})
 }
 
 func TestAccLinkErrors_slugTaken(t *testing.T) {

@@ -152,7 +152,12 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 	in.DomainID = links.ServiceDomainID(ctx, r.data.listing, in.DomainID)
 	link, from, err := r.createLink(ctx, in, utm)
 	if err != nil {
-		addOperationError(&resp.Diagnostics, r.data.client, "create the link", err)
+		var failed diag.Diagnostics
+		addOperationError(&failed, r.data.client, "create the link", err)
+		if errors.Is(err, client.ErrQuota) {
+			failed = withDeletedBeforeRefusedCreate(failed, r.data.creator.DeletesOn(in.DomainID))
+		}
+		resp.Diagnostics.Append(failed...)
 		return
 	}
 	switch from {
