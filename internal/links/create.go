@@ -89,7 +89,7 @@ type Creator struct {
 	// waits for it and sends its POST again.
 	deleting map[string]bool
 	deletes  map[string]chan struct{}
-	// deletedOn are the domains of the links in deleting, by link.
+	// deletedOn are the domains of the links this process deleted, by link.
 	deletedOn map[string]string
 	// inflight counts the creates under way per identity, so a search waits
 	// until every create that could have made the same link has answered.
@@ -158,7 +158,6 @@ func (lc *Creator) BeginDelete(id, domainID, slug string) (handedOn bool, end fu
 		return true, func() {}
 	}
 	lc.deleting[id] = true
-	lc.deletedOn[id] = domainID
 	if slug == "" {
 		return false, func() {}
 	}
@@ -167,9 +166,17 @@ func (lc *Creator) BeginDelete(id, domainID, slug string) (handedOn bool, end fu
 	return false, sync.OnceFunc(func() { close(done) })
 }
 
-// DeletesOn are the links on domainID whose delete this process has sent,
-// sorted: the old links of replacements made without
-// create_before_destroy, among others.
+// Deleted records that the service carried out this process's delete of
+// link id, on domainID.
+func (lc *Creator) Deleted(id, domainID string) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	lc.deletedOn[id] = domainID
+}
+
+// DeletesOn are the links on domainID this process deleted, sorted: the
+// old links of replacements made without create_before_destroy, among
+// others. The account holds the domain, whatever a later listing shows.
 func (lc *Creator) DeletesOn(domainID string) []string {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()

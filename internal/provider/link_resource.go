@@ -424,8 +424,7 @@ func (r *linkResource) domainUnlisted(ctx context.Context, domainID string) bool
 		return false
 	}
 	onDomain, err := links.AnyOnDomain(ctx, r.data.listing, domainID)
-	_, deletedOn := r.data.deletedOn.Load(client.ComparableID(domainID))
-	return err == nil && !onDomain && !deletedOn
+	return err == nil && !onDomain && len(r.data.creator.DeletesOn(domainID)) == 0
 }
 
 // hold records that a refresh read link for a resource of this run: it is
@@ -566,7 +565,7 @@ func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	err := r.data.client.DeleteLink(ctx, state.ID.ValueString())
 	deleted()
 	if err == nil {
-		r.data.deletedOn.Store(client.ComparableID(state.DomainID.ValueString()), true)
+		r.data.creator.Deleted(state.ID.ValueString(), state.DomainID.ValueString())
 	}
 	if client.IsNotFound(err) {
 		r.warnIfNotFoundOffDomain(ctx, &resp.Diagnostics, state)

@@ -261,9 +261,6 @@ type providerData struct {
 	stop  *client.Stop
 	// reports are the conclusions this walk has explained in full once.
 	reports *reports
-	// deletedOn are the domains (client.ComparableID) on which this walk
-	// deleted a link: the account has them, whatever a later listing shows.
-	deletedOn sync.Map
 }
 
 // reports remembers which conclusions, met by many resources, a walk has
