@@ -401,19 +401,6 @@ func (r *linkResource) keepsMissingLink(ctx context.Context, diags *diag.Diagnos
 	return err != nil || !onDomain
 }
 
-// warnIfNotFoundOffDomain warns of a delete answered 404 on a domain the
-// account does not list (domainUnlisted): what another account's key or
-// base_url answers (a resource moved to another alias's provider), which
-// leaves the link on its own account with no state recording it. An
-// emptied domain (every link deleted outside Terraform, or by a killed
-// destroy) looks the same, and a destroy that does not refresh is its way
-// out, so the delete still succeeds.
-func (r *linkResource) warnIfNotFoundOffDomain(ctx context.Context, diags *diag.Diagnostics, state linkResourceModel) {
-	if r.domainUnlisted(ctx, state.DomainID.ValueString()) {
-		addDeleteNotFoundOffDomain(diags, state.ID.ValueString(), state.ShortURL.ValueString(), state.DomainID.ValueString())
-	}
-}
-
 // domainUnlisted says whether the account lists no link on domainID and
 // this walk deleted none there (a destroy empties a domain itself, its
 // deletes in parallel): the sign, after a 404, of another account's key or
@@ -528,12 +515,12 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		link, err = r.changeDestination(ctx, state.ID.ValueString(), in)
 	}
 	if err != nil {
-		if (errors.Is(err, links.ErrNotListed) || client.IsNotFound(err)) && r.domainUnlisted(ctx, state.DomainID.ValueString()) {
-			addChangeOffDomain(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString(), state.DomainID.ValueString())
-			return
-		}
 		if errors.Is(err, links.ErrNotListed) || client.IsNotFound(err) {
-			addDeletedBeforeChange(&resp.Diagnostics, state.ID.ValueString())
+			if r.domainUnlisted(ctx, state.DomainID.ValueString()) {
+				addChangeOffDomain(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString(), state.DomainID.ValueString())
+			} else {
+				addDeletedBeforeChange(&resp.Diagnostics, state.ID.ValueString())
+			}
 			return
 		}
 		addOperationError(&resp.Diagnostics, r.data.client, "change the link's destination", err)
@@ -564,13 +551,19 @@ func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	}
 	err := r.data.client.DeleteLink(ctx, state.ID.ValueString())
 	deleted()
-	if err == nil {
+	switch {
+	case err == nil:
 		r.data.creator.Deleted(state.ID.ValueString(), state.DomainID.ValueString())
-	}
-	if client.IsNotFound(err) {
-		r.warnIfNotFoundOffDomain(ctx, &resp.Diagnostics, state)
-	}
-	if err != nil && !client.IsNotFound(err) { // 404: already gone, which is what we want
+	case client.IsNotFound(err):
+		// Already gone, which is what we want; but another account's key or
+		// base_url (a resource moved to another alias's provider) answers
+		// so too, and the link then stays on its own account with no state
+		// recording it. An emptied domain looks the same, and a destroy
+		// without refresh is its way out, so the delete still succeeds.
+		if r.domainUnlisted(ctx, state.DomainID.ValueString()) {
+			addDeleteNotFoundOffDomain(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString(), state.DomainID.ValueString())
+		}
+	default:
 		if errors.Is(err, client.ErrUnanswered) || errors.Is(err, client.ErrAmbiguous) {
 			// The service may carry the delete out after Terraform stopped
 			// waiting: the next refresh, not finding the link, then drops
