@@ -325,3 +325,59 @@ func TestLeftovers_renamedWithoutMovedLosesNoLink(t *testing.T) {
 		t.Fatalf("plan after: %v; want no changes\n%s", err, out)
 	}
 }
+
+// TestLeftovers_replaceWithoutSlugWhoseAnswerIsLost: `apply -replace` of a
+// link without a slug, with create_before_destroy, whose create is
+// answered 504 before the service makes the link. The old link is
+// identical and seconds old, so the create's search cannot tell it from
+// the new one by what it declares or when it was made.
+//   - The service makes the link before the search lists: the search
+//     takes the newer link, the old one is deleted, and the state names the
+//     new one.
+//   - The service makes it after: the search takes the old link, which
+//     stays, and the old object's destroy finds the link the create made
+//     and names it in a warning, for no state records it.
+func TestLeftovers_replaceWithoutSlugWhoseAnswerIsLost(t *testing.T) {
+	for name, tc := range map[string]struct {
+		serviceTakes time.Duration // from the 504 to the link made
+		replaced     bool
+	}{
+		"made before the search": {0, true},
+		"made after the search":  {4 * time.Second, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newService(t, instantFilter)
+			config := fmt.Sprintf("resource \"shortlink_link\" \"spring\" {\n  domain_id   = %q\n  destination = \"https://shop.example.com/spring\"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n", s.fx.DomainID)
+			w := s.appliedWorkdir(t, "replace-lost-"+strings.Fields(name)[1], config)
+			before := stateIDs(t, w)
+			if err := s.srv.UpdateSettings(func(st *emulator.Settings) { st.Filter.Delay = emulator.Duration(tc.serviceTakes) }); err != nil {
+				t.Fatal(err)
+			}
+			s.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
+			out, err := runCLI(context.Background(), w, "apply", "-auto-approve", "-replace=shortlink_link.spring")
+			if err != nil {
+				t.Fatalf("apply -replace: %v\n%s", err, out)
+			}
+			after, held := stateIDs(t, w), s.linkIDs()
+			if !tc.replaced {
+				var made string
+				for _, id := range held {
+					if id != before[0] {
+						made = id
+					}
+				}
+				if len(held) != 2 || len(after) != 1 || after[0] != before[0] {
+					t.Fatalf("the service holds %v, the state %v (before %v); want the old link kept in the state, and the create's beside it", held, after, before)
+				}
+				flat := strings.Join(strings.Fields(out), " ")
+				if !strings.Contains(flat, "Warning: Link kept: a create without a slug took it for its own") || !strings.Contains(flat, "The service made link "+made) {
+					t.Errorf("the old object's destroy did not name the link %s the create made:\n%s", made, out)
+				}
+				return
+			}
+			if len(held) != 1 || len(after) != 1 || after[0] != held[0] || after[0] == before[0] {
+				t.Fatalf("the service holds %v, the state %v (before %v); want the new link alone, named by the state", held, after, before)
+			}
+		})
+	}
+}

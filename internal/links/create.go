@@ -1,6 +1,7 @@
 package links
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -82,6 +83,11 @@ type Creator struct {
 	// twins are, by the link a create adopted, the links other attempts
 	// of that create made as well (see lookForTwins), for its warning.
 	twins map[string][]client.Link
+	// lost are, by the link each took over, the creates without a slug
+	// whose answer was lost and whose search found that link: if an
+	// object of the apply turns out to hold it, the search took it by
+	// mistake (MadeInstead).
+	lost map[string]lostCreate
 	// deleting are the links a delete of this process has sent: a 409
 	// they still answer is no leftover to take over. deletes are those
 	// deletes by the identity (domain and slug) of their link, each closed
@@ -107,7 +113,7 @@ type Creator struct {
 // and takes over leftovers created within window (0: none).
 func NewCreator(c *client.Client, listings *snapshot.Snapshot, maxRetries int, retryWait, window time.Duration) *Creator {
 	lc := &Creator{client: c, listings: listings, maxRetries: maxRetries, retryWait: retryWait, window: window, now: time.Now,
-		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, objects: map[string]string{}, takenOver: map[string]bool{}, twins: map[string][]client.Link{}, deleting: map[string]bool{}, deletedOn: map[string]string{}, deletes: map[string]chan struct{}{}, inflight: map[string]int{}}
+		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, objects: map[string]string{}, takenOver: map[string]bool{}, twins: map[string][]client.Link{}, lost: map[string]lostCreate{}, deleting: map[string]bool{}, deletedOn: map[string]string{}, deletes: map[string]chan struct{}{}, inflight: map[string]int{}}
 	lc.settled = sync.NewCond(&lc.mu)
 	return lc
 }
@@ -266,6 +272,8 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *c
 			return nil, Made, fmt.Errorf("%w; then listing the links to check whether it was created failed: %w", err, searchErr)
 		case found != nil:
 			tflog.Info(ctx, "adopted the link an ambiguous create made", map[string]any{"id": found.ID})
+			first := cmp.Or(missed, started)
+			lc.searched(found.ID, lostCreate{key, in, utm, first})
 			if !missed.IsZero() && in.Slug == "" {
 				lc.lookForTwins(ctx, key, in, utm, missed, started, attempt-1, found)
 			}
@@ -313,6 +321,7 @@ func (lc *Creator) settleResent(ctx context.Context, key string, in client.Creat
 	}
 	lc.listings.Remove(made.ID)
 	tflog.Info(ctx, "an earlier attempt of the create made a link after all; deleted the one made since", map[string]any{"found": found.ID, "deleted": made.ID})
+	lc.searched(found.ID, lostCreate{key, in, utm, since})
 	return found, Retaken, nil
 }
 
@@ -349,6 +358,62 @@ func (lc *Creator) Twins(id string) []client.Link {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	return lc.twins[id]
+}
+
+// lostCreate is a create whose answer was lost, what its search looked
+// for: since is when its first attempt began.
+type lostCreate struct {
+	key   string
+	in    client.CreateLinkInput
+	utm   *client.UTM
+	since time.Time
+}
+
+// searched records that the search of create c took link id over. Only a
+// create without a slug can take a link that is not its own: with one,
+// the link holding the slug is the one the create would make.
+func (lc *Creator) searched(id string, c lostCreate) {
+	if c.in.Slug != "" {
+		return
+	}
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	lc.lost[id] = c
+}
+
+// looksForAMistakenLink is how many times MadeInstead looks for the link
+// the create made, waiting twice as long before each look as before the
+// last (from the create's first wait before a resend).
+const looksForAMistakenLink = 3
+
+// MadeInstead is for an object of this apply that names link id and is
+// destroyed while BeginDelete says a create took id over (handedOn). If
+// that create had no slug and took id over after its answer was lost,
+// mistaken is true: id was this object's link, not the one the create
+// made, which the service had not made yet when the search listed the
+// links (the old link of a -replace or taint with create_before_destroy,
+// or of a resource renamed without a moved block). It then looks again
+// for the link the create made and claims it: made, nil when none showed
+// in time. That link is on the account in no state.
+func (lc *Creator) MadeInstead(ctx context.Context, id string) (made *client.Link, mistaken bool) {
+	lc.mu.Lock()
+	lost, mistaken := lc.lost[id]
+	delete(lc.lost, id)
+	lc.mu.Unlock()
+	if !mistaken {
+		return nil, false
+	}
+	for look := range looksForAMistakenLink {
+		found, err := lc.adopt(ctx, lost.key, lost.in, lost.utm, lost.since)
+		if err != nil {
+			tflog.Warn(ctx, "could not look for the link a create made after it took another object's", map[string]any{"taken": id, "error": err.Error()})
+			return nil, true
+		}
+		if found != nil || look == looksForAMistakenLink-1 || sleep(ctx, lc.retryWait<<look) != nil {
+			return found, true
+		}
+	}
+	return nil, true
 }
 
 // askedToWait is what the answer in err asked to wait before the request is
@@ -554,13 +619,20 @@ func (lc *Creator) adopt(ctx context.Context, key string, in client.CreateLinkIn
 		lc.mu.Lock()
 		defer lc.mu.Unlock()
 		since := lc.clock.since(started)
+		// The newest: an older one may be a link an object of this apply
+		// already holds, which this process never read (the old link of a
+		// -replace with create_before_destroy).
+		var newest *client.Link
 		for l := range listed.All() {
-			if !lc.held[l.ID] && madeBy(&l, in, utm, since) {
-				lc.held[l.ID], lc.takenOver[l.ID] = true, true // claimed at once: another search must not take it
-				return l, true
+			if !lc.held[l.ID] && madeBy(&l, in, utm, since) && (newest == nil || l.CreatedAt.After(newest.CreatedAt)) {
+				newest = &l
 			}
 		}
-		return client.Link{}, false
+		if newest == nil {
+			return client.Link{}, false
+		}
+		lc.held[newest.ID], lc.takenOver[newest.ID] = true, true // claimed at once: another search must not take it
+		return *newest, true
 	})
 	if !found {
 		return nil, err

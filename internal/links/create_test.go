@@ -701,3 +701,64 @@ func TestCreate_namesProbableLeftoversOfLinksWithoutSlug(t *testing.T) {
 		t.Fatalf("with adoption_window 0, a link was named: %v", found)
 	}
 }
+
+// seedOlderTwin seeds the link an object of the state already holds,
+// identical to what a create without a slug asks for, made ago on the
+// service's clock but within the clock-skew allowance: a search after a
+// lost answer cannot tell it from the link the create made by its age.
+func (e *creatorEnv) seedOlderTwin(t *testing.T, ago time.Duration) emulator.Link {
+	t.Helper()
+	*e.clock = time.Now().Add(-ago)
+	seeded, err := e.srv.SeedLinks(e.fx.DomainID, "twin", 1)
+	*e.clock = time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seeded[0]
+}
+
+// -replace (or a taint) of a link without a slug, with
+// create_before_destroy, whose create's answer is lost: the old link is
+// identical and a few seconds old, and the link the create made is newer.
+func TestCreate_takesTheNewestOfTheLinksItCouldHaveMade(t *testing.T) {
+	e := newCreatorEnv(t)
+	old := e.seedOlderTwin(t, 30*time.Second)
+	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 50*time.Millisecond, DefaultAdoptionWindow)
+	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
+	link, from, err := e.creator.Create(context.Background(), e.input(old.Destination, ""), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if from != Retaken || link.ID == old.ID || len(e.srv.Links(e.fx.AccountID)) != 2 {
+		t.Fatalf("origin %v, link %s (the older one %s), %d links; want the newer link, which the lost answer's create made", from, link.ID, old.ID, len(e.srv.Links(e.fx.AccountID)))
+	}
+}
+
+// When the service makes the create's link only after the search has
+// listed the links, the search takes the old one; the old object's
+// destroy, handed on, then finds the link the create made, which no state
+// records.
+func TestCreate_madeInsteadFindsTheLinkOfACreateThatTookAnotherObjects(t *testing.T) {
+	e := newCreatorEnv(t)
+	old := e.seedOlderTwin(t, 30*time.Second)
+	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(600 * time.Millisecond) }); err != nil {
+		t.Fatal(err)
+	}
+	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 300*time.Millisecond, DefaultAdoptionWindow)
+	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
+	link, from, err := e.creator.Create(context.Background(), e.input(old.Destination, ""), nil)
+	if err != nil || from != Retaken || link.ID != old.ID {
+		t.Fatalf("origin %v, link %v, error %v; want the old link %s taken (the service had not made the create's yet)", from, link, err, old.ID)
+	}
+	if made, mistaken := e.creator.MadeInstead(context.Background(), "another"); mistaken || made != nil {
+		t.Fatalf("a link no create took over: mistaken %v, made %v", mistaken, made)
+	}
+	handedOn, _ := e.creator.BeginDelete(old.ID, e.fx.DomainID, "")
+	made, mistaken := e.creator.MadeInstead(context.Background(), old.ID)
+	if !handedOn || !mistaken || made == nil || made.ID == old.ID {
+		t.Fatalf("handed on %v, mistaken %v, made %v; want the link the create made, found", handedOn, mistaken, made)
+	}
+	if n := len(e.srv.Links(e.fx.AccountID)); n != 2 {
+		t.Errorf("%d links, want 2: the old one and the create's", n)
+	}
+}

@@ -364,6 +364,19 @@ func addHandedOn(diags *diag.Diagnostics, id, shortURL string) {
 		fmt.Sprintf("This object is destroyed, but its link %s (%s) is not deleted: a create earlier in this apply, with the same slug, took it over and now manages it, with its short URL and click history. This happens when a link with a fixed slug is replaced with create_before_destroy (after a taint, -replace, or an interrupted create), or when a resource renamed without a moved block is created before the old one is destroyed.", id, shortURL))
 }
 
+// addTakenByMistake reports the destroy of an object whose link id a
+// create without a slug took over after its answer was lost (see
+// links.Creator.MadeInstead): the link is kept, and made is the link the
+// service made for that create, which no state records (nil: none showed).
+func addTakenByMistake(diags *diag.Diagnostics, id, shortURL, destination string, made *client.Link) {
+	what := fmt.Sprintf("The service may still make a link for that create (its answer came before the service had done it), which no state would record: look on the account for a second link to %s (the shortlink_links data source lists a domain's links) and delete it.", destination)
+	if made != nil {
+		what = fmt.Sprintf("The service made link %s (%s, created %s) for that create all the same, and no state records it: delete it (in the dashboard, or with an import block and a destroy).", made.ID, made.ShortURL, made.CreatedAt.Format(time.RFC3339))
+	}
+	diags.AddWarning("Link kept: a create without a slug took it for its own",
+		fmt.Sprintf("This object is destroyed, but its link %s (%s) is not deleted: a create earlier in this apply asked for an identical link without a slug (this object's replacement, after -replace or a taint with create_before_destroy, or a resource renamed without a moved block), its answer was lost, and its search for the link it made found this one and took it over. The new object now manages %s, with its short URL and click history; it has no new short URL. %s To give it one, replace it again.", id, shortURL, id, what))
+}
+
 // withDeletedBeforeRefusedCreate adds to the errors of a create the quota
 // refused which links on its domain this apply had already deleted: a
 // replacement without create_before_destroy deletes the old link before it

@@ -546,7 +546,11 @@ func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 
 	handedOn, deleted := r.data.creator.BeginDelete(state.ID.ValueString(), state.DomainID.ValueString(), state.Slug.ValueString())
 	if handedOn {
-		addHandedOn(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString())
+		if made, mistaken := r.data.creator.MadeInstead(ctx, state.ID.ValueString()); mistaken {
+			addTakenByMistake(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString(), state.Destination.ValueString(), made)
+		} else {
+			addHandedOn(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString())
+		}
 		return
 	}
 	err := r.data.client.DeleteLink(ctx, state.ID.ValueString())
