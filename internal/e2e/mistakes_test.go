@@ -798,3 +798,42 @@ func TestMistakes_changeThroughAnotherAccount(t *testing.T) {
 		t.Errorf("the state records %d links, want 3", n)
 	}
 }
+
+// TestMistakes_emptySettingTakenFromEnvironment: an alias for a second
+// account whose key and base URL come from variables left at a default of
+// "" takes the environment's, the first account's: the plan warns of each
+// on its setting, never quoting the key; with the variables given, or null
+// (the environment's taken on purpose), it says nothing of them.
+func TestMistakes_emptySettingTakenFromEnvironment(t *testing.T) {
+	t.Parallel()
+	s := newService(t, instantFilter)
+	config := fmt.Sprintf("variable \"other_key\" {\n  type      = string\n  default   = \"\"\n  sensitive = true\n}\n\nvariable \"other_url\" {\n  type    = string\n  default = \"\"\n}\n\n"+
+		"provider \"shortlink\" {}\n\nprovider \"shortlink\" {\n  alias    = \"other\"\n  base_url = var.other_url\n  api_key  = var.other_key\n}\n\n"+
+		"resource \"shortlink_link\" \"spring\" {\n  provider    = shortlink.other\n  domain_id   = %q\n  destination = \"https://shop.example.com/spring\"\n}\n", s.fx.DomainID)
+	w := s.workdir(t, "empty-setting-from-env", config)
+	ctx := context.Background()
+	out, err := runCLI(ctx, w, "plan")
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{"Warning: api_key is empty: SHORTLINK_API_KEY is used", "Warning: base_url is empty: SHORTLINK_BASE_URL is used", "another account's"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the plan's output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, s.fx.APIKey) {
+		t.Errorf("the plan's output quotes the API key:\n%s", out)
+	}
+	out, err = runCLI(ctx, w, "plan", "-var", "other_key="+s.fx.APIKey, "-var", "other_url="+s.url)
+	if err != nil || strings.Contains(out, "is empty:") {
+		t.Errorf("plan with both variables given: %v; want no warning of an empty setting\n%s", err, out)
+	}
+	if err := w.WriteFile("null.tfvars", "other_key = null\nother_url = null\n"); err != nil {
+		t.Fatal(err)
+	}
+	out, err = runCLI(ctx, w, "plan", "-var-file=null.tfvars")
+	if err != nil || strings.Contains(out, "is empty:") {
+		t.Errorf("plan with both variables null: %v; want the environment's settings taken unsaid\n%s", err, out)
+	}
+}

@@ -917,6 +917,15 @@ func addMissingSetting(diags *diag.Diagnostics, name, env, what string) {
 		"Set "+name+" in the provider block or the "+env+" environment variable to "+what+".")
 }
 
+// addEmptySettingFromEnv reports a setting written as an empty string
+// and taken from its environment variable (warnIfEmptyTakenFromEnv).
+func addEmptySettingFromEnv(diags *diag.Diagnostics, name, env, what string) {
+	diags.AddAttributeWarning(path.Root(name), name+" is empty: "+env+" is used",
+		"This provider block sets "+name+" to an empty string (a variable left at a default of \"\", for instance), which counts as not set, so "+what+" comes from the "+env+" environment variable. "+
+			"Where provider blocks with aliases serve several accounts, that may be another account's, and links would be read and written there. "+
+			"Give "+name+" a value, or leave it null (a variable's default = null) to take it from "+env+" on purpose.")
+}
+
 // addUnexpectedProviderData reports provider data of another type than
 // Configure hands over: a defect of the provider, never of the user.
 func addUnexpectedProviderData(diags interface{ AddError(string, string) }, data any) {

@@ -129,6 +129,8 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 	}
 	baseURL := settingOrEnv(cfg.BaseURL, EnvBaseURL)
 	apiKey := settingOrEnv(cfg.APIKey, EnvAPIKey)
+	warnIfEmptyTakenFromEnv(&resp.Diagnostics, cfg.BaseURL, "base_url", EnvBaseURL, "the base URL")
+	warnIfEmptyTakenFromEnv(&resp.Diagnostics, cfg.APIKey, "api_key", EnvAPIKey, "the API key")
 	// A setting known at plan is checked there, even beside one that is
 	// known only after another resource is applied.
 	if !cfg.APIKey.IsUnknown() {
@@ -218,6 +220,15 @@ func checkSetting(diags *diag.Diagnostics, setting types.String, value, name, en
 		addMissingSetting(diags, name, env, what)
 	} else if err := check(value); err != nil {
 		addInvalidSetting(diags, name, env, err, isUnset(setting))
+	}
+}
+
+// warnIfEmptyTakenFromEnv says when a setting written empty (a variable
+// left at a default of "") is taken from its environment variable: beside
+// provider blocks for other accounts, that may be another account's.
+func warnIfEmptyTakenFromEnv(diags *diag.Diagnostics, setting types.String, name, env, what string) {
+	if !setting.IsNull() && !setting.IsUnknown() && setting.ValueString() == "" && os.Getenv(env) != "" {
+		addEmptySettingFromEnv(diags, name, env, what)
 	}
 }
 
