@@ -108,6 +108,9 @@ func TestPacingMatrix(t *testing.T) {
 		}
 	}
 	for _, c := range cells {
+		if len(c.links) == 1 && c.worstRefused() > 0 {
+			t.Errorf("%s: a run alone was answered 429 on %.1f%% of its requests; a run alone never is", c.shape, 100*c.worstRefused())
+		}
 		if c.worstRatio() > 3.5 {
 			t.Errorf("%s: %.2fx the floor; no cell was above 3.5x", c.shape, c.worstRatio())
 		}
