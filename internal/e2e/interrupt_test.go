@@ -539,7 +539,7 @@ func TestInterrupt_destroyKilled(t *testing.T) {
 		t.Fatalf("the destroy after the killed one succeeded; its refresh cannot tell the deleted links from another account's key:\n%s", out)
 	}
 	flat := strings.Join(strings.Fields(out), " ")
-	for _, want := range []string{"by a destroy that was killed", "`terraform destroy -refresh=false`"} {
+	for _, want := range []string{"by a destroy or a replacement that was killed", "`terraform destroy -refresh=false`"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("the destroy's error lacks %q:\n%s", want, out)
 		}

@@ -856,13 +856,13 @@ func addLinkGoneAfterDelete(diags *diag.Diagnostics, id, shortURL string) {
 // the link would not survive. inFull: this link's error explains it for
 // the run; the others point to explainer's ("<id> (<short URL>)").
 func addDomainUnlisted(diags *diag.Diagnostics, inFull bool, explainer, id, shortURL, domainID string) {
-	const wayOut = "If the links on that domain were deleted, outside Terraform or by a destroy that was killed before it could record its deletes, remove each from the state (`terraform state rm` with the address above); the next apply creates it anew, with a new ID and no click history. To destroy the configuration instead, `terraform destroy -refresh=false` does not read them, but only with the right key and base_url: another account's answers every delete with 404, and the links would leave the state while they stay on their account."
+	const wayOut = "If the links on that domain were deleted, outside Terraform or by a destroy or a replacement that was killed before it could record its deletes, remove each from the state (`terraform state rm` with the address above); the next apply creates it anew, with a new ID and no click history. To destroy the configuration instead, `terraform destroy -refresh=false` does not read them, but only with the right key and base_url: another account's answers every delete with 404, and the links would leave the state while they stay on their account."
 	if !inFull {
 		diags.AddError("No link on the link's domain", fmt.Sprintf("The link %s (%s) is missing for the same reason as link %s, whose error explains it in full: the account listed has no link on domain %s. %s", id, shortURL, explainer, domainID, wayOut))
 		return
 	}
 	diags.AddError("No link on the link's domain",
-		fmt.Sprintf("The link %s (%s) is not in the account's list, and neither is any other link on its domain %s. Either the API key (api_key, or %s where the provider block does not set api_key) or base_url is another account's, or every link on that domain was deleted: outside Terraform, or by a destroy that was killed before it could record its deletes. "+
+		fmt.Sprintf("The link %s (%s) is not in the account's list, and neither is any other link on its domain %s. Either the API key (api_key, or %s where the provider block does not set api_key) or base_url is another account's, or every link on that domain was deleted: outside Terraform, or by a destroy or a replacement that was killed before it could record its deletes. "+
 			"The refresh keeps the link in the state and stops the plan: read as deleted, a run with another account's key would drop every link from the state, and the next run with the right key would create them again beside the originals. If the key or base_url is wrong, correct it. "+
 			"If the resource was given another account's provider on purpose (a changed provider argument, a moved block between modules of different providers), to move the link: a link cannot change accounts, so undo that, and declare the link anew under the new provider instead, removing the old resource, so that the plan creates the new link and deletes the old one. %s", id, shortURL, domainID, EnvAPIKey, wayOut))
 }
@@ -873,7 +873,7 @@ func addDomainUnlisted(diags *diag.Diagnostics, inFull bool, explainer, id, shor
 func addDeleteNotFoundOffDomain(diags *diag.Diagnostics, id, shortURL, domainID string) {
 	diags.AddWarning("Link removed from the state only",
 		fmt.Sprintf("The service answered 404 to the delete of the link %s (%s), and the account listed has no link on its domain %s either, so the link is removed from the state. "+
-			"If every link on that domain was deleted already (outside Terraform, or by a destroy that was killed), nothing is left to do. "+
+			"If every link on that domain was deleted already (outside Terraform, or by a destroy or a replacement that was killed), nothing is left to do. "+
 			"But if the API key (api_key, or %s where the provider block does not set api_key) or base_url of this resource's provider is another account's (for example after the resource's provider was changed to another alias), the link is still on its own account and no state records it: import it again with the right provider (`terraform import` with the address above and %s), or delete it on that account.", id, shortURL, domainID, EnvAPIKey, id))
 }
 
