@@ -621,10 +621,11 @@ func (lc *Creator) adopt(ctx context.Context, key string, in client.CreateLinkIn
 		since := lc.clock.since(started)
 		// The newest: an older one may be a link an object of this apply
 		// already holds, which this process never read (the old link of a
-		// -replace with create_before_destroy).
+		// -replace with create_before_destroy). One this process deletes is
+		// an object's for sure (a resource renamed without a moved block).
 		var newest *client.Link
 		for l := range listed.All() {
-			if !lc.held[l.ID] && madeBy(&l, in, utm, since) && (newest == nil || l.CreatedAt.After(newest.CreatedAt)) {
+			if !lc.held[l.ID] && !lc.deleting[l.ID] && madeBy(&l, in, utm, since) && (newest == nil || l.CreatedAt.After(newest.CreatedAt)) {
 				newest = &l
 			}
 		}

@@ -762,3 +762,26 @@ func TestCreate_madeInsteadFindsTheLinkOfACreateThatTookAnotherObjects(t *testin
 		t.Errorf("%d links, want 2: the old one and the create's", n)
 	}
 }
+
+// A resource renamed without a moved block, its link without a slug: the
+// old object's delete has begun when the new one's create loses its
+// answer. The link being deleted is the old object's, never the create's.
+func TestCreate_neverTakesALinkThisApplyDeletes(t *testing.T) {
+	e := newCreatorEnv(t)
+	old := e.seedOlderTwin(t, 30*time.Second)
+	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(600 * time.Millisecond) }); err != nil {
+		t.Fatal(err)
+	}
+	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 300*time.Millisecond, DefaultAdoptionWindow)
+	if handedOn, _ := e.creator.BeginDelete(old.ID, e.fx.DomainID, ""); handedOn {
+		t.Fatal("the old link was handed on before any create")
+	}
+	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
+	link, _, err := e.creator.Create(context.Background(), e.input(old.Destination, ""), nil)
+	if err != nil || link.ID == old.ID {
+		t.Fatalf("link %v, error %v; want a link of the create's, not the one being deleted (%s)", link, err, old.ID)
+	}
+	if n := len(e.srv.Links(e.fx.AccountID)); n != 2 {
+		t.Errorf("%d links, want 2: the old one (its delete not sent here) and the create's", n)
+	}
+}
