@@ -187,15 +187,10 @@ func typeError(field string, raw json.RawMessage, want string) error {
 	return fmt.Errorf("field %q: expected %s, got %s", field, want, kind(raw))
 }
 
-// decodeLinkBody reads a link, bare or wrapped in {"data":…} or {"link":…}.
-func decodeLinkBody(body []byte) (*Link, error) {
-	l, _, err := decodeLink(body)
-	return l, err
-}
-
-// decodeLink is decodeLinkBody that also names the fields of a whole link
-// (linkFields) the body did not carry, so that the caller can complete the
-// link from the list rather than guess them.
+// decodeLink reads a link, bare or wrapped in {"data":…} or {"link":…},
+// and names the fields of a whole link (linkFields) the body did not
+// carry, so that the caller can complete the link from the list rather
+// than guess them.
 func decodeLink(body []byte) (*Link, []string, error) {
 	o, err := parseObject(body)
 	if err != nil {
@@ -204,8 +199,8 @@ func decodeLink(body []byte) (*Link, []string, error) {
 	return linkOf(o)
 }
 
-// decodeValidLink is decodeLinkBody for a value a json.Decoder has read,
-// and so checked: a list's item.
+// decodeValidLink is decodeLink, without the missing fields, for a value
+// a json.Decoder has read, and so checked: a list's item.
 func decodeValidLink(value []byte) (*Link, error) {
 	if k := kind(value); k != "an object" {
 		return nil, fmt.Errorf("expected a JSON object, got %s", k)

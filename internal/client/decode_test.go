@@ -335,11 +335,11 @@ func TestMissingFields(t *testing.T) {
 // Found by FuzzDecodeLink: percent-decoding a utm query string can yield
 // bytes that are not UTF-8, which Terraform's state cannot hold.
 func TestUTMQueryStringMustDecodeToText(t *testing.T) {
-	_, err := decodeLinkBody([]byte(`{"id":"l-1","utm":"utm_campaign=spring%80"}`))
+	_, _, err := decodeLink([]byte(`{"id":"l-1","utm":"utm_campaign=spring%80"}`))
 	if err == nil || !strings.Contains(err.Error(), "not UTF-8") {
 		t.Fatalf("error = %v, want one saying the value is not UTF-8", err)
 	}
-	l, err := decodeLinkBody([]byte(`{"id":"l-1","utm":"utm_campaign=fr%C3%BChling"}`))
+	l, _, err := decodeLink([]byte(`{"id":"l-1","utm":"utm_campaign=fr%C3%BChling"}`))
 	if err != nil || l.UTM == nil || l.UTM.Campaign != "frühling" {
 		t.Fatalf("got %+v, %v", l, err)
 	}

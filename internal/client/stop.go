@@ -44,13 +44,6 @@ func (s *Stop) SetGrace(d time.Duration) {
 	s.grace = max(d, 0)
 }
 
-// Grace is the grace period in force.
-func (s *Stop) Grace() time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.grace
-}
-
 // Begin starts the stop; later calls do nothing.
 func (s *Stop) Begin() {
 	s.mu.Lock()
