@@ -16,9 +16,11 @@ import (
 	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
 )
 
-// clockSkewAllowance widens "created since the attempt began" when looking
-// for a link a failed create may have made: the service's clock and ours
-// may disagree.
+// clockSkewAllowance is how far the service's clock may be from ours
+// where nothing narrower is known: it widens each "created since" that
+// compares our clock with a createdAt, the start of a failed create's
+// attempt (until serviceClock has placed the service's clock) and the
+// edge of adoption_window (leftoverSince).
 const clockSkewAllowance = 2 * time.Minute
 
 // DefaultAdoptionWindow is how recent a link must be for a create to take
@@ -505,7 +507,7 @@ func (lc *Creator) leftoverProblemLocked(l *client.Link, in client.CreateLinkInp
 		return "the service did not say when it was created, so it cannot be told apart from another configuration's link"
 	case lc.window <= 0:
 		return "adoption_window is 0, so links left by interrupted runs are never taken over"
-	case lc.now().Sub(l.CreatedAt) > lc.window+clockSkewAllowance:
+	case l.CreatedAt.Before(lc.leftoverSince()):
 		return fmt.Sprintf("it was created at %s, longer ago than adoption_window (%s), so it is more likely another configuration's than the leftover of an interrupted run", l.CreatedAt.Format(time.RFC3339), FormatDuration(lc.window))
 	case !leftoverUTM(l.UTM, utm): // last: a plan that does not know utm yet asks for the others
 		return OtherUTM
@@ -526,7 +528,7 @@ func (lc *Creator) ProbableLeftovers(ctx context.Context, in client.CreateLinkIn
 		return nil // adoption_window 0: no link is recent enough
 	}
 	lc.waitSettled(ctx, identity(in))
-	since := lc.now().Add(-lc.window - clockSkewAllowance)
+	since := lc.leftoverSince()
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	var found []client.Link
@@ -536,6 +538,13 @@ func (lc *Creator) ProbableLeftovers(ctx context.Context, in client.CreateLinkIn
 		}
 	}
 	return found
+}
+
+// leftoverSince is the earliest createdAt of a link that a create may
+// take over, or a plan name, as the leftover of an interrupted run: the
+// adoption window back from now, on the service's clock.
+func (lc *Creator) leftoverSince() time.Time {
+	return lc.now().Add(-lc.window - clockSkewAllowance)
 }
 
 // ManagedHere is why a link held by a resource of this run is not taken
