@@ -386,7 +386,13 @@ func withDeletedBeforeRefusedCreate(diags diag.Diagnostics, deleted []string) di
 	if len(deleted) == 0 {
 		return diags
 	}
-	more := fmt.Sprintf("This apply deleted %s on this domain before this create. If this create replaces one of them (a change of domain_id, slug or expires_at, or -replace, without create_before_destroy), the old link is gone and the new one was not made: reverting the configuration needs a create too, which the quota refuses until it allows one more (the old link's clicks stay in the account-wide export). While the quota is tight, give links that may be replaced `lifecycle { create_before_destroy = true }` (with a slug that changes, or none): the new link is then created first, and a refused create keeps the old one.", quotedIDs(deleted))
+	return withErrorsTelling(diags, fmt.Sprintf("This apply deleted %s on this domain before this create. If this create replaces one of them (a change of domain_id, slug or expires_at, or -replace, without create_before_destroy), the old link is gone and the new one was not made: reverting the configuration needs a create too, which the quota refuses until it allows one more (the old link's clicks stay in the account-wide export). While the quota is tight, give links that may be replaced `lifecycle { create_before_destroy = true }` (with a slug that changes, or none): the new link is then created first, and a refused create keeps the old one.", quotedIDs(deleted)))
+}
+
+// withErrorsTelling is diags with more added, as a paragraph of its own,
+// to the detail of each error, which keeps its attribute; any other
+// diagnostic is kept as it is.
+func withErrorsTelling(diags diag.Diagnostics, more string) diag.Diagnostics {
 	var out diag.Diagnostics
 	for _, d := range diags {
 		if d.Severity() != diag.SeverityError {
@@ -548,13 +554,7 @@ func addUTMStepError(diags *diag.Diagnostics, l *client.Link, err error) {
 	}
 	var step diag.Diagnostics
 	addServiceError(&step, "set the UTM parameters of the new link "+l.ID, err)
-	for _, d := range step {
-		if withPath, ok := d.(diag.DiagnosticWithPath); ok {
-			diags.AddAttributeError(withPath.Path(), d.Summary(), d.Detail()+"\n\n"+keep)
-			continue
-		}
-		diags.AddError(d.Summary(), d.Detail()+"\n\n"+keep)
-	}
+	diags.Append(withErrorsTelling(step, keep)...)
 }
 
 // attributeOf names the attribute an error is about, if any.
