@@ -780,9 +780,31 @@ func addNoSuchLink(diags *diag.Diagnostics, at path.Path, detail string) {
 	diags.AddAttributeError(at, "No such link", detail)
 }
 
-// addImportError reports an import that names no link it can find.
-func addImportError(diags *diag.Diagnostics, detail string) {
-	diags.AddError("Could not import the link", detail)
+// importSummary is the summary of every error of an import that names no
+// link it can find.
+const importSummary = "Could not import the link"
+
+// exampleUUID shows, in an import's errors, what a link or domain ID
+// looks like.
+const exampleUUID = "2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60"
+
+// addImportNamesNothing reports an import that gives neither an ID nor an
+// identity.
+func addImportNamesNothing(diags *diag.Diagnostics) {
+	diags.AddError(importSummary, "The import names neither an ID nor an identity. Write `id = \"<link ID>\"` or `identity = { id = \"<link ID>\" }` in the import block.")
+}
+
+// addIdentityNotALinkID reports an import whose identity's id (id, as
+// Terraform spells a value) is no link ID: the other forms of an import
+// ID are not identities.
+func addIdentityNotALinkID(diags *diag.Diagnostics, id string) {
+	diags.AddError(importSummary, fmt.Sprintf("The identity's id %s is not a link ID. It must be the UUID of a link, such as %s (the resource's id attribute, or, on Terraform 1.14 and later, a result of `terraform query`). To import by domain and slug or by short URL, write `id = \"<domain_id>/<slug>\"` or the short URL instead of identity.", id, exampleUUID))
+}
+
+// addNotAnImportID reports an import ID of none of the forms an import
+// takes.
+func addNotAnImportID(diags *diag.Diagnostics, importID string) {
+	diags.AddError(importSummary, fmt.Sprintf("The import ID %q is none of a link ID (a UUID such as %s), <domain_id>/<slug> (such as %s/spring) or a short URL (such as https://go.example.com/spring).", importID, exampleUUID, exampleUUID))
 }
 
 // addListCutByLimit warns that a list block's limit (Terraform's default

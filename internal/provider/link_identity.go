@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -59,7 +58,7 @@ func setIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, id types
 // <domain_id>/<slug> form is an import ID, not an identity.
 func identityImportID(ctx context.Context, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) (string, bool) {
 	if identity == nil {
-		addImportError(diags, "The import names neither an ID nor an identity. Write `id = \"<link ID>\"` or `identity = { id = \"<link ID>\" }` in the import block.")
+		addImportNamesNothing(diags)
 		return "", false
 	}
 	var id types.String
@@ -68,7 +67,7 @@ func identityImportID(ctx context.Context, identity *tfsdk.ResourceIdentity, dia
 		return "", false
 	}
 	if id.IsNull() || id.IsUnknown() || !client.IsUUID(id.ValueString()) {
-		addImportError(diags, fmt.Sprintf("The identity's id %s is not a link ID. It must be the UUID of a link, such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60 (the resource's id attribute, or, on Terraform 1.14 and later, a result of `terraform query`). To import by domain and slug or by short URL, write `id = \"<domain_id>/<slug>\"` or the short URL instead of identity.", id.String()))
+		addIdentityNotALinkID(diags, id.String())
 		return "", false
 	}
 	return id.ValueString(), true

@@ -599,7 +599,7 @@ func (r *linkResource) ImportState(ctx context.Context, req resource.ImportState
 	link, err := r.importedLink(ctx, importID)
 	switch {
 	case errors.Is(err, errImportID):
-		addImportError(&resp.Diagnostics, fmt.Sprintf("The import ID %q is none of a link ID (a UUID such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60), <domain_id>/<slug> (such as 2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60/spring) or a short URL (such as https://go.example.com/spring).", importID))
+		addNotAnImportID(&resp.Diagnostics, importID)
 		return
 	case err != nil:
 		addOperationError(&resp.Diagnostics, r.data.client, "import the link "+importID, err)
@@ -609,7 +609,7 @@ func (r *linkResource) ImportState(ctx context.Context, req resource.ImportState
 	setIdentity(ctx, resp.Identity, types.StringValue(link.ID), &resp.Diagnostics)
 }
 
-// errImportID is an import ID of neither accepted form.
+// errImportID is an import ID of none of the forms ImportState takes.
 var errImportID = errors.New("not an import ID")
 
 // importedLink finds the link an import ID names.
