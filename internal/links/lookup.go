@@ -31,6 +31,16 @@ func NoSuchLink(format string, args ...any) error {
 	return noSuchLink(fmt.Sprintf(format, args...))
 }
 
+// NotOnAccount is the ErrNoSuchLink of an ID that no link of the account
+// has.
+func NotOnAccount(id string) error {
+	return NoSuchLink("no link with ID %s is on this account; "+listLinksHint, id)
+}
+
+// listLinksHint is where a lookup that missed sends the user: the account's
+// links, to find the one meant.
+const listLinksHint = "list the account's links with data.shortlink_links"
+
 type noSuchLink string
 
 func (e noSuchLink) Error() string      { return string(e) }
@@ -63,7 +73,7 @@ func BySlug(ctx context.Context, listing *snapshot.Snapshot, domainID, slug stri
 	if other, ok := inOtherCase(ctx, listing, domainID, slug); ok {
 		return nil, NoSuchLink("no link with slug %q on domain %s; slugs are case-sensitive, and link %s holds %q", slug, domainID, other.ID, other.Slug)
 	}
-	return nil, NoSuchLink("no link with slug %q on domain %s; list the account's links with data.shortlink_links", slug, domainID)
+	return nil, NoSuchLink("no link with slug %q on domain %s; "+listLinksHint, slug, domainID)
 }
 
 // ByShortURL finds the link in listing whose short URL is shortURL: the
@@ -92,7 +102,7 @@ func ByShortURL(ctx context.Context, listing *snapshot.Snapshot, shortURL string
 	if otherCase != nil {
 		return nil, NoSuchLink("no link of this account has the short URL %s; slugs are case-sensitive, and link %s has %s", shortURL, otherCase.ID, otherCase.ShortURL)
 	}
-	return nil, NoSuchLink("no link of this account has the short URL %s; list the account's links with data.shortlink_links", shortURL)
+	return nil, NoSuchLink("no link of this account has the short URL %s; "+listLinksHint, shortURL)
 }
 
 // comparableShortURL spells a short URL one way: host in lower case, a

@@ -628,7 +628,7 @@ func (r *linkResource) importedLink(ctx context.Context, importID string) (*clie
 	}
 	link, err := links.ByID(ctx, r.data.listing, importID)
 	if errors.Is(err, links.ErrNotListed) {
-		return nil, links.NoSuchLink("no link with ID %s is on this account; list the account's links with data.shortlink_links", importID)
+		return nil, links.NotOnAccount(importID)
 	}
 	return link, err
 }
