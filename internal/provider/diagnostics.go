@@ -860,8 +860,13 @@ func addNotRefreshedUnconfigured(diags *diag.Diagnostics) {
 func addLinkGone(diags *diag.Diagnostics, id, shortURL string) {
 	diags.AddWarning("Link no longer exists",
 		fmt.Sprintf("The link %s (%s) is no longer on the service; it was probably deleted outside Terraform. It is removed from the state. "+
-			"If the configuration still declares it, the plan creates a new link: a new ID, no click history, and a new short URL unless slug is set.", id, shortURL))
+			recreatedIfDeclared, id, shortURL))
 }
+
+// recreatedIfDeclared is what follows a link dropped from the state by a
+// refresh, which does not know whether the configuration still declares
+// it: what a link made anew loses.
+const recreatedIfDeclared = "If the configuration still declares it, the plan creates a new link: a new ID, no click history, and a new short URL unless slug is set."
 
 // addLinkGoneAfterDelete tells of a link dropped from the state because
 // the delete an interrupted run sent was carried out after it stopped
@@ -869,8 +874,13 @@ func addLinkGone(diags *diag.Diagnostics, id, shortURL string) {
 func addLinkGoneAfterDelete(diags *diag.Diagnostics, id, shortURL string) {
 	diags.AddWarning("Link deleted after an interrupted run",
 		fmt.Sprintf("The link %s (%s) is no longer on the service: an earlier run was interrupted while deleting it, and the service carried the delete out after that run stopped waiting for it. It is removed from the state. "+
-			"If the configuration still declares it, the plan creates a new link: a new ID, no click history, and a new short URL unless slug is set.", id, shortURL))
+			recreatedIfDeclared, id, shortURL))
 }
+
+// keyOrBaseURL names the two settings that choose the account a provider
+// reads, with where each may come from: the suspects when an account
+// lists none of a domain's links.
+const keyOrBaseURL = "the API key (api_key, or " + EnvAPIKey + " where the provider block does not set api_key) or base_url"
 
 // addDomainUnlisted fails the refresh of a link that the account's list
 // lacks together with every other link on its domain: the account listed
@@ -884,9 +894,9 @@ func addDomainUnlisted(diags *diag.Diagnostics, inFull bool, explainer, id, shor
 		return
 	}
 	diags.AddError("No link on the link's domain",
-		fmt.Sprintf("The link %s (%s) is not in the account's list, and neither is any other link on its domain %s. Either the API key (api_key, or %s where the provider block does not set api_key) or base_url is another account's, or every link on that domain was deleted: outside Terraform, or by a destroy or a replacement that was killed before it could record its deletes. "+
+		fmt.Sprintf("The link %s (%s) is not in the account's list, and neither is any other link on its domain %s. Either "+keyOrBaseURL+" is another account's, or every link on that domain was deleted: outside Terraform, or by a destroy or a replacement that was killed before it could record its deletes. "+
 			"The refresh keeps the link in the state and stops the plan: read as deleted, a run with another account's key would drop every link from the state, and the next run with the right key would create them again beside the originals. If the key or base_url is wrong, correct it. "+
-			"If the resource was given another account's provider on purpose (a changed provider argument, a moved block between modules of different providers), to move the link: a link cannot change accounts, so undo that, and declare the link anew under the new provider instead, removing the old resource, so that the plan creates the new link and deletes the old one. %s", id, shortURL, domainID, EnvAPIKey, wayOut))
+			"If the resource was given another account's provider on purpose (a changed provider argument, a moved block between modules of different providers), to move the link: a link cannot change accounts, so undo that, and declare the link anew under the new provider instead, removing the old resource, so that the plan creates the new link and deletes the old one. %s", id, shortURL, domainID, wayOut))
 }
 
 // addDeleteNotFoundOffDomain warns that a delete answered 404 by an
@@ -896,7 +906,7 @@ func addDeleteNotFoundOffDomain(diags *diag.Diagnostics, id, shortURL, domainID 
 	diags.AddWarning("Link removed from the state only",
 		fmt.Sprintf("The service answered 404 to the delete of the link %s (%s), and the account listed has no link on its domain %s either, so the link is removed from the state. "+
 			"If every link on that domain was deleted already (outside Terraform, or by a destroy or a replacement that was killed), nothing is left to do. "+
-			"But if the API key (api_key, or %s where the provider block does not set api_key) or base_url of this resource's provider is another account's (for example after the resource's provider was changed to another alias), the link is still on its own account and no state records it: import it again with the right provider (`terraform import` with the address above and %s), or delete it on that account.", id, shortURL, domainID, EnvAPIKey, id))
+			"But if "+keyOrBaseURL+" of this resource's provider is another account's (for example after the resource's provider was changed to another alias), the link is still on its own account and no state records it: import it again with the right provider (`terraform import` with the address above and %s), or delete it on that account.", id, shortURL, domainID, id))
 }
 
 // addNotRefreshedListingsShifted warns that every listing missed the link
@@ -928,8 +938,8 @@ func addDeletedBeforeChange(diags *diag.Diagnostics, id string) {
 // or base_url, not a link deleted outside Terraform.
 func addChangeOffDomain(diags *diag.Diagnostics, id, shortURL, domainID string) {
 	diags.AddError("Could not change the link's destination",
-		fmt.Sprintf("The service answered 404 to the change of the link %s (%s), and the account listed has no link on its domain %s either. Either the API key (api_key, or %s where the provider block does not set api_key) or base_url of this resource's provider is another account's (for example after the resource's provider was changed to another alias), or every link on that domain was deleted. Nothing was changed and the state keeps the link. "+
-			"If the key, base_url or provider is wrong, correct it and run again. Otherwise run `terraform plan`: its refresh says what to do with links deleted outside Terraform.", id, shortURL, domainID, EnvAPIKey))
+		fmt.Sprintf("The service answered 404 to the change of the link %s (%s), and the account listed has no link on its domain %s either. Either "+keyOrBaseURL+" of this resource's provider is another account's (for example after the resource's provider was changed to another alias), or every link on that domain was deleted. Nothing was changed and the state keeps the link. "+
+			"If the key, base_url or provider is wrong, correct it and run again. Otherwise run `terraform plan`: its refresh says what to do with links deleted outside Terraform.", id, shortURL, domainID))
 }
 
 // addMissingSetting reports a required setting given neither in the
