@@ -87,8 +87,8 @@ func checkTimeoutsSetOne(diags *diag.Diagnostics, t timeouts.Value) {
 
 // ModifyPlan adds what a plan owes its reader before anything is applied:
 // what a replacement loses, an expiry already past, a slug declared twice
-// or already taken, and an error when the service cannot be asked. It
-// changes no planned value.
+// or already taken, a link another create of the plan would take over,
+// and what the service could not be asked. It changes no planned value.
 func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return // destroy: nothing to warn of
@@ -105,22 +105,35 @@ func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		return
 	}
 	if req.State.Raw.IsNull() {
-		warnOfPastExpiry(&resp.Diagnostics, plan, time.Now())
-		var configuredSlug types.String
-		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("slug"), &configuredSlug)...)
-		if r.data != nil && !resp.Diagnostics.HasError() {
-			if configuredSlug.IsNull() {
-				plan.Slug = types.StringNull() // the service chooses one: a create without a slug
-			}
-			r.checkNewLink(ctx, &resp.Diagnostics, plan, replanningToApply(req))
-		}
+		r.planNewLink(ctx, req, &resp.Diagnostics, plan)
 		return
 	}
+	r.planChange(ctx, req, &resp.Diagnostics, plan)
+}
+
+// planNewLink is ModifyPlan for a link the plan creates (a replacement's
+// create too, which Terraform plans in a call of its own).
+func (r *linkResource) planNewLink(ctx context.Context, req resource.ModifyPlanRequest, diags *diag.Diagnostics, plan linkResourceModel) {
+	warnOfPastExpiry(diags, plan, time.Now())
+	var configuredSlug types.String
+	diags.Append(req.Config.GetAttribute(ctx, path.Root("slug"), &configuredSlug)...)
+	if r.data == nil || diags.HasError() {
+		return
+	}
+	if configuredSlug.IsNull() {
+		plan.Slug = types.StringNull() // the service chooses one: a create without a slug
+	}
+	r.checkNewLink(ctx, diags, plan, replanningToApply(req))
+}
+
+// planChange is ModifyPlan for a link the state holds, changed in place
+// or replaced.
+func (r *linkResource) planChange(ctx context.Context, req resource.ModifyPlanRequest, diags *diag.Diagnostics, plan linkResourceModel) {
 	var state linkResourceModel
 	var configuredSlug types.String
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("slug"), &configuredSlug)...)
-	if resp.Diagnostics.HasError() {
+	diags.Append(req.State.Get(ctx, &state)...)
+	diags.Append(req.Config.GetAttribute(ctx, path.Root("slug"), &configuredSlug)...)
+	if diags.HasError() {
 		return
 	}
 	// What the service holds decides a replacement, and is what the
@@ -130,18 +143,18 @@ func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	}
 	replacing := replacedBy(state, plan, configuredSlug)
 	if len(replacing) == 0 && r.data != nil { // changed in place: it keeps its link
-		r.keepsNoLinkAnotherCreateWants(ctx, req.State, &resp.Diagnostics)
+		r.keepsNoLinkAnotherCreateWants(ctx, req.State, diags)
 	}
-	warnOfReplacement(&resp.Diagnostics, replacing, state, plan, configuredSlug)
+	warnOfReplacement(diags, replacing, state, plan, configuredSlug)
 	if len(replacing) > 0 { // the replacement is a create
-		warnOfPastExpiry(&resp.Diagnostics, plan, time.Now())
+		warnOfPastExpiry(diags, plan, time.Now())
 	}
 	// Terraform plans the create of a replacement next, with no prior
 	// state: tell that plan whether the old link holds its slug.
 	if in, known := plannedCreate(plan); known && len(replacing) > 0 && r.data != nil {
 		old, _ := state.createInput()
 		r.data.plans.Replacing(old, in)
-		r.checkReplacementSlug(ctx, &resp.Diagnostics, plan, old, in, replanningToApply(req))
+		r.checkReplacementSlug(ctx, diags, plan, old, in, replanningToApply(req))
 	}
 }
 
