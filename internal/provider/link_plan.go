@@ -262,14 +262,10 @@ func replanningToApply(req resource.ModifyPlanRequest) bool {
 // without a slug gets a warning naming the links an interrupted run may
 // have left with what it declares: the apply cannot tell them from another
 // configuration's and creates another, so the user is told in time to
-// import one instead. It reads the shared listing that serves the
-// refresh, so it costs a request only when nothing in the state needed
-// refreshing; a plan that could not ask the service does not pass
-// silently (addServiceNotAsked). Replanning to apply, it does not list:
-// the plan asked already, a listing is the whole account (17 minutes for a
-// million links paged by 100 at the spec's read limit), and what it finds
-// would only warn again as the create goes, which handles a held slug
-// itself.
+// import one instead. Replanning to apply, it does not list: the plan
+// asked already, a listing is the whole account (17 minutes for a million
+// links paged by 100 at the spec's read limit), and what it finds would
+// only warn again as the create goes, which handles a held slug itself.
 func (r *linkResource) checkNewLink(ctx context.Context, diags *diag.Diagnostics, plan linkResourceModel, applying bool) {
 	in, known := plannedCreate(plan)
 	ownSlug := false
@@ -284,11 +280,8 @@ func (r *linkResource) checkNewLink(ctx context.Context, diags *diag.Diagnostics
 	if applying {
 		return
 	}
-	ctx, done := trackReadWaits(ctx, diags) // a plan of new links on a large account lists it here
-	defer done()
-	listed, err := r.data.listing.Current(ctx)
-	if err != nil {
-		addServiceNotAsked(diags, r.data.client, err)
+	listed, ok := r.listingToCheck(ctx, diags)
+	if !ok {
 		return
 	}
 	switch {
@@ -337,14 +330,26 @@ func (r *linkResource) checkReplacementSlug(ctx context.Context, diags *diag.Dia
 	if applying || in.Slug == "" || in.Slug == old.Slug && client.SameID(in.DomainID, old.DomainID) {
 		return
 	}
+	if listed, ok := r.listingToCheck(ctx, diags); ok {
+		r.warnOfSlugHolder(ctx, diags, plan, in, listed)
+	}
+}
+
+// listingToCheck is the account's listing that a plan checks a new link
+// against: the shared one that serves the refreshes, so it costs a
+// request only when nothing in the state needed refreshing (a plan of new
+// links on a large account lists it here). ok is false when the service
+// could not be asked, which the plan does not pass silently
+// (addServiceNotAsked).
+func (r *linkResource) listingToCheck(ctx context.Context, diags *diag.Diagnostics) (_ client.Listing, ok bool) {
 	ctx, done := trackReadWaits(ctx, diags)
 	defer done()
 	listed, err := r.data.listing.Current(ctx)
 	if err != nil {
 		addServiceNotAsked(diags, r.data.client, err)
-		return
+		return nil, false
 	}
-	r.warnOfSlugHolder(ctx, diags, plan, in, listed)
+	return listed, true
 }
 
 // utmKnown is whether every UTM parameter of a plan is known.
