@@ -552,6 +552,13 @@ func addUTMStepError(diags *diag.Diagnostics, l *client.Link, err error) {
 		diags.AddError("Link created without its UTM parameters", "Terraform was interrupted after the service created the link and before its UTM parameters were set. "+keep)
 		return
 	}
+	if changedNoLink(err) {
+		// Not "deleted outside Terraform", nor keep's untaint: the link may
+		// be gone, and only the next refresh can say.
+		diags.AddError("Link created without its UTM parameters",
+			fmt.Sprintf("%v\n\nLink %s (%s) was created, but the service then found no such link to set its UTM parameters: it may have been deleted since, or the service may not know a new link at once. It is recorded in the state as tainted: run the apply again, and its refresh says what became of the link. If the link is still there, the plan replaces it; to keep it instead, run `terraform untaint` on this resource first, and the apply then sets the UTM parameters in place.", err, l.ID, l.ShortURL))
+		return
+	}
 	var step diag.Diagnostics
 	addServiceError(&step, "set the UTM parameters of the new link "+l.ID, err)
 	diags.Append(withErrorsTelling(step, keep)...)

@@ -694,6 +694,16 @@ func TestAddUTMStepError(t *testing.T) {
 			err:  fmt.Errorf("PATCH /api/links/l-1: %w: %w", client.ErrNotSent, context.Canceled),
 			want: []string{"Terraform was interrupted after the service created the link", "terraform untaint"},
 		},
+		"the new link answered 404": {
+			err:    &client.APIError{StatusCode: 404, Method: "PATCH", Path: "/api/links/l-1", Code: "not_found"},
+			want:   []string{"404", "Link l-1 (https://sho.rt/spring) was created", "run the apply again", "terraform untaint"},
+			absent: []string{"recreate it", "base_url"},
+		},
+		"the new link missing from the listing after a change answered without it": {
+			err:    links.ErrNotListed,
+			want:   []string{"Link l-1 (https://sho.rt/spring) was created", "not in the account's list", "run the apply again"},
+			absent: []string{"recreate it", "base_url"},
+		},
 		"held by the rate limit past the timeout": {
 			err:    fmt.Errorf("PATCH /api/links/l-1: stopped waiting for the rate limit: %w; %w", &client.WaitPastDeadlineError{Method: "PATCH", Wait: time.Hour}, client.ErrNotSent),
 			want:   []string{"timeouts.update", "terraform untaint"},

@@ -325,6 +325,13 @@ func (r *linkResource) changeDestination(ctx context.Context, id string, in clie
 	return link, err
 }
 
+// changedNoLink says whether a change of destination failed because the
+// service knows no such link: it answered 404 or 410, or answered without
+// the link and a fresh listing lacked it.
+func changedNoLink(err error) bool {
+	return errors.Is(err, links.ErrNotListed) || client.IsNotFound(err)
+}
+
 func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	ctx, done := trackReadWaits(ctx, &resp.Diagnostics)
 	defer done()
@@ -515,7 +522,7 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		link, err = r.changeDestination(ctx, state.ID.ValueString(), in)
 	}
 	if err != nil {
-		if errors.Is(err, links.ErrNotListed) || client.IsNotFound(err) {
+		if changedNoLink(err) {
 			if r.domainUnlisted(ctx, state.DomainID.ValueString()) {
 				addChangeOffDomain(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString(), state.DomainID.ValueString())
 			} else {
