@@ -611,9 +611,9 @@ func (lc *Creator) end(key string, created *client.Link, started time.Time) {
 }
 
 // adopt lists the links (in a listing started after the wait, which
-// concurrent searches share: the link may be brand new) and claims the one
-// the failed attempt, begun at started, made for a resource that sets
-// utm, if any.
+// concurrent searches share: the link may be brand new) and claims the
+// newest that the failed attempt, begun at started, could have made for a
+// resource that sets utm (madeBy), if any.
 func (lc *Creator) adopt(ctx context.Context, key string, in client.CreateLinkInput, utm *client.UTM, started time.Time) (*client.Link, error) {
 	// The service may still be making the link when a gateway in front of
 	// it gives up and answers 5xx: from that answer, give it as long as a
