@@ -499,38 +499,19 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		setIdentity(ctx, resp.Identity, plan.ID, &resp.Diagnostics)
 		return
 	}
-	// A resource that declares UTM parameters sends them with every change,
-	// changed or not: the link may have gained others since the plan (a
-	// dashboard edit), and the apply makes it what the plan showed. One
-	// that declares none sends utm only to clear them, as planned, or again
-	// when the answer is not what was planned (parameters gained since the
-	// plan, shown as utm or merged into the destination): a service may
-	// leave utm out of its answers, and parameters it never shows are not
-	// cleared unseen.
-	in := client.ChangeDestinationInput{Destination: plan.Destination.ValueString()}
-	if !plan.UTM.IsNull() || utmChanged {
-		utm, diags := utmFromObject(ctx, plan.UTM)
-		resp.Diagnostics.Append(diags...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		in.UTM, in.ClearUTM = utm, utm == nil
+	in, diags := changeInput(ctx, plan, utmChanged)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
 	}
 	link, err := r.changeDestination(ctx, state.ID.ValueString(), in)
 	if err == nil && plan.UTM.IsNull() && !in.ClearUTM && !keptAsPlanned(plan.linkModel, link) {
+		// The answer is not what was planned (parameters gained since the
+		// plan, shown as utm or merged into the destination): clear them.
 		in.ClearUTM = true
 		link, err = r.changeDestination(ctx, state.ID.ValueString(), in)
 	}
 	if err != nil {
-		if changedNoLink(err) {
-			if r.domainUnlisted(ctx, state.DomainID.ValueString()) {
-				addChangeOffDomain(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString(), state.DomainID.ValueString())
-			} else {
-				addDeletedBeforeChange(&resp.Diagnostics, state.ID.ValueString())
-			}
-			return
-		}
-		addOperationError(&resp.Diagnostics, r.data.client, "change the link's destination", err)
+		r.addChangeError(ctx, &resp.Diagnostics, state, err)
 		return
 	}
 	answered := plan
@@ -541,6 +522,39 @@ func (r *linkResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("slug"), &configuredSlug)...)
 	if diffs := answeredOtherwise(plan.linkModel, answered.linkModel, true, !configuredSlug.IsNull()); len(diffs) > 0 {
 		addAnsweredOtherwise(&resp.Diagnostics, plan.ID.ValueString(), "change", diffs)
+	}
+}
+
+// changeInput is the first PATCH of a change to plan. A resource that
+// declares UTM parameters sends them with every change, changed or not:
+// the link may have gained others since the plan (a dashboard edit), and
+// the apply makes it what the plan showed. One that declares none sends
+// utm only to clear them, as planned (utmChanged), or again when the
+// answer is not what was planned (see Update): a service may leave utm
+// out of its answers, and parameters it never shows are not cleared
+// unseen.
+func changeInput(ctx context.Context, plan linkResourceModel, utmChanged bool) (client.ChangeDestinationInput, diag.Diagnostics) {
+	in := client.ChangeDestinationInput{Destination: plan.Destination.ValueString()}
+	if plan.UTM.IsNull() && !utmChanged {
+		return in, nil
+	}
+	utm, diags := utmFromObject(ctx, plan.UTM)
+	in.UTM, in.ClearUTM = utm, utm == nil
+	return in, diags
+}
+
+// addChangeError reports a failed change of the link in state.
+// A change that found no link is told apart by whether the account lists
+// the link's domain at all: another account's key or base_url, or a link
+// deleted outside Terraform.
+func (r *linkResource) addChangeError(ctx context.Context, diags *diag.Diagnostics, state linkResourceModel, err error) {
+	switch {
+	case !changedNoLink(err):
+		addOperationError(diags, r.data.client, "change the link's destination", err)
+	case r.domainUnlisted(ctx, state.DomainID.ValueString()):
+		addChangeOffDomain(diags, state.ID.ValueString(), state.ShortURL.ValueString(), state.DomainID.ValueString())
+	default:
+		addDeletedBeforeChange(diags, state.ID.ValueString())
 	}
 }
 
