@@ -28,11 +28,18 @@ func NewPlans() *Plans {
 	return &Plans{declared: map[string]client.CreateLinkInput{}, replacing: map[string]int{}}
 }
 
+// KeepsSlug reports whether in, the create of a replacement of the link
+// old, asks for old's domain and slug, which old holds until it is
+// deleted.
+func KeepsSlug(old, in client.CreateLinkInput) bool {
+	return in.Slug != "" && identity(old) == identity(in)
+}
+
 // Replacing announces that the create of in, about to be planned,
-// replaces the link old. Only a replacement that keeps old's domain and
-// slug matters: old holds that slug until it is deleted.
+// replaces the link old. Only a replacement that keeps old's slug
+// (KeepsSlug) matters.
 func (p *Plans) Replacing(old, in client.CreateLinkInput) {
-	if in.Slug == "" || identity(old) != identity(in) {
+	if !KeepsSlug(old, in) {
 		return
 	}
 	p.mu.Lock()

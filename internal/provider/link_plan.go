@@ -327,7 +327,7 @@ func (r *linkResource) warnOfSlugHolder(ctx context.Context, diags *diag.Diagnos
 // slug another link holds would pass the plan unsaid, and the apply would
 // delete the old link before its create fails with 409 slug_taken.
 func (r *linkResource) checkReplacementSlug(ctx context.Context, diags *diag.Diagnostics, plan linkResourceModel, old, in client.CreateLinkInput, applying bool) {
-	if applying || in.Slug == "" || in.Slug == old.Slug && client.SameID(in.DomainID, old.DomainID) {
+	if applying || in.Slug == "" || links.KeepsSlug(old, in) {
 		return
 	}
 	if listed, ok := r.listingToCheck(ctx, diags); ok {
