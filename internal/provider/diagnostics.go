@@ -965,8 +965,18 @@ func addEmptySettingFromEnv(diags *diag.Diagnostics, name, env, what string) {
 			"Give "+name+" a value, or leave it null (a variable's default = null) to take it from "+env+" on purpose.")
 }
 
+// reportDefect is what the user can do about a defect of the provider,
+// which no configuration causes or mends.
+const reportDefect = "Please report this issue to the provider developers."
+
 // addUnexpectedProviderData reports provider data of another type than
 // Configure hands over: a defect of the provider, never of the user.
 func addUnexpectedProviderData(diags interface{ AddError(string, string) }, data any) {
-	diags.AddError("Unexpected provider data", fmt.Sprintf("Expected *providerData, got %T. Please report this issue to the provider developers.", data))
+	diags.AddError("Unexpected provider data", fmt.Sprintf("Expected *providerData, got %T. %s", data, reportDefect))
+}
+
+// addClientRefused reports a client that refused settings Configure had
+// checked already: a defect of the provider, never of the user.
+func addClientRefused(diags *diag.Diagnostics, err error) {
+	diags.AddError("Could not configure the provider", err.Error()+". "+reportDefect)
 }

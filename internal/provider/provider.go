@@ -162,7 +162,7 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 	})
 	if err != nil {
 		// Both settings were checked above: what is left is a defect.
-		resp.Diagnostics.AddError("Could not configure the provider", err.Error()+". Please report this issue to the provider developers.")
+		addClientRefused(&resp.Diagnostics, err)
 		return
 	}
 	lifetime := snapshot.DefaultLifetime
