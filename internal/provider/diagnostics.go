@@ -787,6 +787,12 @@ func addNoSuchLink(diags *diag.Diagnostics, at path.Path, detail string) {
 	diags.AddAttributeError(at, "No such link", detail)
 }
 
+// addNoLinkWithID reports a lookup by ID that no link of the account
+// answers, on the attribute id.
+func addNoLinkWithID(diags *diag.Diagnostics, id string) {
+	addNoSuchLink(diags, path.Root("id"), fmt.Sprintf("No link with ID %q exists on this account; list the account's links with data.shortlink_links.", id))
+}
+
 // importSummary is the summary of every error of an import that names no
 // link it can find.
 const importSummary = "Could not import the link"

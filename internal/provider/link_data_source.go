@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -81,7 +80,7 @@ func (d *linkDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 	link, err := d.lookup(ctx, m)
 	switch {
 	case errors.Is(err, links.ErrNotListed):
-		addNoSuchLink(&resp.Diagnostics, path.Root("id"), fmt.Sprintf("No link with ID %q exists on this account; list the account's links with data.shortlink_links.", m.ID.ValueString()))
+		addNoLinkWithID(&resp.Diagnostics, m.ID.ValueString())
 		return
 	case errors.Is(err, links.ErrNoSuchLink):
 		addNoSuchLink(&resp.Diagnostics, path.Root("slug"), err.Error())
