@@ -352,25 +352,8 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		return
 	}
 	link, err := links.ByID(ctx, r.data.listing, state.ID.ValueString())
-	if errors.Is(err, links.ErrNotListed) && deleteSent(ctx, req.Private) {
-		addLinkGoneAfterDelete(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString())
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if errors.Is(err, links.ErrNotListed) {
-		if r.keepsMissingLink(ctx, &resp.Diagnostics, state) {
-			return
-		}
-		addLinkGone(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString())
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if errors.Is(err, snapshot.ErrListingsShifted) {
-		addNotRefreshedListingsShifted(&resp.Diagnostics, state.ID.ValueString(), state.ShortURL.ValueString())
-		return // kept as recorded: planning to create a link that may be there would make it twice
-	}
 	if err != nil {
-		addRefreshError(&resp.Diagnostics, r.data.client, "read the link "+state.ID.ValueString(), err)
+		r.readFailed(ctx, req.Private, resp, state, err)
 		return
 	}
 	r.hold(ctx, &resp.Diagnostics, link, req.Private)
@@ -384,6 +367,29 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		return // the response holds the state already: most reads of a plan
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// readFailed answers a refresh whose lookup failed. A link the listing
+// lacks leaves the state when it is gone, and stays, failing the refresh,
+// when the account listed may be another (keepsMissingLink); any other
+// failure keeps the state as recorded.
+func (r *linkResource) readFailed(ctx context.Context, private privateData, resp *resource.ReadResponse, state linkResourceModel, err error) {
+	id, shortURL := state.ID.ValueString(), state.ShortURL.ValueString()
+	switch {
+	case errors.Is(err, links.ErrNotListed) && deleteSent(ctx, private):
+		addLinkGoneAfterDelete(&resp.Diagnostics, id, shortURL)
+		resp.State.RemoveResource(ctx)
+	case errors.Is(err, links.ErrNotListed) && !r.keepsMissingLink(ctx, &resp.Diagnostics, state):
+		addLinkGone(&resp.Diagnostics, id, shortURL)
+		resp.State.RemoveResource(ctx)
+	case errors.Is(err, links.ErrNotListed): // kept: keepsMissingLink said why
+	case errors.Is(err, snapshot.ErrListingsShifted):
+		// Kept as recorded: planning to create a link that may be there
+		// would make it twice.
+		addNotRefreshedListingsShifted(&resp.Diagnostics, id, shortURL)
+	default:
+		addRefreshError(&resp.Diagnostics, r.data.client, "read the link "+id, err)
+	}
 }
 
 // keepsMissingLink says whether a refresh keeps, failing, a link the
