@@ -334,21 +334,25 @@ func TestLeftovers_renamedWithoutMovedLosesNoLink(t *testing.T) {
 //   - The service makes the link before the search lists: the search
 //     takes the newer link, the old one is deleted, and the state names the
 //     new one.
-//   - The service makes it after: the search takes the old link, which
-//     stays, and the old object's destroy finds the link the create made
-//     and names it in a warning, for no state records it.
+//   - The service makes it after, but before the create has looked again
+//     (1, 2 and 4 s later): the create takes the newer link, as above.
+//   - The service makes it after the create has looked again (about 11 s):
+//     the search takes the old link, which stays, and the old object's
+//     destroy finds the link the create made and names it in a warning,
+//     for no state records it.
 func TestLeftovers_replaceWithoutSlugWhoseAnswerIsLost(t *testing.T) {
 	for name, tc := range map[string]struct {
 		serviceTakes time.Duration // from the 504 to the link made
 		replaced     bool
 	}{
-		"made before the search": {0, true},
-		"made after the search":  {4 * time.Second, false},
+		"made before the search":      {0, true},
+		"made after the search":       {4 * time.Second, true},
+		"made after the create looks": {13 * time.Second, false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := newService(t, instantFilter)
 			config := fmt.Sprintf("resource \"shortlink_link\" \"spring\" {\n  domain_id   = %q\n  destination = \"https://shop.example.com/spring\"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n", s.fx.DomainID)
-			w := s.appliedWorkdir(t, "replace-lost-"+strings.Fields(name)[1], config)
+			w := s.appliedWorkdir(t, "replace-lost-"+strings.Join(strings.Fields(name)[1:], "-"), config)
 			before := stateIDs(t, w)
 			if err := s.srv.UpdateSettings(func(st *emulator.Settings) { st.Filter.Delay = emulator.Duration(tc.serviceTakes) }); err != nil {
 				t.Fatal(err)
@@ -379,5 +383,35 @@ func TestLeftovers_replaceWithoutSlugWhoseAnswerIsLost(t *testing.T) {
 				t.Fatalf("the service holds %v, the state %v (before %v); want the new link alone, named by the state", held, after, before)
 			}
 		})
+	}
+}
+
+// TestLeftovers_linkAddedBesideIdenticalOnesWhoseAnswerIsLost: a count
+// grown by one link without a slug, identical to the one already there,
+// whose create is answered 504 before the service makes the link. The
+// apply never read the first link, which is seconds old, so the create's
+// search finds it before the service has made the new one, and no destroy
+// tells the provider so. The create looks again, takes the newer link, and
+// each instance names its own.
+func TestLeftovers_linkAddedBesideIdenticalOnesWhoseAnswerIsLost(t *testing.T) {
+	s := newService(t, instantFilter)
+	config := func(n int) string {
+		return fmt.Sprintf("resource \"shortlink_link\" \"spring\" {\n  count       = %d\n  domain_id   = %q\n  destination = \"https://shop.example.com/spring\"\n}\n", n, s.fx.DomainID)
+	}
+	w := s.appliedWorkdir(t, "added-beside-identical", config(1))
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+config(2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.srv.UpdateSettings(func(st *emulator.Settings) { st.Filter.Delay = emulator.Duration(4 * time.Second) }); err != nil {
+		t.Fatal(err)
+	}
+	s.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
+	out, err := runCLI(context.Background(), w, "apply", "-auto-approve")
+	if err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	state, held := sorted(stateIDs(t, w)), sorted(s.linkIDs())
+	if len(state) != 2 || state[0] == state[1] || strings.Join(state, " ") != strings.Join(held, " ") {
+		t.Fatalf("the state names %v, the service holds %v; want each instance to name its own link, and no other", state, held)
 	}
 }

@@ -275,6 +275,9 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *c
 		case found != nil:
 			tflog.Info(ctx, "adopted the link an ambiguous create made", map[string]any{"id": found.ID})
 			first := cmp.Or(missed, started)
+			if missed.IsZero() && in.Slug == "" && lc.mayPrecede(found, started) {
+				found = lc.preferNewer(ctx, lostCreate{key, in, utm, first}, found)
+			}
 			lc.searched(found.ID, lostCreate{key, in, utm, first})
 			if !missed.IsZero() && in.Slug == "" {
 				lc.lookForTwins(ctx, key, in, utm, missed, started, attempt-1, found)
@@ -416,6 +419,46 @@ func (lc *Creator) MadeInstead(ctx context.Context, id string) (made *client.Lin
 		}
 	}
 	return nil, true
+}
+
+// mayPrecede says link l, found for an attempt begun at started, may have
+// been made before it, by the service's clock as far as this run knows it.
+func (lc *Creator) mayPrecede(l *client.Link, started time.Time) bool {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	return lc.clock.mayPrecede(l.CreatedAt, started)
+}
+
+// preferNewer looks again, as MadeInstead does, for a link newer than
+// found that create c could have made, and takes it, letting found go.
+// Without a slug, found may be an identical link an object of the state
+// holds that this process never read (an instance added beside identical
+// ones by count or for_each): the service made the create's link only
+// after the search listed, and no destroy would tell it (MadeInstead).
+func (lc *Creator) preferNewer(ctx context.Context, c lostCreate, found *client.Link) *client.Link {
+	for look := range looksForAMistakenLink {
+		if sleep(ctx, lc.retryWait<<look) != nil {
+			return found
+		}
+		newer, err := lc.adoptCreatedAfter(ctx, c.key, c.in, c.utm, c.since, found.CreatedAt)
+		switch {
+		case err != nil:
+			return found
+		case newer != nil:
+			tflog.Info(ctx, "a newer link the create could have made showed after the search", map[string]any{"found": found.ID, "newer": newer.ID})
+			lc.release(found.ID)
+			return newer
+		}
+	}
+	return found
+}
+
+// release lets link id, which a search claimed, go to whoever holds it.
+func (lc *Creator) release(id string) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	delete(lc.held, id)
+	delete(lc.takenOver, id)
 }
 
 // askedToWait is what the answer in err asked to wait before the request is
@@ -615,6 +658,12 @@ func (lc *Creator) end(key string, created *client.Link, started time.Time) {
 // newest that the failed attempt, begun at started, could have made for a
 // resource that sets utm (madeBy), if any.
 func (lc *Creator) adopt(ctx context.Context, key string, in client.CreateLinkInput, utm *client.UTM, started time.Time) (*client.Link, error) {
+	return lc.adoptCreatedAfter(ctx, key, in, utm, started, time.Time{})
+}
+
+// adoptCreatedAfter is adopt among the links created after after (on the
+// service's clock; zero: any).
+func (lc *Creator) adoptCreatedAfter(ctx context.Context, key string, in client.CreateLinkInput, utm *client.UTM, started, after time.Time) (*client.Link, error) {
 	// The service may still be making the link when a gateway in front of
 	// it gives up and answers 5xx: from that answer, give it as long as a
 	// create has taken to be answered, and the wait before a retry besides.
@@ -634,7 +683,7 @@ func (lc *Creator) adopt(ctx context.Context, key string, in client.CreateLinkIn
 		// an object's for sure (a resource renamed without a moved block).
 		var newest *client.Link
 		for l := range listed.All() {
-			if !lc.held[l.ID] && !lc.deleting[l.ID] && madeBy(&l, in, utm, since) && (newest == nil || l.CreatedAt.After(newest.CreatedAt)) {
+			if !lc.held[l.ID] && !lc.deleting[l.ID] && madeBy(&l, in, utm, since) && (after.IsZero() || l.CreatedAt.After(after)) && (newest == nil || l.CreatedAt.After(newest.CreatedAt)) {
 				newest = &l
 			}
 		}

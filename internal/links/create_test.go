@@ -735,13 +735,13 @@ func TestCreate_takesTheNewestOfTheLinksItCouldHaveMade(t *testing.T) {
 }
 
 // When the service makes the create's link only after the search has
-// listed the links, the search takes the old one; the old object's
-// destroy, handed on, then finds the link the create made, which no state
-// records.
+// listed the links and the create has looked again (about 3.3 s here), the
+// search takes the old one; the old object's destroy, handed on, then
+// finds the link the create made, which no state records.
 func TestCreate_madeInsteadFindsTheLinkOfACreateThatTookAnotherObjects(t *testing.T) {
 	e := newCreatorEnv(t)
 	old := e.seedOlderTwin(t, 30*time.Second)
-	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(600 * time.Millisecond) }); err != nil {
+	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(3800 * time.Millisecond) }); err != nil {
 		t.Fatal(err)
 	}
 	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 300*time.Millisecond, DefaultAdoptionWindow)
@@ -783,5 +783,31 @@ func TestCreate_neverTakesALinkThisApplyDeletes(t *testing.T) {
 	}
 	if n := len(e.srv.Links(e.fx.AccountID)); n != 2 {
 		t.Errorf("%d links, want 2: the old one (its delete not sent here) and the create's", n)
+	}
+}
+
+// A link without a slug added beside identical ones (count or for_each
+// grown, or an instance added to a for_each): the apply never read the
+// others' links, so when the service makes the create's link only after
+// the search has listed, the search finds another object's. No destroy
+// tells the provider so; the create itself looks again for a newer link,
+// and takes it.
+func TestCreate_takesTheLinkTheServiceMadeAfterTheSearchOverAnOlderOne(t *testing.T) {
+	e := newCreatorEnv(t)
+	other := e.seedOlderTwin(t, 30*time.Second)
+	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(600 * time.Millisecond) }); err != nil {
+		t.Fatal(err)
+	}
+	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 300*time.Millisecond, DefaultAdoptionWindow)
+	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
+	link, from, err := e.creator.Create(context.Background(), e.input(other.Destination, ""), nil)
+	if err != nil || from != Retaken || link.ID == other.ID {
+		t.Fatalf("origin %v, link %v, error %v; want the link the service made after the search, not the other object's %s", from, link, err, other.ID)
+	}
+	if n := len(e.srv.Links(e.fx.AccountID)); n != 2 {
+		t.Errorf("%d links, want 2: the other object's and the create's", n)
+	}
+	if handedOn, _ := e.creator.BeginDelete(other.ID, e.fx.DomainID, ""); handedOn {
+		t.Errorf("the other object's link %s is still held as taken over", other.ID)
 	}
 }

@@ -48,3 +48,16 @@ func (c *serviceClock) since(t time.Time) time.Time {
 	}
 	return t.Add(c.lo - createdAtPrecision - clockStepAllowance)
 }
+
+// mayPrecede says a link created at createdAt (the service's clock) may
+// have been made before our moment t. Without createdAt it cannot be
+// placed, nor told from a newer link: false.
+func (c *serviceClock) mayPrecede(createdAt, t time.Time) bool {
+	switch {
+	case createdAt.IsZero():
+		return false
+	case !c.known:
+		return true
+	}
+	return createdAt.Before(t.Add(c.hi + createdAtPrecision))
+}
