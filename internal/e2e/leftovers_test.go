@@ -415,3 +415,39 @@ func TestLeftovers_linkAddedBesideIdenticalOnesWhoseAnswerIsLost(t *testing.T) {
 		t.Fatalf("the state names %v, the service holds %v; want each instance to name its own link, and no other", state, held)
 	}
 }
+
+// TestLeftovers_replaceTheNewerOfIdenticalLinksWhoseAnswerIsLost: `apply
+// -replace` of the newer of two identical links without a slug, with
+// create_before_destroy, whose create is answered 504 and whose link the
+// service makes only after every look. The search takes the replaced
+// object's link, the newest, and its destroy looks for the link the create
+// made: the other instance's link, older and never read by the apply, is
+// not it, and the warning does not name it as a link to delete.
+func TestLeftovers_replaceTheNewerOfIdenticalLinksWhoseAnswerIsLost(t *testing.T) {
+	s := newService(t, instantFilter)
+	config := func(n int) string {
+		return fmt.Sprintf("resource \"shortlink_link\" \"spring\" {\n  count       = %d\n  domain_id   = %q\n  destination = \"https://shop.example.com/spring\"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n", n, s.fx.DomainID)
+	}
+	w := s.appliedWorkdir(t, "replace-newer", config(1))
+	older := stateIDs(t, w)[0]
+	time.Sleep(time.Second) // createdAt is kept to the second
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+config(2)); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
+		t.Fatalf("the second apply: %v\n%s", err, out)
+	}
+	if err := s.srv.UpdateSettings(func(st *emulator.Settings) { st.Filter.Delay = emulator.Duration(25 * time.Second) }); err != nil {
+		t.Fatal(err)
+	}
+	s.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
+	out, err := runCLI(ctx, w, "apply", "-auto-approve", "-replace=shortlink_link.spring[1]")
+	if err != nil {
+		t.Fatalf("apply -replace: %v\n%s", err, out)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	if strings.Contains(flat, "The service made link "+older) || !strings.Contains(flat, "The service may still make a link for that create") {
+		t.Errorf("the warning names the other instance's link %s, or not the link still to come:\n%s", older, out)
+	}
+}

@@ -276,9 +276,9 @@ func (lc *Creator) Create(ctx context.Context, in client.CreateLinkInput, utm *c
 			tflog.Info(ctx, "adopted the link an ambiguous create made", map[string]any{"id": found.ID})
 			first := cmp.Or(missed, started)
 			if missed.IsZero() && in.Slug == "" && lc.mayPrecede(found, started) {
-				found = lc.preferNewer(ctx, lostCreate{key, in, utm, first}, found)
+				found = lc.preferNewer(ctx, lostCreate{key: key, in: in, utm: utm, since: first}, found)
 			}
-			lc.searched(found.ID, lostCreate{key, in, utm, first})
+			lc.searched(found, lostCreate{key: key, in: in, utm: utm, since: first})
 			if !missed.IsZero() && in.Slug == "" {
 				lc.lookForTwins(ctx, key, in, utm, missed, started, attempt-1, found)
 			}
@@ -326,7 +326,7 @@ func (lc *Creator) settleResent(ctx context.Context, key string, in client.Creat
 	}
 	lc.listings.Remove(made.ID)
 	tflog.Info(ctx, "an earlier attempt of the create made a link after all; deleted the one made since", map[string]any{"found": found.ID, "deleted": made.ID})
-	lc.searched(found.ID, lostCreate{key, in, utm, since})
+	lc.searched(found, lostCreate{key: key, in: in, utm: utm, since: since})
 	return found, Retaken, nil
 }
 
@@ -366,24 +366,27 @@ func (lc *Creator) Twins(id string) []client.Link {
 }
 
 // lostCreate is a create whose answer was lost, what its search looked
-// for: since is when its first attempt began.
+// for: since is when its first attempt began, taken when the link its
+// search took was created (the service's clock).
 type lostCreate struct {
 	key   string
 	in    client.CreateLinkInput
 	utm   *client.UTM
 	since time.Time
+	taken time.Time
 }
 
-// searched records that the search of create c took link id over. Only a
-// create without a slug can take a link that is not its own: with one,
+// searched records that the search of create c took link taken over. Only
+// a create without a slug can take a link that is not its own: with one,
 // the link holding the slug is the one the create would make.
-func (lc *Creator) searched(id string, c lostCreate) {
+func (lc *Creator) searched(taken *client.Link, c lostCreate) {
 	if c.in.Slug != "" {
 		return
 	}
+	c.taken = taken.CreatedAt
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
-	lc.lost[id] = c
+	lc.lost[taken.ID] = c
 }
 
 // looksForAMistakenLink is how many times MadeInstead looks for the link
@@ -399,7 +402,10 @@ const looksForAMistakenLink = 3
 // links (the old link of a -replace or taint with create_before_destroy,
 // or of a resource renamed without a moved block). It then looks again
 // for the link the create made and claims it: made, nil when none showed
-// in time. That link is on the account in no state.
+// in time. That link is on the account in no state. It is newer than id,
+// the newest when the search listed: an older one is another object's,
+// which this process never read (an identical instance of the same count
+// or for_each), not one to name for deleting.
 func (lc *Creator) MadeInstead(ctx context.Context, id string) (made *client.Link, mistaken bool) {
 	lc.mu.Lock()
 	lost, mistaken := lc.lost[id]
@@ -409,7 +415,7 @@ func (lc *Creator) MadeInstead(ctx context.Context, id string) (made *client.Lin
 		return nil, false
 	}
 	for look := range looksForAMistakenLink {
-		found, err := lc.adopt(ctx, lost.key, lost.in, lost.utm, lost.since)
+		found, err := lc.adoptCreatedAfter(ctx, lost.key, lost.in, lost.utm, lost.since, lost.taken)
 		if err != nil {
 			tflog.Warn(ctx, "could not look for the link a create made after it took another object's", map[string]any{"taken": id, "error": err.Error()})
 			return nil, true

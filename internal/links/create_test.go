@@ -811,3 +811,34 @@ func TestCreate_takesTheLinkTheServiceMadeAfterTheSearchOverAnOlderOne(t *testin
 		t.Errorf("the other object's link %s is still held as taken over", other.ID)
 	}
 }
+
+// -replace of the newer of two identical links without a slug, with
+// create_before_destroy, whose create's answer is lost and whose link the
+// service makes only after every look: the search takes the replaced
+// object's link, the newest. The other object's older link, which this
+// process never read, is no link the create made, and MadeInstead must
+// not name it as one to delete.
+func TestCreate_madeInsteadNamesNoOlderObjectsLink(t *testing.T) {
+	e := newCreatorEnv(t)
+	old := e.seedOlderTwin(t, 30*time.Second)
+	*e.clock = time.Now().Add(-40 * time.Second)
+	other, err := e.creator.client.CreateLink(context.Background(), e.input(old.Destination, ""))
+	*e.clock = time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(3 * time.Second) }); err != nil {
+		t.Fatal(err)
+	}
+	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 50*time.Millisecond, DefaultAdoptionWindow)
+	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
+	link, _, err := e.creator.Create(context.Background(), e.input(old.Destination, ""), nil)
+	if err != nil || link.ID != old.ID {
+		t.Fatalf("link %v, error %v; want the replaced object's link %s, the newest", link, err, old.ID)
+	}
+	handedOn, _ := e.creator.BeginDelete(old.ID, e.fx.DomainID, "")
+	made, mistaken := e.creator.MadeInstead(context.Background(), old.ID)
+	if !handedOn || !mistaken || made != nil {
+		t.Fatalf("handed on %v, mistaken %v, made %v; want no link named: the service has not made the create's, and %s is the other object's", handedOn, mistaken, made, other.ID)
+	}
+}
