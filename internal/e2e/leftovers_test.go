@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -449,5 +450,47 @@ func TestLeftovers_replaceTheNewerOfIdenticalLinksWhoseAnswerIsLost(t *testing.T
 	flat := strings.Join(strings.Fields(out), " ")
 	if strings.Contains(flat, "The service made link "+older) || !strings.Contains(flat, "The service may still make a link for that create") {
 		t.Errorf("the warning names the other instance's link %s, or not the link still to come:\n%s", older, out)
+	}
+}
+
+// TestLeftovers_replaceTheOlderOfIdenticalLinksWhoseAnswerIsLost: `apply
+// -replace` of the older of two identical links without a slug, with
+// create_before_destroy, whose create is answered 504 and whose link the
+// service makes only after the create has looked again (about 11 s). The
+// search takes the newest identical link, the other instance's, which two
+// objects then name; the replaced object's link is deleted. Its destroy
+// finds the link the create made and names it in a warning, for no state
+// records it.
+func TestLeftovers_replaceTheOlderOfIdenticalLinksWhoseAnswerIsLost(t *testing.T) {
+	s := newService(t, instantFilter)
+	config := func(n int) string {
+		return fmt.Sprintf("resource \"shortlink_link\" \"spring\" {\n  count       = %d\n  domain_id   = %q\n  destination = \"https://shop.example.com/spring\"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n", n, s.fx.DomainID)
+	}
+	w := s.appliedWorkdir(t, "replace-older", config(1))
+	time.Sleep(time.Second) // createdAt is kept to the second
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+config(2)); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
+		t.Fatalf("the second apply: %v\n%s", err, out)
+	}
+	if err := s.srv.UpdateSettings(func(st *emulator.Settings) { st.Filter.Delay = emulator.Duration(13 * time.Second) }); err != nil {
+		t.Fatal(err)
+	}
+	s.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
+	out, err := runCLI(ctx, w, "apply", "-auto-approve", "-replace=shortlink_link.spring[0]")
+	if err != nil {
+		t.Fatalf("apply -replace: %v\n%s", err, out)
+	}
+	var made []string
+	state := stateIDs(t, w)
+	for _, id := range s.linkIDs() {
+		if !slices.Contains(state, id) {
+			made = append(made, id)
+		}
+	}
+	if len(made) != 1 || !strings.Contains(out, "Warning: Link "+made[0]+" is in no state") {
+		t.Fatalf("the service holds %v besides the state's %v; want the one link the create made, named in a warning:\n%s", made, state, out)
 	}
 }

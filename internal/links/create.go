@@ -414,17 +414,50 @@ func (lc *Creator) MadeInstead(ctx context.Context, id string) (made *client.Lin
 	if !mistaken {
 		return nil, false
 	}
-	for look := range looksForAMistakenLink {
-		found, err := lc.adoptCreatedAfter(ctx, lost.key, lost.in, lost.utm, lost.since, lost.taken)
-		if err != nil {
-			tflog.Warn(ctx, "could not look for the link a create made after it took another object's", map[string]any{"taken": id, "error": err.Error()})
-			return nil, true
-		}
-		if found != nil || look == looksForAMistakenLink-1 || sleep(ctx, lc.retryWait<<look) != nil {
-			return found, true
+	return lc.lookForMade(ctx, id, lost), true
+}
+
+// MadeBeside is for an object of this apply that names a link to
+// destination on domainID and is destroyed, not handed on. If a create
+// without a slug of an identical link took another link, taken, after its
+// answer was lost, that may have been the newest of several identical
+// objects' links, none this object's (the -replace of one instance of a
+// count or for_each): taken is then named by two objects, and the link
+// the create made was not there yet. It looks, as MadeInstead does, for
+// a link newer than taken that the create made, and claims it: made, nil
+// when none showed, as when taken was the create's own.
+func (lc *Creator) MadeBeside(ctx context.Context, domainID, destination string) (made *client.Link, taken string) {
+	key := identity(client.CreateLinkInput{DomainID: domainID, Destination: destination})
+	lc.mu.Lock()
+	var lost lostCreate
+	for id, c := range lc.lost {
+		if c.key == key {
+			taken, lost = id, c
+			delete(lc.lost, id)
+			break
 		}
 	}
-	return nil, true
+	lc.mu.Unlock()
+	if taken == "" {
+		return nil, ""
+	}
+	return lc.lookForMade(ctx, taken, lost), taken
+}
+
+// lookForMade looks looksForAMistakenLink times for the link create c
+// made, newer than taken, the link its search took.
+func (lc *Creator) lookForMade(ctx context.Context, taken string, c lostCreate) *client.Link {
+	for look := range looksForAMistakenLink {
+		found, err := lc.adoptCreatedAfter(ctx, c.key, c.in, c.utm, c.since, c.taken)
+		if err != nil {
+			tflog.Warn(ctx, "could not look for the link a create made after it took another object's", map[string]any{"taken": taken, "error": err.Error()})
+			return nil
+		}
+		if found != nil || look == looksForAMistakenLink-1 || sleep(ctx, lc.retryWait<<look) != nil {
+			return found
+		}
+	}
+	return nil
 }
 
 // mayPrecede says link l, found for an attempt begun at started, may have

@@ -842,3 +842,38 @@ func TestCreate_madeInsteadNamesNoOlderObjectsLink(t *testing.T) {
 		t.Fatalf("handed on %v, mistaken %v, made %v; want no link named: the service has not made the create's, and %s is the other object's", handedOn, mistaken, made, other.ID)
 	}
 }
+
+// -replace of the older of two identical links without a slug, with
+// create_before_destroy, whose create's answer is lost and whose link the
+// service makes only after the create has looked again: the search takes
+// the other object's link, the newest, and the replaced object's destroy
+// is not handed on. That destroy finds the link the create made.
+func TestCreate_madeBesideFindsTheLinkOfACreateThatTookAnotherInstances(t *testing.T) {
+	e := newCreatorEnv(t)
+	newer := e.seedOlderTwin(t, 30*time.Second)
+	*e.clock = time.Now().Add(-40 * time.Second)
+	replaced, err := e.creator.client.CreateLink(context.Background(), e.input(newer.Destination, ""))
+	*e.clock = time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(3800 * time.Millisecond) }); err != nil {
+		t.Fatal(err)
+	}
+	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 300*time.Millisecond, DefaultAdoptionWindow)
+	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
+	link, _, err := e.creator.Create(context.Background(), e.input(newer.Destination, ""), nil)
+	if err != nil || link.ID != newer.ID {
+		t.Fatalf("link %v, error %v; want the other object's link %s, the newest", link, err, newer.ID)
+	}
+	if handedOn, _ := e.creator.BeginDelete(replaced.ID, e.fx.DomainID, ""); handedOn {
+		t.Fatalf("the replaced object's link %s was handed on", replaced.ID)
+	}
+	made, taken := e.creator.MadeBeside(context.Background(), e.fx.DomainID, newer.Destination)
+	if taken != newer.ID || made == nil || made.ID == newer.ID || made.ID == replaced.ID {
+		t.Fatalf("taken %s, made %v; want %s taken and the link the create made found", taken, made, newer.ID)
+	}
+	if made, taken := e.creator.MadeBeside(context.Background(), e.fx.DomainID, newer.Destination); made != nil || taken != "" {
+		t.Errorf("a second destroy found %v, taken %s: the create's link is named once", made, taken)
+	}
+}

@@ -377,6 +377,16 @@ func addTakenByMistake(diags *diag.Diagnostics, id, shortURL, destination string
 		fmt.Sprintf("This object is destroyed, but its link %s (%s) is not deleted: a create earlier in this apply asked for an identical link without a slug (this object's replacement, after -replace or a taint with create_before_destroy, or a resource renamed without a moved block), its answer was lost, and its search for the link it made found this one and took it over. The new object now manages %s, with its short URL and click history; it has no new short URL. %s To give it one, replace it again.", id, shortURL, id, what))
 }
 
+// addMadeBeside reports the destroy of an object whose link id is deleted
+// while a create without a slug of an identical link took link taken
+// after its answer was lost, and made is the link the service made for
+// that create (see links.Creator.MadeBeside).
+func addMadeBeside(diags *diag.Diagnostics, id, taken string, made *client.Link) {
+	diags.AddWarning("Link "+made.ID+" is in no state",
+		fmt.Sprintf("This object's link %s is deleted. A create earlier in this apply asked for an identical link without a slug (this object's replacement, after -replace or a taint with create_before_destroy), its answer was lost, and its search took link %s, the newest identical link then on the account, which was not this object's: it may be another resource's (an identical instance of the same count or for_each), which two objects then name, and the next plan fails on it. The service made link %s (%s, created %s) for that create all the same, and no state records it: import it into the new object in place of %s (`terraform state rm` on that address, then an import block), or delete it.",
+			id, taken, made.ID, made.ShortURL, made.CreatedAt.Format(time.RFC3339), taken))
+}
+
 // withDeletedBeforeRefusedCreate adds to the errors of a create the quota
 // refused which links on its domain this apply had already deleted: a
 // replacement without create_before_destroy deletes the old link before it

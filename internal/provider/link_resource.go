@@ -585,6 +585,9 @@ func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	switch {
 	case err == nil:
 		r.data.creator.Deleted(state.ID.ValueString(), state.DomainID.ValueString())
+		if made, taken := r.data.creator.MadeBeside(ctx, state.DomainID.ValueString(), state.Destination.ValueString()); made != nil {
+			addMadeBeside(&resp.Diagnostics, state.ID.ValueString(), taken, made)
+		}
 	case client.IsNotFound(err):
 		// Already gone, which is what we want; but another account's key or
 		// base_url (a resource moved to another alias's provider) answers
