@@ -346,9 +346,11 @@ func TestLeftovers_replaceWithoutSlugWhoseAnswerIsLost(t *testing.T) {
 		serviceTakes time.Duration // from the 504 to the link made
 		replaced     bool
 	}{
-		"made before the search":      {0, true},
-		"made after the search":       {4 * time.Second, true},
-		"made after the create looks": {13 * time.Second, false},
+		"made before the search": {0, true},
+		"made after the search":  {4 * time.Second, true},
+		// The create lists at about 1, 3, 6 and 11 s, the old object's
+		// destroy at about 12, 14 and 17 s: 14 s lies between them.
+		"made after the create looks": {14 * time.Second, false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := newService(t, instantFilter)
@@ -460,7 +462,7 @@ func TestLeftovers_replaceTheNewerOfIdenticalLinksWhoseAnswerIsLost(t *testing.T
 // search takes the newest identical link, the other instance's, which two
 // objects then name; the replaced object's link is deleted. Its destroy
 // finds the link the create made and names it in a warning, for no state
-// records it.
+// records it, and the next plan stops on the link two objects name.
 func TestLeftovers_replaceTheOlderOfIdenticalLinksWhoseAnswerIsLost(t *testing.T) {
 	s := newService(t, instantFilter)
 	config := func(n int) string {
@@ -475,7 +477,7 @@ func TestLeftovers_replaceTheOlderOfIdenticalLinksWhoseAnswerIsLost(t *testing.T
 	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
 		t.Fatalf("the second apply: %v\n%s", err, out)
 	}
-	if err := s.srv.UpdateSettings(func(st *emulator.Settings) { st.Filter.Delay = emulator.Duration(13 * time.Second) }); err != nil {
+	if err := s.srv.UpdateSettings(func(st *emulator.Settings) { st.Filter.Delay = emulator.Duration(14 * time.Second) }); err != nil {
 		t.Fatal(err)
 	}
 	s.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
@@ -492,5 +494,14 @@ func TestLeftovers_replaceTheOlderOfIdenticalLinksWhoseAnswerIsLost(t *testing.T
 	}
 	if len(made) != 1 || !strings.Contains(out, "Warning: Link "+made[0]+" is in no state") {
 		t.Fatalf("the service holds %v besides the state's %v; want the one link the create made, named in a warning:\n%s", made, state, out)
+	}
+	// Two objects now name one link: the next plan stops on it, before a
+	// destroy of either could delete it.
+	held := s.linkIDs()
+	if out, err := runCLI(ctx, w, "plan"); err == nil || !strings.Contains(out, "Error: Link managed twice") {
+		t.Errorf("the plan after: %v; want it to fail on the link two objects name\n%s", err, out)
+	}
+	if got := s.linkIDs(); !slices.Equal(got, held) {
+		t.Errorf("the service holds %v after the plan, want %v", got, held)
 	}
 }

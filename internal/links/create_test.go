@@ -735,16 +735,18 @@ func TestCreate_takesTheNewestOfTheLinksItCouldHaveMade(t *testing.T) {
 }
 
 // When the service makes the create's link only after the search has
-// listed the links and the create has looked again (about 3.3 s here), the
+// listed the links and the create has looked again (about 5.5 s here), the
 // search takes the old one; the old object's destroy, handed on, then
 // finds the link the create made, which no state records.
 func TestCreate_madeInsteadFindsTheLinkOfACreateThatTookAnotherObjects(t *testing.T) {
 	e := newCreatorEnv(t)
 	old := e.seedOlderTwin(t, 30*time.Second)
-	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(3800 * time.Millisecond) }); err != nil {
+	// The create lists at about 0.5, 1.5, 3 and 5.5 s, a destroy after it
+	// at about 6, 7 and 8.5 s: the link is made between the two.
+	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(7 * time.Second) }); err != nil {
 		t.Fatal(err)
 	}
-	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 300*time.Millisecond, DefaultAdoptionWindow)
+	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 500*time.Millisecond, DefaultAdoptionWindow)
 	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
 	link, from, err := e.creator.Create(context.Background(), e.input(old.Destination, ""), nil)
 	if err != nil || from != Retaken || link.ID != old.ID {
@@ -857,10 +859,12 @@ func TestCreate_madeBesideFindsTheLinkOfACreateThatTookAnotherInstances(t *testi
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(3800 * time.Millisecond) }); err != nil {
+	// The create lists at about 0.5, 1.5, 3 and 5.5 s, a destroy after it
+	// at about 6, 7 and 8.5 s: the link is made between the two.
+	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(7 * time.Second) }); err != nil {
 		t.Fatal(err)
 	}
-	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 300*time.Millisecond, DefaultAdoptionWindow)
+	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 500*time.Millisecond, DefaultAdoptionWindow)
 	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
 	link, _, err := e.creator.Create(context.Background(), e.input(newer.Destination, ""), nil)
 	if err != nil || link.ID != newer.ID {
