@@ -419,6 +419,27 @@ func TestLeftovers_linkAddedBesideIdenticalOnesWhoseAnswerIsLost(t *testing.T) {
 	}
 }
 
+// identicalPair applies two identical links without a slug, with
+// create_before_destroy (count = 2), made a second apart: createdAt is
+// kept to the second. It returns the working directory and the older
+// link's ID.
+func (s *service) identicalPair(t *testing.T, name string) (*clitest.Workdir, string) {
+	t.Helper()
+	config := func(n int) string {
+		return fmt.Sprintf("resource \"shortlink_link\" \"spring\" {\n  count       = %d\n  domain_id   = %q\n  destination = \"https://shop.example.com/spring\"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n", n, s.fx.DomainID)
+	}
+	w := s.appliedWorkdir(t, name, config(1))
+	older := stateIDs(t, w)[0]
+	time.Sleep(time.Second)
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+config(2)); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := runCLI(context.Background(), w, "apply", "-auto-approve"); err != nil {
+		t.Fatalf("the second apply: %v\n%s", err, out)
+	}
+	return w, older
+}
+
 // TestLeftovers_replaceTheNewerOfIdenticalLinksWhoseAnswerIsLost: `apply
 // -replace` of the newer of two identical links without a slug, with
 // create_before_destroy, whose create is answered 504 and whose link the
@@ -428,19 +449,8 @@ func TestLeftovers_linkAddedBesideIdenticalOnesWhoseAnswerIsLost(t *testing.T) {
 // not it, and the warning does not name it as a link to delete.
 func TestLeftovers_replaceTheNewerOfIdenticalLinksWhoseAnswerIsLost(t *testing.T) {
 	s := newService(t, instantFilter)
-	config := func(n int) string {
-		return fmt.Sprintf("resource \"shortlink_link\" \"spring\" {\n  count       = %d\n  domain_id   = %q\n  destination = \"https://shop.example.com/spring\"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n", n, s.fx.DomainID)
-	}
-	w := s.appliedWorkdir(t, "replace-newer", config(1))
-	older := stateIDs(t, w)[0]
-	time.Sleep(time.Second) // createdAt is kept to the second
-	if err := w.WriteFile("main.tf", clitest.RequiredProviders+config(2)); err != nil {
-		t.Fatal(err)
-	}
+	w, older := s.identicalPair(t, "replace-newer")
 	ctx := context.Background()
-	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
-		t.Fatalf("the second apply: %v\n%s", err, out)
-	}
 	if err := s.srv.UpdateSettings(func(st *emulator.Settings) { st.Filter.Delay = emulator.Duration(25 * time.Second) }); err != nil {
 		t.Fatal(err)
 	}
@@ -458,25 +468,16 @@ func TestLeftovers_replaceTheNewerOfIdenticalLinksWhoseAnswerIsLost(t *testing.T
 // TestLeftovers_replaceTheOlderOfIdenticalLinksWhoseAnswerIsLost: `apply
 // -replace` of the older of two identical links without a slug, with
 // create_before_destroy, whose create is answered 504 and whose link the
-// service makes only after the create has looked again (about 11 s). The
+// service makes only after the create has looked again (about 11 s; at
+// 14 s). The
 // search takes the newest identical link, the other instance's, which two
 // objects then name; the replaced object's link is deleted. Its destroy
 // finds the link the create made and names it in a warning, for no state
 // records it, and the next plan stops on the link two objects name.
 func TestLeftovers_replaceTheOlderOfIdenticalLinksWhoseAnswerIsLost(t *testing.T) {
 	s := newService(t, instantFilter)
-	config := func(n int) string {
-		return fmt.Sprintf("resource \"shortlink_link\" \"spring\" {\n  count       = %d\n  domain_id   = %q\n  destination = \"https://shop.example.com/spring\"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n", n, s.fx.DomainID)
-	}
-	w := s.appliedWorkdir(t, "replace-older", config(1))
-	time.Sleep(time.Second) // createdAt is kept to the second
-	if err := w.WriteFile("main.tf", clitest.RequiredProviders+config(2)); err != nil {
-		t.Fatal(err)
-	}
+	w, _ := s.identicalPair(t, "replace-older")
 	ctx := context.Background()
-	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
-		t.Fatalf("the second apply: %v\n%s", err, out)
-	}
 	if err := s.srv.UpdateSettings(func(st *emulator.Settings) { st.Filter.Delay = emulator.Duration(14 * time.Second) }); err != nil {
 		t.Fatal(err)
 	}
