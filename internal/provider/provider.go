@@ -187,8 +187,6 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 // ambiguous failure that left no link; it doubles with every attempt.
 const createRetryWait = time.Second
 
-// durationSetting is a duration attribute's value, or fallback when it is
-// not set. The value was validated at plan time.
 // wholeSetting reads a whole-number setting (validate.WholeNumber checked
 // it), or fallback when it is not set.
 func wholeSetting(v types.Number, fallback int64) int64 {
@@ -202,6 +200,8 @@ func wholeSetting(v types.Number, fallback int64) int64 {
 	return n
 }
 
+// durationSetting is a duration attribute's value, or fallback when it is
+// not set. The value was validated at plan time.
 func durationSetting(v types.String, fallback time.Duration) time.Duration {
 	if v.IsNull() || v.IsUnknown() {
 		return fallback
