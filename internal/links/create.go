@@ -670,7 +670,11 @@ func (e *SlugTakenError) Unwrap() error { return e.cause }
 func (e *SlugTakenError) ManagedHere() bool { return e.Holder != nil && e.Reason == ManagedHere }
 
 // ImportID is the ID that imports the link holding the slug.
-func (e *SlugTakenError) ImportID() string { return e.DomainID + "/" + e.Slug }
+func (e *SlugTakenError) ImportID() string { return SlugImportID(e.DomainID, e.Slug) }
+
+// SlugImportID is the import ID that names the link holding slug on
+// domainID: <domain_id>/<slug>.
+func SlugImportID(domainID, slug string) string { return domainID + "/" + slug }
 
 func (lc *Creator) begin(key string) {
 	lc.mu.Lock()

@@ -455,8 +455,8 @@ func addSlugHeld(diags *diag.Diagnostics, in client.CreateLinkInput, holder *cli
 				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.Destination, duplicateSlugAdvice))
 	default:
 		diags.AddAttributeWarning(path.Root("slug"), "Slug already taken",
-			fmt.Sprintf("The slug %q is already used on domain %s by link %s (%s, destination %q): %s. Unless this apply deletes or replaces that link first, the create will fail with 409 slug_taken. If that link belongs to another resource of this configuration: if this plan destroys that resource (renamed without a moved block; this plan may check a new link before reading every resource), a moved block keeps the link; otherwise remove one of the two, since a slug is one link. If it is no resource's of this configuration, choose another slug, or import that link with the ID %s/%s.",
-				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.Destination, problem, in.DomainID, in.Slug))
+			fmt.Sprintf("The slug %q is already used on domain %s by link %s (%s, destination %q): %s. Unless this apply deletes or replaces that link first, the create will fail with 409 slug_taken. If that link belongs to another resource of this configuration: if this plan destroys that resource (renamed without a moved block; this plan may check a new link before reading every resource), a moved block keeps the link; otherwise remove one of the two, since a slug is one link. If it is no resource's of this configuration, choose another slug, or import that link with the ID %s.",
+				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.Destination, problem, links.SlugImportID(in.DomainID, in.Slug)))
 	}
 }
 
