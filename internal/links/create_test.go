@@ -881,3 +881,24 @@ func TestCreate_madeBesideFindsTheLinkOfACreateThatTookAnotherInstances(t *testi
 		t.Errorf("a second destroy found %v, taken %s: the create's link is named once", made, taken)
 	}
 }
+
+// Once the run's own creates have placed the service's clock, a lost
+// create whose link the service made at once finds a link no older than
+// the attempt, takes it, and looks no further: the looks for a newer link
+// are for a link surely made before the attempt, which only another
+// object's can be.
+func TestCreate_looksNoFurtherForALinkMadeAfterTheAttempt(t *testing.T) {
+	e := newCreatorEnv(t)
+	if _, _, err := e.creator.Create(context.Background(), e.input("https://example.com/first", ""), nil); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
+	before := e.srv.Count(http.MethodGet, "/api/links")
+	_, from, err := e.creator.Create(context.Background(), e.input("https://example.com/second", ""), nil)
+	if err != nil || from != Retaken {
+		t.Fatalf("origin %v, error %v; want the link the lost answer's create made, found", from, err)
+	}
+	if n := e.srv.Count(http.MethodGet, "/api/links") - before; n != 1 {
+		t.Errorf("the account was listed %d times after the lost answer; want once: the link found was made after the attempt", n)
+	}
+}

@@ -50,8 +50,12 @@ func (c *serviceClock) since(t time.Time) time.Time {
 }
 
 // mayPrecede says a link created at createdAt (the service's clock) may
-// have been made before our moment t. Without createdAt it cannot be
-// placed, nor told from a newer link: false.
+// have been made before our moment t, for a search that found it to look
+// again for a newer one. Until the clock is placed any link may. Once it
+// is, only one surely made before t counts: a link made after t shows at
+// least t+lo, so one that shows more is taken as made after, rather than
+// cost every lost create the looks. Without createdAt a link cannot be
+// placed, nor told from a newer one: false.
 func (c *serviceClock) mayPrecede(createdAt, t time.Time) bool {
 	switch {
 	case createdAt.IsZero():
@@ -59,5 +63,5 @@ func (c *serviceClock) mayPrecede(createdAt, t time.Time) bool {
 	case !c.known:
 		return true
 	}
-	return createdAt.Before(t.Add(c.hi + createdAtPrecision))
+	return createdAt.Before(t.Add(c.lo - createdAtPrecision))
 }

@@ -31,3 +31,28 @@ func TestServiceClock(t *testing.T) {
 		t.Fatalf("after a disagreeing witness since = %v, want it read from that witness alone", got)
 	}
 }
+
+func TestServiceClock_mayPrecede(t *testing.T) {
+	at := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)
+	var c serviceClock
+	if !c.mayPrecede(at.Add(time.Hour), at) {
+		t.Error("with the clock not placed, any link may precede")
+	}
+	if c.mayPrecede(time.Time{}, at) {
+		t.Error("a link without createdAt cannot be placed, so is not taken to precede")
+	}
+	// The service's clock 10 s ahead: a link made at our 12:00:00 shows 12:00:10.
+	c.observe(at, at.Add(200*time.Millisecond), at.Add(10*time.Second))
+	for _, tc := range []struct {
+		createdAt time.Time
+		want      bool
+	}{
+		{at.Add(5 * time.Second), true},                       // five seconds before, on the service's clock
+		{at.Add(10 * time.Second), false},                     // made at the moment
+		{at.Add(9*time.Second + 500*time.Millisecond), false}, // within what the bounds allow
+	} {
+		if got := c.mayPrecede(tc.createdAt, at); got != tc.want {
+			t.Errorf("created at %s against our %s: mayPrecede %v, want %v", tc.createdAt.Format(time.TimeOnly), at.Format(time.TimeOnly), got, tc.want)
+		}
+	}
+}
