@@ -152,24 +152,11 @@ func TestLeftovers_copiedBlockIsCaughtBeforeItsLinkIsDeleted(t *testing.T) {
 // not read: the apply says what to do, and the next refreshed plan fails
 // before destroying the old address can delete the link both name.
 func TestLeftovers_targetedRenameIsCaughtBeforeItsLinkIsDeleted(t *testing.T) {
-	s := newService(t, instantFilter)
-	block := func(name string) string {
-		return fmt.Sprintf("provider \"shortlink\" {}\nresource \"shortlink_link\" %q {\n  domain_id   = %q\n  slug        = \"winter\"\n  destination = \"https://shop.example.com/winter\"\n}\n", name, s.fx.DomainID)
-	}
-	w := s.appliedWorkdir(t, "targeted-rename", block("winter"))
+	s, w, linkID := targetedRename(t)
 	ctx := context.Background()
-	kept := stateIDs(t, w)
-	if err := w.WriteFile("main.tf", clitest.RequiredProviders+block("winter_sale")); err != nil {
-		t.Fatal(err)
-	}
-	out, err := runCLI(ctx, w, "apply", "-auto-approve", "-target=shortlink_link.winter_sale")
-	flat := strings.Join(strings.Fields(out), " ")
-	if err != nil || !strings.Contains(flat, "Took over link "+kept[0]) || !strings.Contains(flat, "applied with -target") || !strings.Contains(flat, "run `terraform state rm` on that address") {
-		t.Fatalf("targeted apply of the new address: %v; want link %s taken over, saying what to do\n%s", err, kept[0], out)
-	}
-	out, err = runCLI(ctx, w, "plan")
+	out, err := runCLI(ctx, w, "plan")
 	if err == nil || !strings.Contains(out, "Link managed twice") {
-		t.Fatalf("plan with two addresses naming link %s: %v; want it refused\n%s", kept[0], err, out)
+		t.Fatalf("plan with two addresses naming link %s: %v; want it refused\n%s", linkID, err, out)
 	}
 	if out, err := w.Terraform(ctx, runLimit, "state", "rm", "shortlink_link.winter"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -177,9 +164,49 @@ func TestLeftovers_targetedRenameIsCaughtBeforeItsLinkIsDeleted(t *testing.T) {
 	if out, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); err != nil {
 		t.Fatalf("plan after state rm of the old address: %v; want no changes\n%s", err, out)
 	}
-	if links := s.srv.Links(s.fx.AccountID); len(links) != 1 || links[0].ID != kept[0] {
-		t.Fatalf("the service holds %d links; want the one link %s, kept throughout", len(links), kept[0])
+	if links := s.srv.Links(s.fx.AccountID); len(links) != 1 || links[0].ID != linkID {
+		t.Fatalf("the service holds %d links; want the one link %s, kept throughout", len(links), linkID)
 	}
+}
+
+// TestLeftovers_targetedDestroyOfTheOldAddressDeletesTheLink holds the
+// interrupted-runs guide to what it says no check catches: after the
+// targeted rename above, a destroy targeted at the old address reads only
+// that address, so no plan sees two addresses name the link, and the
+// destroy deletes the link the new address now holds. A `moved` block is
+// the guide's answer; this test fails if the provider ever catches it,
+// and the guide must then say so.
+func TestLeftovers_targetedDestroyOfTheOldAddressDeletesTheLink(t *testing.T) {
+	s, w, linkID := targetedRename(t)
+	out, err := runCLI(context.Background(), w, "destroy", "-auto-approve", "-target=shortlink_link.winter")
+	if err != nil {
+		t.Fatalf("destroy -target of the old address: %v\n%s", err, out)
+	}
+	if links := s.srv.Links(s.fx.AccountID); len(links) != 0 {
+		t.Fatalf("the service holds %d links after destroying the old address; the guide says link %s is deleted", len(links), linkID)
+	}
+}
+
+// targetedRename applies a link at shortlink_link.winter, renames the
+// resource to winter_sale without a moved block and applies -target on the
+// new address, which takes over the link: both addresses then hold it.
+func targetedRename(t *testing.T) (*service, *clitest.Workdir, string) {
+	t.Helper()
+	s := newService(t, instantFilter)
+	block := func(name string) string {
+		return fmt.Sprintf("provider \"shortlink\" {}\nresource \"shortlink_link\" %q {\n  domain_id   = %q\n  slug        = \"winter\"\n  destination = \"https://shop.example.com/winter\"\n}\n", name, s.fx.DomainID)
+	}
+	w := s.appliedWorkdir(t, "targeted-rename", block("winter"))
+	kept := stateIDs(t, w)
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+block("winter_sale")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(context.Background(), w, "apply", "-auto-approve", "-target=shortlink_link.winter_sale")
+	flat := strings.Join(strings.Fields(out), " ")
+	if err != nil || !strings.Contains(flat, "Took over link "+kept[0]) || !strings.Contains(flat, "applied with -target") || !strings.Contains(flat, "run `terraform state rm` on that address") {
+		t.Fatalf("targeted apply of the new address: %v; want link %s taken over, saying what to do\n%s", err, kept[0], out)
+	}
+	return s, w, kept[0]
 }
 
 // TestLeftovers_replaceCreatedBeforeDestroyKeepsTheLink: `apply -replace`
