@@ -135,6 +135,66 @@ func TestSettings_ephemeralKeyStaysOutOfPlanFiles(t *testing.T) {
 	}
 }
 
+// TestSettings_keyInProtocolDumpsIsWarned: with terraform-plugin-go's
+// TF_LOG_SDK_PROTO_DATA_DIR set, the provider block's api_key is written
+// in clear to the files it names, and the plan warns of it on the
+// setting without quoting the key; a key from SHORTLINK_API_KEY, as the
+// warning advises, is in none of those files and warns of nothing.
+func TestSettings_keyInProtocolDumpsIsWarned(t *testing.T) {
+	t.Parallel()
+	s := newService(t, instantFilter)
+	config := func(provider string) string {
+		return fmt.Sprintf("variable \"api_key\" {\n  type      = string\n  default   = null\n  sensitive = true\n}\n%s\nresource \"shortlink_link\" \"a\" {\n  domain_id   = %q\n  destination = \"https://example.com/dumped\"\n}\n", provider, s.fx.DomainID)
+	}
+	ctx := context.Background()
+	for name, c := range map[string]struct {
+		provider string
+		env      []string
+		warned   bool
+	}{
+		"in the provider block":  {"provider \"shortlink\" {\n  api_key = var.api_key\n}\n", []string{"SHORTLINK_API_KEY=", "TF_VAR_api_key=" + s.fx.APIKey}, true},
+		"from SHORTLINK_API_KEY": {"provider \"shortlink\" {}\n", nil, false},
+	} {
+		dumps := t.TempDir()
+		w := s.workdir(t, "dumps-"+strings.ReplaceAll(name, " ", "-"), config(c.provider))
+		w.Setenv(append(c.env, "TF_LOG_SDK_PROTO_DATA_DIR="+dumps)...)
+		out, err := runCLI(ctx, w, "plan")
+		if err != nil {
+			t.Fatalf("%s: plan: %v\n%s", name, err, out)
+		}
+		flat := strings.Join(strings.Fields(out), " ")
+		if got := strings.Contains(flat, "Warning: API key written to protocol dumps"); got != c.warned || strings.Contains(out, s.fx.APIKey) {
+			t.Errorf("%s: warned %t, want %t, and the key never quoted:\n%s", name, got, c.warned, out)
+		}
+		if c.warned && !strings.Contains(flat, "SHORTLINK_API_KEY environment variable rather than in the provider block") {
+			t.Errorf("%s: the warning does not say what to do:\n%s", name, out)
+		}
+		if got := dirHolds(t, dumps, s.fx.APIKey); got != c.warned {
+			t.Errorf("%s: the key in the protocol dumps %t, want %t", name, got, c.warned)
+		}
+	}
+}
+
+// dirHolds reports whether any file directly in dir holds text; it fails
+// the test when dir holds no file at all.
+func dirHolds(t *testing.T, dir, text string) bool {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("no files in %s (%v)", dir, err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), text) {
+			return true
+		}
+	}
+	return false
+}
+
 // zipHolds reports whether any file of the zip archive at path (a saved
 // plan) holds text.
 func zipHolds(t *testing.T, path, text string) bool {

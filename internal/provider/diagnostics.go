@@ -981,6 +981,15 @@ func addEmptySettingFromEnv(diags *diag.Diagnostics, name, env, what string) {
 			"Give "+name+" a value, or leave it null (a variable's default = null) to take it from "+env+" on purpose.")
 }
 
+// addKeyInProtocolDumps reports an api_key written to protocol dumps
+// (warnIfKeyInProtocolDumps).
+func addKeyInProtocolDumps(diags *diag.Diagnostics, env, dir, keyEnv string) {
+	diags.AddAttributeWarning(path.Root("api_key"), "API key written to protocol dumps",
+		env+" is set, so every message Terraform sends this provider is written to files in "+fmt.Sprintf("%q", dir)+", this provider block's settings among them, api_key in clear: "+
+			"those files are outside what the provider redacts. Delete the files once you are done with them, and while "+env+" is set give the key in the "+keyEnv+" environment variable rather than in the provider block: "+
+			"the provider reads that variable itself, and no message carries it.")
+}
+
 // reportDefect is what the user can do about a defect of the provider,
 // which no configuration causes or mends.
 const reportDefect = "Please report this issue to the provider developers."

@@ -131,6 +131,7 @@ func (p *shortlinkProvider) Configure(ctx context.Context, req provider.Configur
 	apiKey := settingOrEnv(cfg.APIKey, EnvAPIKey)
 	warnIfEmptyTakenFromEnv(&resp.Diagnostics, cfg.BaseURL, "base_url", EnvBaseURL, "the base URL")
 	warnIfEmptyTakenFromEnv(&resp.Diagnostics, cfg.APIKey, "api_key", EnvAPIKey, "the API key")
+	warnIfKeyInProtocolDumps(&resp.Diagnostics, cfg.APIKey)
 	// A setting known at plan is checked there, even beside one that is
 	// known only after another resource is applied.
 	if !cfg.APIKey.IsUnknown() {
@@ -211,6 +212,23 @@ func durationSetting(v types.String, fallback time.Duration) time.Duration {
 		return fallback
 	}
 	return d
+}
+
+// EnvProtocolDataDir is terraform-plugin-go's debugging switch: it writes
+// every message Terraform sends the provider, its configuration included,
+// to files in the directory it names, before any code of the provider
+// sees them.
+const EnvProtocolDataDir = "TF_LOG_SDK_PROTO_DATA_DIR"
+
+// warnIfKeyInProtocolDumps says when the provider block's own api_key has
+// gone to those files in clear, where none of the provider's redaction
+// reaches. A key from SHORTLINK_API_KEY travels in no message.
+func warnIfKeyInProtocolDumps(diags *diag.Diagnostics, setting types.String) {
+	dir := os.Getenv(EnvProtocolDataDir)
+	if dir == "" || setting.IsNull() || setting.IsUnknown() || setting.ValueString() == "" {
+		return
+	}
+	addKeyInProtocolDumps(diags, EnvProtocolDataDir, dir, EnvAPIKey)
 }
 
 // checkSetting reports a setting that is missing (what it should hold) or
