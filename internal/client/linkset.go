@@ -132,7 +132,7 @@ func (s *LinkSet) indexSlug(l *Link, slot int32) {
 func (s *LinkSet) slugHash(domainID, slug string) uint64 {
 	var h maphash.Hash
 	h.SetSeed(s.seed)
-	_, _ = h.WriteString(strings.ToLower(domainID))
+	_, _ = h.WriteString(ComparableID(domainID))
 	_ = h.WriteByte(0)
 	_, _ = h.WriteString(slug)
 	return h.Sum64()

@@ -159,8 +159,8 @@ func ByIDListedSince(ctx context.Context, listings *snapshot.Snapshot, mark uint
 // service's spelling (client.SameID), but whether the service reads it so
 // is not shown: a request carries the service's spelling where a listing
 // shows it, and otherwise the UUID in lower case, as RFC 9562 has UUIDs
-// written (and the emulator does). An ID without capitals is taken as
-// written, with no listing.
+// written (and the emulator does). An ID without capitals, or one that is
+// not a UUID (compared exactly), is taken as written, with no listing.
 
 // ServiceLinkID is a link ID as the service spells it, or, when the listing
 // does not have it, id in lower case if it is a UUID (the service then
@@ -216,7 +216,7 @@ func onDomain(l client.Listing, domainID string) (client.Link, bool) {
 }
 
 func asListed(ctx context.Context, listing *snapshot.Snapshot, id string, find func(client.Listing) (string, bool)) string {
-	if strings.ToLower(id) == id {
+	if client.ComparableID(id) == id {
 		return id
 	}
 	listed, err := listing.Current(ctx)
