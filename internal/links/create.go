@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -190,7 +189,7 @@ func (lc *Creator) DeletesOn(domainID string) []string {
 	defer lc.mu.Unlock()
 	var ids []string
 	for id, domain := range lc.deletedOn {
-		if strings.EqualFold(domain, domainID) {
+		if client.SameID(domain, domainID) {
 			ids = append(ids, id)
 		}
 	}
@@ -218,9 +217,9 @@ func (lc *Creator) awaitDelete(ctx context.Context, key string) (ok bool) {
 // identity is what two creates must share to be able to make the same link.
 func identity(in client.CreateLinkInput) string {
 	if in.Slug != "" {
-		return strings.ToLower(in.DomainID) + "/" + in.Slug
+		return client.ComparableID(in.DomainID) + "/" + in.Slug
 	}
-	return strings.ToLower(in.DomainID) + " " + in.Destination
+	return client.ComparableID(in.DomainID) + " " + in.Destination
 }
 
 // Create makes the link, or adopts one an ambiguous attempt or an

@@ -3,6 +3,7 @@ package links
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -900,5 +901,18 @@ func TestCreate_looksNoFurtherForALinkMadeAfterTheAttempt(t *testing.T) {
 	}
 	if n := e.srv.Count(http.MethodGet, "/api/links") - before; n != 1 {
 		t.Errorf("the account was listed %d times after the lost answer; want once: the link found was made after the attempt", n)
+	}
+}
+
+// The links deleted on a domain are those on a domain of the same ID: a
+// UUID in any case, another ID only as written.
+func TestCreator_deletesOnComparesDomainIDsAsIDs(t *testing.T) {
+	lc := NewCreator(nil, nil, 0, 0, 0)
+	lc.Deleted("l1", strings.ToUpper(d1))
+	lc.Deleted("l2", "dom_A")
+	for domainID, want := range map[string]string{d1: "[l1]", d2: "[]", "dom_A": "[l2]", "dom_a": "[]"} {
+		if got := fmt.Sprint(lc.DeletesOn(domainID)); got != want {
+			t.Errorf("DeletesOn(%q) = %s, want %s", domainID, got, want)
+		}
 	}
 }
