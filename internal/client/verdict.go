@@ -53,8 +53,6 @@ type verdict struct {
 	// links:read, writes links:write), the 403 that fails every later
 	// request of that class.
 	lacking map[string]error
-	// reported is set by the first caller of Claim.
-	reported bool
 }
 
 // answered notes that the service answered (any status).
@@ -163,15 +161,4 @@ func (v *verdict) err() error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.final
-}
-
-// ClaimVerdictReport returns true to the first caller only: the operation
-// that reports the Client's verdict to the user; the others can say "see
-// above" instead of repeating it.
-func (c *Client) ClaimVerdictReport() bool {
-	c.reach.mu.Lock()
-	defer c.reach.mu.Unlock()
-	first := !c.reach.reported
-	c.reach.reported = true
-	return first
 }

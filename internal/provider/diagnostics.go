@@ -101,9 +101,14 @@ func plainErrorDetail(err error) string {
 
 // verdictReportedElsewhere reports whether err is a run-wide verdict that another
 // operation explains in full: the first caller with a verdict claims the
-// report and gets false.
-func verdictReportedElsewhere(c *client.Client, err error) bool {
-	return client.IsVerdict(err) && !c.ClaimVerdictReport()
+// report and gets false. Every verdict of the client is one conclusion:
+// the first explains it, whichever it is.
+func verdictReportedElsewhere(explained *reports, err error) bool {
+	if !client.IsVerdict(err) {
+		return false
+	}
+	_, first := explained.claim("the client's verdict", "")
+	return !first
 }
 
 // addOperationError reports an operation that failed. A conclusion the
@@ -111,8 +116,8 @@ func verdictReportedElsewhere(c *client.Client, err error) bool {
 // is wrong, the key is refused) is explained in full by the first
 // operation that reports it; the others fail with a line that points to
 // it, so a run of 30 links reads one explanation, not 30.
-func addOperationError(diags *diag.Diagnostics, c *client.Client, action string, err error) {
-	if verdictReportedElsewhere(c, err) {
+func addOperationError(diags *diag.Diagnostics, explained *reports, action string, err error) {
+	if verdictReportedElsewhere(explained, err) {
 		diags.AddError("Could not "+action, verdictSummary(err)+": the same as the error reported in full once for this run, which says why and what to do."+mayHaveCreated(err))
 		return
 	}
@@ -132,8 +137,8 @@ func mayHaveCreated(err error) string {
 // holds for the whole run is reported as an error by the first refresh
 // only: the run fails on it, and the other refreshes keep their state with
 // a warning (which Terraform folds into one) instead of repeating it.
-func addRefreshError(diags *diag.Diagnostics, c *client.Client, action string, err error) {
-	if verdictReportedElsewhere(c, err) {
+func addRefreshError(diags *diag.Diagnostics, explained *reports, action string, err error) {
+	if verdictReportedElsewhere(explained, err) {
 		diags.AddWarning("Not refreshed", fmt.Sprintf("Could not %s: %s. The error is reported once for the whole run.", action, verdictSummary(err)))
 		return
 	}
@@ -465,12 +470,12 @@ func addSlugHeld(diags *diag.Diagnostics, in client.CreateLinkInput, holder *cli
 // key refused) fails the plan, once: the apply could not succeed, and a
 // plan in CI must not pass on it. Anything else (the service kept failing,
 // an answer that cannot be read) only skips the check, with a warning.
-func addServiceNotAsked(diags *diag.Diagnostics, c *client.Client, err error) {
+func addServiceNotAsked(diags *diag.Diagnostics, explained *reports, err error) {
 	if errors.Is(err, context.Canceled) {
 		return // Terraform was interrupted: the plan stops, and Terraform says so
 	}
 	if client.IsVerdict(err) {
-		if !verdictReportedElsewhere(c, err) {
+		if !verdictReportedElsewhere(explained, err) {
 			addServiceError(diags, "check the new link against the service", err)
 		}
 		return
@@ -713,10 +718,10 @@ func configured(data *providerData, diags *diag.Diagnostics) bool {
 	return false
 }
 
-// addExportError reports a reading of the export that failed; c says
-// whether a run-wide conclusion (key refused, service unreachable) was
+// addExportError reports a reading of the export that failed; explained
+// says whether a run-wide conclusion (key refused, service unreachable) was
 // reported in full elsewhere.
-func addExportError(diags *diag.Diagnostics, c *client.Client, linkID string, err error) {
+func addExportError(diags *diag.Diagnostics, explained *reports, linkID string, err error) {
 	const summary = "Could not read the analytics export"
 	var tooMany *tooManyClicksError
 	switch {
@@ -734,7 +739,7 @@ func addExportError(diags *diag.Diagnostics, c *client.Client, linkID string, er
 		diags.AddError(summary, err.Error()+"\n\nThe service's answer to "+request+" cannot be read as CSV with a header row and one record per click. "+
 			"Read that line of the export with the same key ("+request+", the header Authorization: Bearer <key>) to see what the service sent: a proxy's page or an error body is for the service or the network in between to mend; CSV that this provider cannot read is for its developers, to whom report the line.")
 	default:
-		addOperationError(diags, c, "export the analytics", err)
+		addOperationError(diags, explained, "export the analytics", err)
 	}
 }
 

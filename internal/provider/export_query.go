@@ -115,7 +115,7 @@ func (d *exportDataSource[M, PM]) Read(ctx context.Context, req datasource.ReadR
 	}
 	q.LinkID = links.ServiceLinkID(ctx, d.data.listing, q.LinkID)
 	if err := d.keep(ctx, d.data.client.ReadExport, q, &cfg); err != nil {
-		addExportError(&resp.Diagnostics, d.data.client, q.LinkID, err)
+		addExportError(&resp.Diagnostics, d.data.reports, q.LinkID, err)
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)

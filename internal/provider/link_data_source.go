@@ -86,7 +86,7 @@ func (d *linkDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 		addNoSuchLink(&resp.Diagnostics, path.Root("slug"), err.Error())
 		return
 	case err != nil:
-		addOperationError(&resp.Diagnostics, d.data.client, "look up the link", err)
+		addOperationError(&resp.Diagnostics, d.data.reports, "look up the link", err)
 		return
 	}
 	m.applyLink(link)

@@ -115,7 +115,7 @@ func (r *linkListResource) listed(ctx context.Context, config tfsdk.Config) (cli
 		err = nil
 	}
 	if err != nil {
-		addOperationError(&diags, r.data.client, "list the links", err)
+		addOperationError(&diags, r.data.reports, "list the links", err)
 	}
 	return links, filter, diags
 }

@@ -346,7 +346,7 @@ func (r *linkResource) listingToCheck(ctx context.Context, diags *diag.Diagnosti
 	defer done()
 	listed, err := r.data.listing.Current(ctx)
 	if err != nil {
-		addServiceNotAsked(diags, r.data.client, err)
+		addServiceNotAsked(diags, r.data.reports, err)
 		return nil, false
 	}
 	return listed, true

@@ -153,7 +153,7 @@ func (r *linkResource) Create(ctx context.Context, req resource.CreateRequest, r
 	link, from, err := r.createLink(ctx, in, utm)
 	if err != nil {
 		var failed diag.Diagnostics
-		addOperationError(&failed, r.data.client, "create the link", err)
+		addOperationError(&failed, r.data.reports, "create the link", err)
 		if errors.Is(err, client.ErrQuota) {
 			failed = withDeletedBeforeRefusedCreate(failed, r.data.creator.DeletesOn(in.DomainID))
 		}
@@ -388,7 +388,7 @@ func (r *linkResource) readFailed(ctx context.Context, private privateData, resp
 		// would make it twice.
 		addNotRefreshedListingsShifted(&resp.Diagnostics, id, shortURL)
 	default:
-		addRefreshError(&resp.Diagnostics, r.data.client, "read the link "+id, err)
+		addRefreshError(&resp.Diagnostics, r.data.reports, "read the link "+id, err)
 	}
 }
 
@@ -405,10 +405,12 @@ func (r *linkResource) keepsMissingLink(ctx context.Context, diags *diag.Diagnos
 	onDomain, err := links.AnyOnDomain(ctx, r.data.listing, domainID)
 	switch {
 	case err != nil:
-		addRefreshError(diags, r.data.client, "read the link "+id, err)
+		addRefreshError(diags, r.data.reports, "read the link "+id, err)
 	case !onDomain:
 		me := id + " (" + shortURL + ")"
-		explainer := r.data.reports.claim("domain "+client.ComparableID(domainID), me)
+		// Not only the first: another object naming the same link explains
+		// in full too, rather than point to itself.
+		explainer, _ := r.data.reports.claim("domain "+client.ComparableID(domainID), me)
 		addDomainUnlisted(diags, explainer == me, explainer, id, shortURL, domainID)
 	}
 	return err != nil || !onDomain
@@ -556,7 +558,7 @@ func changeInput(ctx context.Context, plan linkResourceModel, utmChanged bool) (
 func (r *linkResource) addChangeError(ctx context.Context, diags *diag.Diagnostics, state linkResourceModel, err error) {
 	switch {
 	case !changedNoLink(err):
-		addOperationError(diags, r.data.client, "change the link's destination", err)
+		addOperationError(diags, r.data.reports, "change the link's destination", err)
 	case r.domainUnlisted(ctx, state.DomainID.ValueString()):
 		addChangeOffDomain(diags, state.ID.ValueString(), state.ShortURL.ValueString(), state.DomainID.ValueString())
 	default:
@@ -604,7 +606,7 @@ func (r *linkResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 			// it rather than take its emptied domain for another account's.
 			resp.Diagnostics.Append(resp.Private.SetKey(ctx, deleteSentKey, []byte("true"))...)
 		}
-		addOperationError(&resp.Diagnostics, r.data.client, "delete the link "+state.ID.ValueString(), err)
+		addOperationError(&resp.Diagnostics, r.data.reports, "delete the link "+state.ID.ValueString(), err)
 		return
 	}
 	r.data.listing.Remove(state.ID.ValueString())
@@ -632,7 +634,7 @@ func (r *linkResource) ImportState(ctx context.Context, req resource.ImportState
 		addNotAnImportID(&resp.Diagnostics, importID)
 		return
 	case err != nil:
-		addOperationError(&resp.Diagnostics, r.data.client, "import the link "+importID, err)
+		addOperationError(&resp.Diagnostics, r.data.reports, "import the link "+importID, err)
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), link.ID)...)

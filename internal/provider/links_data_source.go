@@ -115,7 +115,7 @@ func (d *linksDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		err = nil
 	}
 	if err != nil {
-		addOperationError(&resp.Diagnostics, d.data.client, "list the links", err)
+		addOperationError(&resp.Diagnostics, d.data.reports, "list the links", err)
 		return
 	}
 	maxLinks := wholeSetting(cfg.MaxLinks, defaultMaxLinks)

@@ -299,18 +299,19 @@ type reports struct {
 	explains map[string]string // conclusion → the object whose message explains it
 }
 
-// claim returns the object that explains key: who, if none did before.
-func (r *reports) claim(key, who string) (explainer string) {
+// claim returns the object that explains key: who, if none did before
+// (first).
+func (r *reports) claim(key, who string) (explainer string, first bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if explainer, ok := r.explains[key]; ok {
-		return explainer
+		return explainer, false
 	}
 	if r.explains == nil {
 		r.explains = map[string]string{}
 	}
 	r.explains[key] = who
-	return who
+	return who, true
 }
 
 // operation returns the context of one create, change or delete: bounded by

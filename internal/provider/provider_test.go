@@ -449,10 +449,20 @@ func TestAccSecurity_schemeThatDoesNotMatchThePort(t *testing.T) {
 }
 
 // A conclusion is explained by the first object that claims it, per key;
-// the others learn which.
+// the others learn which, and that they were not first.
 func TestReports_claim(t *testing.T) {
 	var r reports
-	if r.claim("domain a", "l-1") != "l-1" || r.claim("domain a", "l-2") != "l-1" || r.claim("domain b", "l-2") != "l-2" {
-		t.Fatal("want the first claimant of each key")
+	for _, c := range []struct {
+		key, who, explainer string
+		first               bool
+	}{
+		{"domain a", "l-1", "l-1", true},
+		{"domain a", "l-2", "l-1", false},
+		{"domain b", "l-2", "l-2", true},
+		{"domain b", "l-2", "l-2", false},
+	} {
+		if explainer, first := r.claim(c.key, c.who); explainer != c.explainer || first != c.first {
+			t.Errorf("claim(%q, %q) = %q, %t; want %q, %t", c.key, c.who, explainer, first, c.explainer, c.first)
+		}
 	}
 }
