@@ -615,9 +615,10 @@ func serviceErrorDetail(e *client.APIError) string {
 		return "The service refused the request (400 " + e.Said() + ")" + said + ". domain_id must be the ID of one of the account's domains: the dashboard's Domains section lists them (the API has no endpoint that does)."
 	case errors.Is(e, client.ErrInvalidRequest):
 		return "The service refused the request (400 " + e.Said() + ")" + said + "."
-	// ErrNotFound is 404 or 410: the status is the one that came back.
-	case errors.Is(e, client.ErrNotFound) && strings.HasPrefix(e.Path, pathOfALink):
-		return fmt.Sprintf("The link no longer exists on the service (%d %s)%s. It was probably deleted outside Terraform; run `terraform apply` again to recreate it.", e.StatusCode, e.Said(), said)
+	// ErrNotFound is 404 or 410: the status is the one that came back. One
+	// to a link's PATCH or DELETE never comes here: the resource tells a
+	// link deleted outside Terraform from another account's (changedNoLink,
+	// Delete).
 	case errors.Is(e, client.ErrNotFound):
 		return fmt.Sprintf("The service answered %d %s to %s %s%s: it found nothing there. Check base_url, and for a create that domain_id is one of the account's domains (the dashboard's Domains section).", e.StatusCode, e.Said(), e.Method, e.Path, said)
 	}
@@ -636,10 +637,6 @@ func serviceErrorDetail(e *client.APIError) string {
 	}
 	return fmt.Sprintf("The service answered %d%s. This may be temporary: %s", e.StatusCode, said, again)
 }
-
-// pathOfALink is how the paths of one link's requests begin (PATCH and
-// DELETE /api/links/{id}).
-const pathOfALink = "/api/links/"
 
 // isFilterRejection reports a 422 of the fraud filter, whose code the
 // service sent or the status implies, as opposed to another 422.

@@ -592,9 +592,9 @@ func TestAddServiceError_whatEachFailureSays(t *testing.T) {
 			want:   []string{"The service answered 410 gone to POST /api/links"},
 			absent: []string{"404"},
 		},
-		"a proxy's page answering 410 to a change, with no code of the service": {
-			err:    &client.APIError{StatusCode: 410, Method: "PATCH", Path: "/api/links/l-1", Code: "not_found", CodeDerived: true},
-			want:   []string{"no longer exists on the service (410 Gone)"},
+		"a proxy's page answering 410 to a create, with no code of the service": {
+			err:    &client.APIError{StatusCode: 410, Method: "POST", Path: "/api/links", Code: "not_found", CodeDerived: true},
+			want:   []string{"The service answered 410 Gone to POST /api/links"},
 			absent: []string{"404"},
 		},
 		"a proxy's page answering 401, with no code of the service": {
@@ -607,19 +607,15 @@ func TestAddServiceError_whatEachFailureSays(t *testing.T) {
 			want:   []string{"lacks the scope this operation needs (403 Forbidden): POST /api/links needs links:write"},
 			absent: []string{"insufficient_scope"},
 		},
-		"a proxy's page answering 404 to a change, with no code of the service": {
-			err:    &client.APIError{StatusCode: 404, Method: "PATCH", Path: "/api/links/l-1", Code: "not_found", CodeDerived: true},
-			want:   []string{"no longer exists on the service (404 Not Found)"},
+		"a proxy's page answering 404 to a create, with no code of the service": {
+			err:    &client.APIError{StatusCode: 404, Method: "POST", Path: "/api/links", Code: "not_found", CodeDerived: true},
+			want:   []string{"The service answered 404 Not Found to POST /api/links"},
 			absent: []string{"not_found"},
 		},
 		"a proxy's page answering 402, with no code of the service": {
 			err:    &client.APIError{StatusCode: 402, Method: "POST", Path: "/api/links", Code: "link_quota", CodeDerived: true},
 			want:   []string{"quota of the account's plan is exhausted (402 Payment Required)"},
 			absent: []string{"link_quota"},
-		},
-		"a change answered 404": {
-			err:  answer(404, "PATCH", "/api/links/l-1", "not_found"),
-			want: []string{"no longer exists", "deleted outside Terraform"},
 		},
 		"a 422 of the fraud filter": {
 			err:        answer(422, "POST", "/api/links", "blocked_by_filter"),
