@@ -76,7 +76,10 @@ func NewLinkSet() *LinkSet {
 	}
 }
 
-// LinkSetOf returns a set of links, in their order.
+// LinkSetOf returns a set of links, in their order: a listing made by
+// hand. Only tests call it, of this package and of snapshot and links; it
+// is exported so that they share this one definition (a _test.go file's
+// are seen by its own package only).
 func LinkSetOf(links ...Link) *LinkSet {
 	s := NewLinkSet()
 	for i := range links {
