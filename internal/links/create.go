@@ -388,9 +388,8 @@ func (lc *Creator) searched(taken *client.Link, c lostCreate) {
 	lc.lost[taken.ID] = c
 }
 
-// looksForAMistakenLink is how many times MadeInstead looks for the link
-// the create made, waiting twice as long before each look as before the
-// last (from the create's first wait before a resend).
+// looksForAMistakenLink is how many times lookForNewer looks for the link
+// a create made after its search took another.
 const looksForAMistakenLink = 3
 
 // MadeInstead is for an object of this apply that names link id and is
@@ -443,20 +442,30 @@ func (lc *Creator) MadeBeside(ctx context.Context, domainID, destination string)
 	return lc.lookForMade(ctx, taken, lost), taken
 }
 
-// lookForMade looks looksForAMistakenLink times for the link create c
-// made, newer than taken, the link its search took.
+// lookForMade looks for the link create c made, newer than taken, the
+// link its search took: at once, since that search listed before the
+// destroy that calls this began, then after the create's first wait
+// before a resend and twice that.
 func (lc *Creator) lookForMade(ctx context.Context, taken string, c lostCreate) *client.Link {
+	found, err := lc.lookForNewer(ctx, c, c.taken, lc.retryWait)
+	if err != nil {
+		tflog.Warn(ctx, "could not look for the link a create made after it took another object's", map[string]any{"taken": taken, "error": err.Error()})
+	}
+	return found
+}
+
+// lookForNewer looks looksForAMistakenLink times for a link create c could
+// have made, created after after (the service's clock), waiting wait
+// after the first look and twice as long after each next. It returns the
+// first found, claimed; none when ctx ends a wait.
+func (lc *Creator) lookForNewer(ctx context.Context, c lostCreate, after time.Time, wait time.Duration) (*client.Link, error) {
 	for look := range looksForAMistakenLink {
-		found, err := lc.adoptCreatedAfter(ctx, c.key, c.in, c.utm, c.since, c.taken)
-		if err != nil {
-			tflog.Warn(ctx, "could not look for the link a create made after it took another object's", map[string]any{"taken": taken, "error": err.Error()})
-			return nil
-		}
-		if found != nil || look == looksForAMistakenLink-1 || sleep(ctx, lc.retryWait<<look) != nil {
-			return found
+		found, err := lc.adoptCreatedAfter(ctx, c.key, c.in, c.utm, c.since, after)
+		if err != nil || found != nil || look == looksForAMistakenLink-1 || sleep(ctx, wait<<look) != nil {
+			return found, err
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // mayPrecede says link l, found for an attempt begun at started, may have
@@ -473,22 +482,20 @@ func (lc *Creator) mayPrecede(l *client.Link, started time.Time) bool {
 // holds that this process never read (an instance added beside identical
 // ones by count or for_each): the service made the create's link only
 // after the search listed, and no destroy would tell it (MadeInstead).
+//
+// It looks after the create's first wait before a resend (the search has
+// just listed), then after twice and four times that.
 func (lc *Creator) preferNewer(ctx context.Context, c lostCreate, found *client.Link) *client.Link {
-	for look := range looksForAMistakenLink {
-		if sleep(ctx, lc.retryWait<<look) != nil {
-			return found
-		}
-		newer, err := lc.adoptCreatedAfter(ctx, c.key, c.in, c.utm, c.since, found.CreatedAt)
-		switch {
-		case err != nil:
-			return found
-		case newer != nil:
-			tflog.Info(ctx, "a newer link the create could have made showed after the search", map[string]any{"found": found.ID, "newer": newer.ID})
-			lc.release(found.ID)
-			return newer
-		}
+	if sleep(ctx, lc.retryWait) != nil {
+		return found
 	}
-	return found
+	newer, err := lc.lookForNewer(ctx, c, found.CreatedAt, 2*lc.retryWait)
+	if err != nil || newer == nil {
+		return found
+	}
+	tflog.Info(ctx, "a newer link the create could have made showed after the search", map[string]any{"found": found.ID, "newer": newer.ID})
+	lc.release(found.ID)
+	return newer
 }
 
 // release lets link id, which a search claimed, go to whoever holds it.
