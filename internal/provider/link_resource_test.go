@@ -145,6 +145,7 @@ func TestAccLink_createImportAndDestroy(t *testing.T) {
 }
 
 func TestAccLink_importBlock(t *testing.T) {
+	skipBelowTerraform(t, 5, "an import block")
 	e := newTestEnv(t)
 	seeded := e.seedLinks(t, e.fx.DomainID, "seeded", 1)
 	body := fmt.Sprintf(`
@@ -168,8 +169,10 @@ import {
 
 // An account whose listing is larger than the client's old 32 MiB cap on a
 // body: import by ID and by slug, a plan, an in-place change and a create
-// all work from one streamed listing.
+// all work from one streamed listing. The imports are import blocks, of
+// Terraform 1.5 and later; the listing itself does not depend on the CLI.
 func TestAccLink_accountLargerThanAnyBodyCap(t *testing.T) {
+	skipBelowTerraform(t, 5, "an import block")
 	const seededLinks = 100_000
 	e := newTestEnv(t)
 	seeded := e.seedLinks(t, e.fx.DomainID, "large", seededLinks)
