@@ -449,7 +449,8 @@ func TestAccLinkErrors_createBeforeDestroyKeepsTheSlug(t *testing.T) {
 
 // A list answer the provider cannot read says what came back and that the
 // configuration is not the cause; base_url is not the advice, since the
-// service answered.
+// service answered. The import of a link by its slug lists the links: by
+// an import block (Terraform 1.5 and later) and by `terraform import`.
 func TestAccLinkErrors_unreadableListing(t *testing.T) {
 	huge := `[{"id":"x","slug":"x","destination":"https://example.com/` + strings.Repeat("a", 70<<10) + `"}]`
 	for name, c := range map[string]struct {
@@ -459,31 +460,52 @@ func TestAccLinkErrors_unreadableListing(t *testing.T) {
 		"cut short":             {func(b []byte) []byte { return b[:len(b)/2] }, "it was cut short"},
 		"a link over the bound": {func([]byte) []byte { return []byte(huge) }, "item 0 of the list is larger than 64 KiB"},
 	} {
-		t.Run(name, func(t *testing.T) {
-			e := newTestEnv(t)
-			e.seedLinks(t, e.fx.DomainID, "seeded", 50)
-			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Method != http.MethodGet || r.URL.Path != "/api/links" {
-					e.srv.ServeHTTP(w, r)
-					return
-				}
-				rec := httptest.NewRecorder()
-				e.srv.ServeHTTP(rec, r)
-				w.Header().Set("Content-Type", "application/json")
-				_, _ = w.Write(c.rewrite(rec.Body.Bytes()))
-			}))
-			t.Cleanup(ts.Close)
-			e.url = ts.URL
-			resource.ParallelTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: protoV6Providers,
-				Steps: []resource.TestStep{{
-					Config: e.linkConfig(`  destination = "https://example.com/seeded/0"`) +
-						fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", linkAddr, e.fx.DomainID+"/seeded-0"),
-					ExpectError: expectErr(c.want, "the configuration is not the cause", "report it"),
-				}},
+		for _, block := range []bool{true, false} {
+			by := "terraform import"
+			if block {
+				by = "import block"
+			}
+			t.Run(name+", "+by, func(t *testing.T) {
+				unreadableListing(t, c.rewrite, c.want, block)
 			})
-		})
+		}
 	}
+}
+
+// unreadableListing imports a link by its slug while the service's list
+// answers are rewritten, and expects the error that says so.
+func unreadableListing(t *testing.T, rewrite func([]byte) []byte, want string, block bool) {
+	if block {
+		skipBelowTerraform(t, 5, "an import block")
+	}
+	e := newTestEnv(t)
+	e.seedLinks(t, e.fx.DomainID, "seeded", 50)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || r.URL.Path != "/api/links" {
+			e.srv.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		e.srv.ServeHTTP(rec, r)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(rewrite(rec.Body.Bytes()))
+	}))
+	t.Cleanup(ts.Close)
+	e.url = ts.URL
+	id := e.fx.DomainID + "/seeded-0"
+	step := resource.TestStep{
+		Config:      e.linkConfig(`  destination = "https://example.com/seeded/0"`),
+		ExpectError: expectErr(want, "the configuration is not the cause", "report it"),
+	}
+	if block {
+		step.Config += fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", linkAddr, id)
+	} else {
+		step.ResourceName, step.ImportState, step.ImportStateId = linkAddr, true, id
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps:                    []resource.TestStep{step},
+	})
 }
 
 // What each failure says, built as the client and the creator build the
