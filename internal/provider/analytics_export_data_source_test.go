@@ -173,7 +173,8 @@ func TestAccAnalyticsExport_defaultMaxClicks(t *testing.T) {
 // a clear error, not a crash.
 func TestAccAnalyticsExport_unconfiguredProvider(t *testing.T) {
 	e := newTestEnv(t)
-	expectFailure(t, testConfig(t, "analytics_export_unconfigured_provider.tf.tmpl", e.url, e.fx.APIKey), "Provider not configured", "base_url or api_key is not known yet", "-target")
+	block, expr := knownAtApply(t, "url", e.url)
+	expectFailure(t, testConfig(t, "analytics_export_unconfigured_provider.tf.tmpl", block, expr, e.fx.APIKey), "Provider not configured", "base_url or api_key is not known yet", "-target")
 }
 
 // since and until keep the clicks of a range, the CSV holds their records

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -52,4 +53,25 @@ func cliVersion(t testing.TB) (major, minor int) {
 		t.Fatal(err)
 	}
 	return v[0], v[1]
+}
+
+// knownAtApply declares a string that a plan does not know and an apply
+// does: the block to add to the configuration and the expression that
+// reads the value. The value comes from terraform_data (Terraform 1.4 and
+// later, every OpenTofu), unknown at a plan that creates or changes it. An
+// older CLI has no terraform_data: there the value is built on timestamp(),
+// which Terraform leaves unknown at every plan and knows at apply, so that
+// what the tests check (a setting unknown at plan) is still checked; the
+// value is then unknown at every plan, not only at those that change it.
+func knownAtApply(t testing.TB, name, value string) (block, expr string) {
+	t.Helper()
+	if strings.ContainsAny(value, `"\$%`) {
+		t.Fatalf("knownAtApply writes %q into HCL as it stands; give it a value without quotes, backslashes, $ or %%", value)
+	}
+	if os.Getenv("TF_ACC") != "" {
+		if major, minor := cliVersion(t); major == 1 && minor < 4 {
+			return "", fmt.Sprintf(`"${substr(timestamp(), 0, 0)}%s"`, value)
+		}
+	}
+	return fmt.Sprintf("resource \"terraform_data\" %q {\n  input = %q\n}\n", name, value), "terraform_data." + name + ".output"
 }

@@ -594,10 +594,13 @@ func (e *testEnv) onlyLinkOrNone() any {
 // TestAccLink_providerConfiguredOnlyAtApply: base_url comes from a resource,
 // so it is unknown while planning. The link is then planned from its state
 // (not refreshed) instead of failing, and applies once the URL is known.
+// (On a CLI without terraform_data the URL is unknown at every plan, the
+// one after each apply too: see knownAtApply.)
 func TestAccLink_providerConfiguredOnlyAtApply(t *testing.T) {
 	e := newTestEnv(t)
 	cfg := func(url string) string {
-		return testConfig(t, "link_provider_configured_only_at_apply.tf.tmpl", url, e.fx.APIKey, e.fx.DomainID)
+		block, expr := knownAtApply(t, "endpoint", url)
+		return testConfig(t, "link_provider_configured_only_at_apply.tf.tmpl", block, expr, e.fx.APIKey, e.fx.DomainID)
 	}
 	sameID := statecheck.CompareValue(compare.ValuesSame())
 	e.testLink(t, []resource.TestStep{

@@ -371,17 +371,17 @@ func TestAccValidation_badProviderSettings(t *testing.T) {
 // check it passed, and the apply failed).
 func TestAccProvider_knownSettingCheckedBesideAnUnknownOne(t *testing.T) {
 	body := linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a")
-	fromApply := "resource \"terraform_data\" \"known_later\" {\n input = \"https://api.example.com\"\n}\n"
+	fromApply, knownLater := knownAtApply(t, "known_later", "https://api.example.com")
 	for name, tc := range map[string]struct {
 		provider string
 		want     *regexp.Regexp
 	}{
 		"base_url plain http, api_key unknown": {
-			provider: "provider \"shortlink\" {\n base_url = \"http://api.example.com\"\n api_key = terraform_data.known_later.output\n}\n",
+			provider: "provider \"shortlink\" {\n base_url = \"http://api.example.com\"\n api_key = " + knownLater + "\n}\n",
 			want:     expectErr("Invalid base_url", "uses plain http"),
 		},
 		"api_key with a space, base_url unknown": {
-			provider: "provider \"shortlink\" {\n base_url = terraform_data.known_later.output\n api_key = \"sk_SECRET 2\"\n}\n",
+			provider: "provider \"shortlink\" {\n base_url = " + knownLater + "\n api_key = \"sk_SECRET 2\"\n}\n",
 			want:     expectErr("Invalid api_key", "contains spaces or control characters"),
 		},
 	} {
