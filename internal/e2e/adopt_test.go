@@ -125,6 +125,7 @@ func TestAdopt_importBlocks(t *testing.T) {
 	d := seedDashboardLinks(t, s)
 	seeded := writes(s)
 	w := s.workdir(t, "adopt-import-blocks", "provider \"shortlink\" {}\n")
+	skipBelow(t, w, 5, 6, "an import block")
 	imports := fmt.Sprintf(`
 import {
   to = shortlink_link.webinar
@@ -170,6 +171,7 @@ func TestAdopt_afterTheImport(t *testing.T) {
 	d := seedDashboardLinks(t, s)
 	seeded := writes(s)
 	w := s.workdir(t, "adopt-after-the-import", "provider \"shortlink\" {}\n")
+	skipBelow(t, w, 5, 6, "an import block")
 	const unknownID = "0b9d4a52-6d7e-4c1a-8f2e-3a4b5c6d7e8f"
 	block := func(name, id string) string {
 		return fmt.Sprintf("import {\n  to = shortlink_link.%s\n  id = %q\n}\n", name, id)
@@ -308,6 +310,24 @@ func skipBelow(t *testing.T, w *clitest.Workdir, terraform, tofu int, what strin
 		major, minor := cliVersion(t, w)
 		t.Skipf("%s needs Terraform 1.%d or OpenTofu 1.%d or later; this CLI is %d.%d: skipping the test from here", what, terraform, tofu, major, minor)
 	}
+}
+
+// knownAtApply declares a string that a plan does not know and an apply
+// does: the block to add to the configuration and the expression that
+// reads the value. The value comes from terraform_data (Terraform 1.4 and
+// later, OpenTofu), unknown at a plan that creates or changes it; an older
+// CLI has no terraform_data, and there the value is built on timestamp(),
+// which Terraform leaves unknown at every plan and knows at apply. value
+// goes into HCL as it stands: no quotes, backslashes, $ or %.
+func knownAtApply(t *testing.T, w *clitest.Workdir, name, value string) (block, expr string) {
+	t.Helper()
+	if strings.ContainsAny(value, `"\$%`) {
+		t.Fatalf("knownAtApply writes %q into HCL as it stands", value)
+	}
+	if !cliAtLeast(t, w, 4, 6) {
+		return "", fmt.Sprintf(`"${substr(timestamp(), 0, 0)}%s"`, value)
+	}
+	return fmt.Sprintf("\nresource \"terraform_data\" %q {\n  input = %q\n}\n", name, value), "terraform_data." + name + ".output"
 }
 
 // cliVersion is the CLI's version (Terraform and OpenTofu alike answer

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -327,9 +328,11 @@ func TestMistakes_planWarnings(t *testing.T) {
 	if _, err := s.srv.SeedLinks(s.fx.DomainID, "taken", 2); err != nil {
 		t.Fatal(err)
 	}
-	link := func(name, slug, extra string) string {
-		return fmt.Sprintf("\nresource \"shortlink_link\" %q {\n  domain_id   = %q\n  destination = \"https://example.com/%s\"\n  slug        = %q\n%s}\n", name, s.fx.DomainID, name, slug, extra)
+	// linkAt takes the slug as an expression, link as a string.
+	linkAt := func(name, slug, extra string) string {
+		return fmt.Sprintf("\nresource \"shortlink_link\" %q {\n  domain_id   = %q\n  destination = \"https://example.com/%s\"\n  slug        = %s\n%s}\n", name, s.fx.DomainID, name, slug, extra)
 	}
+	link := func(name, slug, extra string) string { return linkAt(name, strconv.Quote(slug), extra) }
 	keep := link("keep", "keep", "")
 	w := s.workdir(t, "plan-warnings", "provider \"shortlink\" {}\n"+keep)
 	ctx := context.Background()
@@ -359,8 +362,8 @@ func TestMistakes_planWarnings(t *testing.T) {
 	noDomain := "\ndata \"shortlink_links\" \"elsewhere\" {\n  domain_id = \"0b7c1f2e-0000-4000-8000-000000000000\"\n}\n"
 	// UTM parameters known only at apply do not hide a holder that no UTM
 	// parameters would let the create take over (another destination).
-	unknownUTM := "\nresource \"terraform_data\" \"campaign\" {\n  input = \"spring\"\n}\n" +
-		link("clash_later", "taken-1", "  utm = { campaign = terraform_data.campaign.output }\n")
+	campaign, campaignLater := knownAtApply(t, w, "campaign", "spring")
+	unknownUTM := campaign + link("clash_later", "taken-1", "  utm = { campaign = "+campaignLater+" }\n")
 	configure(keep + unknownUTM)
 	out := run("plan")
 	expectCount(out, "Warning: Slug already taken", 1)
@@ -409,8 +412,8 @@ func TestMistakes_planWarnings(t *testing.T) {
 
 	// A slug known only at apply replaces the link whatever it turns out
 	// to be, and the plan says what that loses.
-	revision := "\nresource \"terraform_data\" \"revision\" {\n  input = \"keep\"\n}\n"
-	configure(revision + link("keep", "${terraform_data.revision.output}", "") + past)
+	revision, slugLater := knownAtApply(t, w, "revision", "keep")
+	configure(revision + linkAt("keep", slugLater, "") + past)
 	out = run("plan")
 	// One attribute forces it: one line of the diff says so (Terraform 1.5.7
 	// writes the mark on both sides of a value known only at apply).
