@@ -9,8 +9,9 @@ data "shortlink_clicks" "march" {
   until = "2027-04-01T00:00:00Z"
 }
 
-# One link over the last 30 days. plantimestamp() is known while planning
-# (timestamp() is not, which would put off the read until apply).
+# One link over the last 30 days. plantimestamp() (Terraform 1.5 and later,
+# OpenTofu 1.6 and later) is known while planning (timestamp() is not,
+# which would put off the read until apply).
 data "shortlink_clicks" "spring_last_30_days" {
   link_id = "7d0c5a52-3c1e-4f7b-a1d2-5e6f7a8b9c0d" # e.g. shortlink_link.spring.id
   since   = timeadd(plantimestamp(), "-720h")
