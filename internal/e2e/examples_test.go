@@ -109,6 +109,18 @@ func TestExamples_spreadsheet(t *testing.T) {
 		t.Fatalf("a row removed: want its link, and only it, destroyed:\n%s", out)
 	}
 
+	// A row's slug renamed makes another row, as the guide says: the old
+	// link deleted and a new one made, with no warning but the CLI's own of
+	// the test's development overrides.
+	renamed := strings.Replace(adopted, "careers,https://jobs.example.com/open-roles,", "jobs,https://jobs.example.com/open-roles,", 1)
+	if err := w.WriteFile("links.csv", renamed); err != nil {
+		t.Fatal(err)
+	}
+	if out := run("plan"); !strings.Contains(out, `shortlink_link.sheet["careers"] will be destroyed`) || !strings.Contains(out, `shortlink_link.sheet["jobs"] will be created`) ||
+		!strings.Contains(out, "Plan: 1 to add, 0 to change, 1 to destroy.") || strings.Count(out, "Warning:") != strings.Count(out, "Warning: Provider development overrides") {
+		t.Fatalf("a slug renamed: want the old link destroyed and a new one created, with no warning:\n%s", out)
+	}
+
 	// A slug on two rows fails the plan, naming it, before any request.
 	if err := w.WriteFile("links.csv", sheet+"careers,https://jobs.example.com/other,,,,\n"); err != nil {
 		t.Fatal(err)
