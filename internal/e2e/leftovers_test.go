@@ -533,3 +533,32 @@ func TestLeftovers_replaceTheOlderOfIdenticalLinksWhoseAnswerIsLost(t *testing.T
 		t.Errorf("the service holds %v after the plan, want %v", got, held)
 	}
 }
+
+// TestLeftovers_twoAliasesShareOneSlugsLink holds the interrupted-runs
+// guide to the limit it states: resources under two provider
+// configurations on one key, which Terraform runs in two processes, that
+// declare one slug are not refused as a slug declared twice. The apply
+// that comes second takes over the link the first made, saying so, both
+// objects name the link, and the next plan sees nothing wrong. This test
+// fails if the provider ever catches it, and the guide must then say so.
+func TestLeftovers_twoAliasesShareOneSlugsLink(t *testing.T) {
+	t.Parallel()
+	s := newService(t, instantFilter)
+	var config strings.Builder
+	for _, alias := range []string{"east", "west"} {
+		fmt.Fprintf(&config, "provider \"shortlink\" {\n  alias = %q\n}\nresource \"shortlink_link\" %q {\n  provider    = shortlink.%s\n  domain_id   = %q\n  slug        = \"launch\"\n  destination = \"https://shop.example.com/launch\"\n}\n", alias, alias, alias, s.fx.DomainID)
+	}
+	w := s.workdir(t, "two-aliases", config.String())
+	ctx := context.Background()
+	out, err := runCLI(ctx, w, "apply", "-auto-approve")
+	if err != nil || !strings.Contains(out, "Warning: Took over link") {
+		t.Fatalf("apply of one slug under two aliases: %v; want it applied, the second taking over the first's link\n%s", err, out)
+	}
+	ids := stateIDs(t, w)
+	if len(ids) != 2 || ids[0] != ids[1] || len(s.linkIDs()) != 1 {
+		t.Fatalf("the state names links %v and the service holds %v; want both objects naming the one link", ids, s.linkIDs())
+	}
+	if out, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); err != nil {
+		t.Fatalf("plan after the apply: %v; the guide says nothing catches two aliases naming one link\n%s", err, out)
+	}
+}
