@@ -48,6 +48,17 @@ func (e *creatorEnv) input(dest, slug string) client.CreateLinkInput {
 	return client.CreateLinkInput{Destination: dest, DomainID: e.fx.DomainID, Slug: slug}
 }
 
+// serviceTaking makes the service take delay over every create (its
+// filter) and the creator wait retryWait before its first resend: the two
+// durations that time the looks after a lost answer.
+func (e *creatorEnv) serviceTaking(t *testing.T, delay, retryWait time.Duration) {
+	t.Helper()
+	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(delay) }); err != nil {
+		t.Fatal(err)
+	}
+	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, retryWait, DefaultAdoptionWindow)
+}
+
 func (e *creatorEnv) closeNextCreateAfterCommit() {
 	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultCloseAfterCommit, Method: http.MethodPost})
 }
@@ -166,10 +177,7 @@ func TestCreate_waitsAs503sRetryAfterAsks(t *testing.T) {
 // measured.
 func TestCreate_waitsForALinkTheServiceMakesAfterItsAnswer(t *testing.T) {
 	e := newCreatorEnv(t)
-	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(600 * time.Millisecond) }); err != nil {
-		t.Fatal(err)
-	}
-	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 300*time.Millisecond, DefaultAdoptionWindow)
+	e.serviceTaking(t, 600*time.Millisecond, 300*time.Millisecond)
 	if _, _, err := e.creator.Create(context.Background(), e.input("https://example.com/first", ""), nil); err != nil {
 		t.Fatal(err) // answered after the filter: how long the service works on a create
 	}
@@ -718,6 +726,21 @@ func (e *creatorEnv) seedOlderTwin(t *testing.T, ago time.Duration) emulator.Lin
 	return seeded[0]
 }
 
+// seedIdenticalPair seeds the links of two objects of the state, identical
+// to what a create without a slug asks for: newer made 30 s ago on the
+// service's clock (seedOlderTwin), older 40 s ago.
+func (e *creatorEnv) seedIdenticalPair(t *testing.T) (newer emulator.Link, older *client.Link) {
+	t.Helper()
+	newer = e.seedOlderTwin(t, 30*time.Second)
+	*e.clock = time.Now().Add(-40 * time.Second)
+	older, err := e.creator.client.CreateLink(context.Background(), e.input(newer.Destination, ""))
+	*e.clock = time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newer, older
+}
+
 // -replace (or a taint) of a link without a slug, with
 // create_before_destroy, whose create's answer is lost: the old link is
 // identical and a few seconds old, and the link the create made is newer.
@@ -744,10 +767,7 @@ func TestCreate_madeInsteadFindsTheLinkOfACreateThatTookAnotherObjects(t *testin
 	old := e.seedOlderTwin(t, 30*time.Second)
 	// The create lists at about 0.5, 1.5, 3 and 5.5 s, a destroy after it
 	// at about 6, 7 and 8.5 s: the link is made between the two.
-	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(7 * time.Second) }); err != nil {
-		t.Fatal(err)
-	}
-	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 500*time.Millisecond, DefaultAdoptionWindow)
+	e.serviceTaking(t, 7*time.Second, 500*time.Millisecond)
 	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
 	link, from, err := e.creator.Create(context.Background(), e.input(old.Destination, ""), nil)
 	if err != nil || from != Retaken || link.ID != old.ID {
@@ -772,10 +792,7 @@ func TestCreate_madeInsteadFindsTheLinkOfACreateThatTookAnotherObjects(t *testin
 func TestCreate_neverTakesALinkThisApplyDeletes(t *testing.T) {
 	e := newCreatorEnv(t)
 	old := e.seedOlderTwin(t, 30*time.Second)
-	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(600 * time.Millisecond) }); err != nil {
-		t.Fatal(err)
-	}
-	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 300*time.Millisecond, DefaultAdoptionWindow)
+	e.serviceTaking(t, 600*time.Millisecond, 300*time.Millisecond)
 	if handedOn, _ := e.creator.BeginDelete(old.ID, e.fx.DomainID, ""); handedOn {
 		t.Fatal("the old link was handed on before any create")
 	}
@@ -798,10 +815,7 @@ func TestCreate_neverTakesALinkThisApplyDeletes(t *testing.T) {
 func TestCreate_takesTheLinkTheServiceMadeAfterTheSearchOverAnOlderOne(t *testing.T) {
 	e := newCreatorEnv(t)
 	other := e.seedOlderTwin(t, 30*time.Second)
-	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(600 * time.Millisecond) }); err != nil {
-		t.Fatal(err)
-	}
-	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 300*time.Millisecond, DefaultAdoptionWindow)
+	e.serviceTaking(t, 600*time.Millisecond, 300*time.Millisecond)
 	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
 	link, from, err := e.creator.Create(context.Background(), e.input(other.Destination, ""), nil)
 	if err != nil || from != Retaken || link.ID == other.ID {
@@ -823,17 +837,8 @@ func TestCreate_takesTheLinkTheServiceMadeAfterTheSearchOverAnOlderOne(t *testin
 // not name it as one to delete.
 func TestCreate_madeInsteadNamesNoOlderObjectsLink(t *testing.T) {
 	e := newCreatorEnv(t)
-	old := e.seedOlderTwin(t, 30*time.Second)
-	*e.clock = time.Now().Add(-40 * time.Second)
-	other, err := e.creator.client.CreateLink(context.Background(), e.input(old.Destination, ""))
-	*e.clock = time.Now()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(3 * time.Second) }); err != nil {
-		t.Fatal(err)
-	}
-	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 50*time.Millisecond, DefaultAdoptionWindow)
+	old, other := e.seedIdenticalPair(t)
+	e.serviceTaking(t, 3*time.Second, 50*time.Millisecond)
 	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
 	link, _, err := e.creator.Create(context.Background(), e.input(old.Destination, ""), nil)
 	if err != nil || link.ID != old.ID {
@@ -853,19 +858,10 @@ func TestCreate_madeInsteadNamesNoOlderObjectsLink(t *testing.T) {
 // is not handed on. That destroy finds the link the create made.
 func TestCreate_madeBesideFindsTheLinkOfACreateThatTookAnotherInstances(t *testing.T) {
 	e := newCreatorEnv(t)
-	newer := e.seedOlderTwin(t, 30*time.Second)
-	*e.clock = time.Now().Add(-40 * time.Second)
-	replaced, err := e.creator.client.CreateLink(context.Background(), e.input(newer.Destination, ""))
-	*e.clock = time.Now()
-	if err != nil {
-		t.Fatal(err)
-	}
+	newer, replaced := e.seedIdenticalPair(t)
 	// The create lists at about 0.5, 1.5, 3 and 5.5 s, a destroy after it
 	// at about 6, 7 and 8.5 s: the link is made between the two.
-	if err := e.srv.UpdateSettings(func(s *emulator.Settings) { s.Filter.Delay = emulator.Duration(7 * time.Second) }); err != nil {
-		t.Fatal(err)
-	}
-	e.creator = NewCreator(e.creator.client, e.creator.listings, 3, 500*time.Millisecond, DefaultAdoptionWindow)
+	e.serviceTaking(t, 7*time.Second, 500*time.Millisecond)
 	e.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
 	link, _, err := e.creator.Create(context.Background(), e.input(newer.Destination, ""), nil)
 	if err != nil || link.ID != newer.ID {
