@@ -384,10 +384,7 @@ func TestLeftovers_replaceWithoutSlugWhoseAnswerIsLost(t *testing.T) {
 			config := fmt.Sprintf("resource \"shortlink_link\" \"spring\" {\n  domain_id   = %q\n  destination = \"https://shop.example.com/spring\"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n", s.fx.DomainID)
 			w := s.appliedWorkdir(t, "replace-lost-"+strings.Join(strings.Fields(name)[1:], "-"), config)
 			before := stateIDs(t, w)
-			if err := s.srv.UpdateSettings(func(st *emulator.Settings) { st.Filter.Delay = emulator.Duration(tc.serviceTakes) }); err != nil {
-				t.Fatal(err)
-			}
-			s.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
+			s.loseNextCreateAnswer(t, tc.serviceTakes)
 			out, err := runCLI(context.Background(), w, "apply", "-auto-approve", "-replace=shortlink_link.spring")
 			if err != nil {
 				t.Fatalf("apply -replace: %v\n%s", err, out)
@@ -432,10 +429,7 @@ func TestLeftovers_linkAddedBesideIdenticalOnesWhoseAnswerIsLost(t *testing.T) {
 	if err := w.WriteFile("main.tf", clitest.RequiredProviders+config(2)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.srv.UpdateSettings(func(st *emulator.Settings) { st.Filter.Delay = emulator.Duration(4 * time.Second) }); err != nil {
-		t.Fatal(err)
-	}
-	s.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
+	s.loseNextCreateAnswer(t, 4*time.Second)
 	out, err := runCLI(context.Background(), w, "apply", "-auto-approve")
 	if err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
@@ -478,10 +472,7 @@ func TestLeftovers_replaceTheNewerOfIdenticalLinksWhoseAnswerIsLost(t *testing.T
 	s := newService(t, instantFilter)
 	w, older := s.identicalPair(t, "replace-newer")
 	ctx := context.Background()
-	if err := s.srv.UpdateSettings(func(st *emulator.Settings) { st.Filter.Delay = emulator.Duration(25 * time.Second) }); err != nil {
-		t.Fatal(err)
-	}
-	s.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
+	s.loseNextCreateAnswer(t, 25*time.Second)
 	out, err := runCLI(ctx, w, "apply", "-auto-approve", "-replace=shortlink_link.spring[1]")
 	if err != nil {
 		t.Fatalf("apply -replace: %v\n%s", err, out)
@@ -505,10 +496,7 @@ func TestLeftovers_replaceTheOlderOfIdenticalLinksWhoseAnswerIsLost(t *testing.T
 	s := newService(t, instantFilter)
 	w, _ := s.identicalPair(t, "replace-older")
 	ctx := context.Background()
-	if err := s.srv.UpdateSettings(func(st *emulator.Settings) { st.Filter.Delay = emulator.Duration(14 * time.Second) }); err != nil {
-		t.Fatal(err)
-	}
-	s.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
+	s.loseNextCreateAnswer(t, 14*time.Second)
 	out, err := runCLI(ctx, w, "apply", "-auto-approve", "-replace=shortlink_link.spring[0]")
 	if err != nil {
 		t.Fatalf("apply -replace: %v\n%s", err, out)
@@ -593,4 +581,15 @@ func TestLeftovers_importIntoASecondResourceIsNotCaught(t *testing.T) {
 	if out, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); err != nil {
 		t.Fatalf("plan after the import: %v; the guide says nothing catches it\n%s", err, out)
 	}
+}
+
+// loseNextCreateAnswer has the gateway answer the next create 504 before
+// the service makes its link, which the service then makes serviceTakes
+// later (its filter).
+func (s *service) loseNextCreateAnswer(t *testing.T, serviceTakes time.Duration) {
+	t.Helper()
+	if err := s.srv.UpdateSettings(func(st *emulator.Settings) { st.Filter.Delay = emulator.Duration(serviceTakes) }); err != nil {
+		t.Fatal(err)
+	}
+	s.srv.InjectFaults(emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Method: http.MethodPost})
 }
