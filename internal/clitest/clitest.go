@@ -292,3 +292,23 @@ func (b *SyncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// Version reads the major and minor version from what `terraform version
+// -json` (or `tofu version -json`) printed; text before the JSON, such as
+// a warning, is skipped.
+func Version(printed string) (major, minor int, err error) {
+	start := strings.Index(printed, "{")
+	if start < 0 {
+		return 0, 0, fmt.Errorf("`version -json` printed no JSON:\n%s", printed)
+	}
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.NewDecoder(strings.NewReader(printed[start:])).Decode(&v); err != nil {
+		return 0, 0, fmt.Errorf("reading `version -json`: %w\n%s", err, printed)
+	}
+	if _, err := fmt.Sscanf(v.Version, "%d.%d", &major, &minor); err != nil {
+		return 0, 0, fmt.Errorf("reading the version %q: %w", v.Version, err)
+	}
+	return major, minor, nil
+}

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -338,18 +337,9 @@ func cliVersion(t *testing.T, w *clitest.Workdir) (major, minor int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v struct {
-		Version string `json:"terraform_version"`
-	}
-	start := strings.Index(out, "{")
-	if start < 0 {
-		t.Fatalf("`version -json` printed no JSON:\n%s", out)
-	}
-	if err := json.NewDecoder(strings.NewReader(out[start:])).Decode(&v); err != nil {
-		t.Fatalf("reading `version -json`: %v\n%s", err, out)
-	}
-	if _, err := fmt.Sscanf(v.Version, "%d.%d", &major, &minor); err != nil {
-		t.Fatalf("reading the version %q: %v", v.Version, err)
+	major, minor, err = clitest.Version(out)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return major, minor
 }

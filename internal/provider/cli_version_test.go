@@ -1,13 +1,14 @@
 package provider
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
 )
 
 // skipBelowTerraform skips a test on a CLI older than Terraform 1.<minor>,
@@ -26,22 +27,13 @@ func skipBelowTerraform(t *testing.T, minor int, feature string) {
 }
 
 var readCLIVersion = sync.OnceValues(func() ([2]int, error) {
-	var v [2]int
 	path := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	out, err := exec.Command(path, "version", "-json").Output()
 	if err != nil {
-		return v, fmt.Errorf("%s version -json: %w", path, err)
+		return [2]int{}, fmt.Errorf("%s version -json: %w", path, err)
 	}
-	var version struct {
-		Version string `json:"terraform_version"`
-	}
-	if err := json.Unmarshal(out, &version); err != nil {
-		return v, fmt.Errorf("reading `version -json`: %w\n%s", err, out)
-	}
-	if _, err := fmt.Sscanf(version.Version, "%d.%d", &v[0], &v[1]); err != nil {
-		return v, fmt.Errorf("CLI version %q: %w", version.Version, err)
-	}
-	return v, nil
+	major, minor, err := clitest.Version(string(out))
+	return [2]int{major, minor}, err
 })
 
 // cliVersion is the major and minor version of the CLI the acceptance
