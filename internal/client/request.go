@@ -211,7 +211,9 @@ func (c *Client) do(ctx context.Context, cl call) (*response, error) {
 		return nil, fmt.Errorf("%s %s: %w: %w", cl.method, cl.path, ErrNotSent, err)
 	}
 	if err := c.reach.errFor(cl.method); err != nil {
-		return nil, fmt.Errorf("%s %s: %w: %w", cl.method, cl.path, ErrNotSent, err)
+		// The verdict quotes the failure of the request that reached it,
+		// another path than this one's.
+		return nil, fmt.Errorf("%s %s: %w, for an earlier request of this run found: %w", cl.method, cl.path, ErrNotSent, err)
 	}
 	ctx = c.secret.Masking(ctx)
 	req, err := c.newRequest(ctx, cl)

@@ -51,6 +51,11 @@ func TestVerdict_unreachableServiceIsGivenUpOnceForEveryOperation(t *testing.T) 
 	if !errors.Is(err, ErrUnreachable) || !errors.Is(err, ErrNotSent) || errors.Is(err, ErrAmbiguous) {
 		t.Fatalf("create error = %v, want ErrUnreachable, unsent and not ambiguous", err)
 	}
+	// It quotes the listing's failure, so it says that another request
+	// found it, lest the reader take the listing's URL for a slip.
+	if want := "POST /api/links: the request was not sent, for an earlier request of this run found: the service cannot be reached"; !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("create error = %q, want it to start %q", err, want)
+	}
 	if n := dials.Load(); n != tried {
 		t.Fatalf("%d more connection attempts after the verdict", n-tried)
 	}
