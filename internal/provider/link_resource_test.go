@@ -169,10 +169,10 @@ import {
 
 // An account whose listing is larger than the client's old 32 MiB cap on a
 // body: import by ID and by slug, a plan, an in-place change and a create
-// all work from one streamed listing. The imports are import blocks, of
-// Terraform 1.5 and later; the listing itself does not depend on the CLI.
+// all work from streamed listings. The imports are `terraform import`
+// steps, not import blocks, so that the test runs on every Terraform the
+// provider is tested on: the listing does not depend on the CLI.
 func TestAccLink_accountLargerThanAnyBodyCap(t *testing.T) {
-	skipBelowTerraform(t, 5, "an import block")
 	const seededLinks = 100_000
 	e := newTestEnv(t)
 	seeded := e.seedLinks(t, e.fx.DomainID, "large", seededLinks)
@@ -181,10 +181,21 @@ func TestAccLink_accountLargerThanAnyBodyCap(t *testing.T) {
 	}
 	first, middle, last := seeded[0], seeded[seededLinks/2], seeded[seededLinks-1]
 	config := func(middleDestination string) string {
-		return e.config(testConfig(t, "link_large_account.tf.tmpl", e.fx.DomainID, first.ID, first.Destination,
-			middle.Slug, middleDestination, last.ID, last.Destination))
+		return e.config(testConfig(t, "link_large_account.tf.tmpl", e.fx.DomainID,
+			first.Destination, middleDestination, last.Destination))
 	}
 	imported := func(name string) string { return "shortlink_link." + name }
+	// importInto imports the link importID names into shortlink_link.name,
+	// kept in the state for the steps after it.
+	importInto := func(name, importID string) resource.TestStep {
+		return resource.TestStep{
+			Config:             config(middle.Destination),
+			ResourceName:       imported(name),
+			ImportState:        true,
+			ImportStateId:      importID,
+			ImportStatePersist: true,
+		}
+	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Providers,
 		CheckDestroy: func(*terraform.State) error {
@@ -193,30 +204,35 @@ func TestAccLink_accountLargerThanAnyBodyCap(t *testing.T) {
 			}
 			return nil
 		},
-		Steps: []resource.TestStep{{
-			Config: config(middle.Destination),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(imported("first"), plancheck.ResourceActionNoop),
-				plancheck.ExpectResourceAction(imported("middle"), plancheck.ResourceActionNoop),
-				plancheck.ExpectResourceAction(imported("last"), plancheck.ResourceActionNoop),
-				plancheck.ExpectResourceAction("shortlink_link.new", plancheck.ResourceActionCreate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(imported("first"), tfjsonpath.New("slug"), knownvalue.StringExact(first.Slug)),
-				statecheck.ExpectKnownValue(imported("middle"), tfjsonpath.New("id"), knownvalue.StringExact(middle.ID)),
-				statecheck.ExpectKnownValue(imported("last"), tfjsonpath.New("slug"), knownvalue.StringExact(last.Slug)),
-				e.serviceCounts(seededLinks + 1),
+		Steps: []resource.TestStep{
+			importInto("first", first.ID),
+			importInto("middle", e.fx.DomainID+"/"+middle.Slug),
+			importInto("last", last.ID),
+			{
+				Config: config(middle.Destination),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(imported("first"), plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction(imported("middle"), plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction(imported("last"), plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction("shortlink_link.new", plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(imported("first"), tfjsonpath.New("slug"), knownvalue.StringExact(first.Slug)),
+					statecheck.ExpectKnownValue(imported("middle"), tfjsonpath.New("id"), knownvalue.StringExact(middle.ID)),
+					statecheck.ExpectKnownValue(imported("last"), tfjsonpath.New("slug"), knownvalue.StringExact(last.Slug)),
+					e.serviceCounts(seededLinks + 1),
+				},
+			}, {
+				Config: config("https://example.com/middle-moved"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(imported("middle"), plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("shortlink_link.new", plancheck.ResourceActionNoop),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(imported("middle"), tfjsonpath.New("id"), knownvalue.StringExact(middle.ID)),
+				},
 			},
-		}, {
-			Config: config("https://example.com/middle-moved"),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(imported("middle"), plancheck.ResourceActionUpdate),
-				plancheck.ExpectResourceAction("shortlink_link.new", plancheck.ResourceActionNoop),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(imported("middle"), tfjsonpath.New("id"), knownvalue.StringExact(middle.ID)),
-			},
-		}},
+		},
 	})
 }
 
