@@ -47,6 +47,19 @@ func TestMakefile_raceDetectorOnlyWhereGoCanBuildIt(t *testing.T) {
 	}
 }
 
+// OLDEST_TERRAFORM_VERSION was renamed OLDEST_TERRAFORM_VERSIONS: an
+// override by the old name must stop make, not leave the default releases
+// to run in its place.
+func TestMakefile_oldestTerraformVariableByItsOldName(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not on PATH")
+	}
+	out, err := makeCommand(nil, "-n", "testacc-oldest-terraform", "OLDEST_TERRAFORM_VERSION=1.2.3").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "OLDEST_TERRAFORM_VERSIONS") {
+		t.Errorf("make testacc-oldest-terraform OLDEST_TERRAFORM_VERSION=1.2.3 must fail and name OLDEST_TERRAFORM_VERSIONS, got err=%v:\n%s", err, out)
+	}
+}
+
 func runMake(t *testing.T, env []string, args ...string) string {
 	t.Helper()
 	out, err := makeCommand(env, args...).CombinedOutput()
