@@ -64,8 +64,9 @@ output "link_ids" {
 
 # The clicks of every link of the account, counted by the provider as it
 # reads the analytics export: the state keeps the counts, never the clicks.
-# Read again on every plan: a click changes the output "clicks", which
-# `plan -detailed-exitcode` reports as a change (exit 2).
+# Read again on every plan: a click on one of the campaign's links changes
+# the output "clicks", which `plan -detailed-exitcode` reports as a change
+# (exit 2).
 data "shortlink_clicks" "all" {}
 
 output "clicks" {

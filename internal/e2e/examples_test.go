@@ -2,10 +2,18 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	tfjson "github.com/hashicorp/terraform-json"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 	"github.com/shortlink/terraform-provider-shortlink/internal/clitest"
@@ -269,4 +277,111 @@ func TestExamples_spreadsheetWithRowsFromTheDashboard(t *testing.T) {
 	if got := s.linksBySlug()["careers"].ID; got != made.ID {
 		t.Errorf("careers is link %s, want the dashboard's %s", got, made.ID)
 	}
+}
+
+// TestExamples_campaignClickChangesOnlyOutputs is what the clicks data
+// source's page says of a scheduled drift check, on examples/campaign as it
+// is in the repository: a click on one of its links makes
+// `plan -detailed-exitcode` exit 2 with nothing but Changes to Outputs (the
+// output "clicks"), and the saved plan's resource_changes hold no change; a
+// click on a link whose count it does not output changes nothing.
+func TestExamples_campaignClickChangesOnlyOutputs(t *testing.T) {
+	t.Parallel()
+	s := newService(t, instantFilter)
+	w := exampleWorkdir(t, s, "campaign")
+	ctx := context.Background()
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
+		t.Fatalf("terraform apply: %v\n%s", err, out)
+	}
+	planExitCode := func() (int, string) {
+		t.Helper()
+		out, err := runCLI(ctx, w, "plan", "-detailed-exitcode", "-out="+planFile)
+		return clitest.ExitCode(err), out
+	}
+	if code, out := planExitCode(); code != 0 {
+		t.Fatalf("the plan after the apply is not clean (exit code %d):\n%s", code, out)
+	}
+
+	outside, err := s.srv.SeedLinks(s.fx.DomainID, "outside", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.srv.AddClicks(outside[0].ID, 1, "https://news.example.com/"); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := planExitCode(); code != 0 {
+		t.Errorf("a click on a link outside the campaign: exit code %d, want 0:\n%s", code, out)
+	}
+
+	if err := s.srv.AddClicks(s.linksBySlug()["spring-sale"].ID, 1, "https://news.example.com/"); err != nil {
+		t.Fatal(err)
+	}
+	code, out := planExitCode()
+	if code != 2 {
+		t.Fatalf("a click on spring-sale: exit code %d, want 2 (a change):\n%s", code, out)
+	}
+	if !strings.Contains(out, "Changes to Outputs:") || strings.Contains(out, "will perform the following actions") {
+		t.Errorf("a click on spring-sale: want Changes to Outputs and no resource action:\n%s", out)
+	}
+	checkSavedPlan(t, w,
+		plancheck.ExpectResourceAction(`shortlink_link.campaign["spring-sale"]`, plancheck.ResourceActionNoop),
+		plancheck.ExpectResourceAction(`shortlink_link.campaign["newsletter"]`, plancheck.ResourceActionNoop),
+		plancheck.ExpectResourceAction(`shortlink_link.campaign["webinar"]`, plancheck.ResourceActionNoop),
+		onlyOutputsChange{"clicks"},
+		plancheck.ExpectKnownOutputValue("clicks", knownvalue.MapExact(map[string]knownvalue.Check{
+			"spring-sale": knownvalue.Int64Exact(1), "newsletter": knownvalue.Int64Exact(0), "webinar": knownvalue.Int64Exact(0),
+		})),
+	)
+}
+
+// checkSavedPlan runs checks on the plan saved in planFile, as
+// `terraform show -json` gives it.
+func checkSavedPlan(t *testing.T, w *clitest.Workdir, checks ...plancheck.PlanCheck) {
+	t.Helper()
+	out, err := w.Terraform(context.Background(), runLimit, "show", "-json", "-no-color", planFile)
+	if err != nil {
+		t.Fatalf("terraform show -json: %v\n%s", err, out)
+	}
+	var plan tfjson.Plan
+	// The JSON is on stdout; the output may start with warnings from stderr.
+	start := strings.Index(out, "{")
+	if start < 0 {
+		t.Fatalf("terraform show -json printed no JSON:\n%s", out)
+	}
+	// Numbers as json.Number, as the knownvalue checks read them.
+	plan.UseJSONNumber(true)
+	if err := json.Unmarshal([]byte(out[start:]), &plan); err != nil {
+		t.Fatalf("the plan's JSON: %v\n%s", err, out)
+	}
+	for _, check := range checks {
+		var resp plancheck.CheckPlanResponse
+		check.CheckPlan(context.Background(), plancheck.CheckPlanRequest{Plan: &plan}, &resp)
+		if resp.Error != nil {
+			t.Error(resp.Error)
+		}
+	}
+}
+
+// onlyOutputsChange is a plan check: no resource changes, and of the root
+// module's outputs only these do.
+type onlyOutputsChange []string
+
+func (outputs onlyOutputsChange) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	var problems []error
+	for _, rc := range req.Plan.ResourceChanges {
+		if !rc.Change.Actions.NoOp() {
+			problems = append(problems, fmt.Errorf("%s has planned actions %v, want none", rc.Address, rc.Change.Actions))
+		}
+	}
+	for name, change := range req.Plan.OutputChanges {
+		if changes := !change.Actions.NoOp(); changes != slices.Contains(outputs, name) {
+			problems = append(problems, fmt.Errorf("output %q has planned actions %v, want only %v to change", name, change.Actions, []string(outputs)))
+		}
+	}
+	for _, name := range outputs {
+		if _, ok := req.Plan.OutputChanges[name]; !ok {
+			problems = append(problems, fmt.Errorf("output %q does not change, want it to", name))
+		}
+	}
+	resp.Error = errors.Join(problems...)
 }
