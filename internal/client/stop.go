@@ -10,10 +10,11 @@ import (
 )
 
 // DefaultStopGrace is how long writes already sent may run on after the
-// provider is told to stop. CI runners follow their first signal with a
-// harder one after a few seconds (GitHub Actions: SIGINT, SIGTERM 7.5 s
-// later, which makes Terraform exit at once); 5 s leaves Terraform time to
-// record the results before that.
+// provider is told to stop. It assumes that a harder signal, which makes
+// Terraform exit at once, follows the first one 7.5 s later, a figure from
+// the source of GitHub Actions' runner (src/Runner.Sdk/ProcessInvoker.cs in
+// actions/runner: SIGINT, then SIGTERM), not measured on a runner; 5 s
+// leaves Terraform time to record the results before that.
 const DefaultStopGrace = 5 * time.Second
 
 // Stop is the provider being told to stop: Terraform's StopProvider, sent on
