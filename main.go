@@ -29,7 +29,8 @@ func main() {
 	if debugger {
 		opts = append(opts, tf6server.WithManagedDebug())
 	} else {
-		// A CI runner that cancels a job signals the whole process group.
+		// A signal sent to the process group (a terminal, a runner that
+		// signals the group) reaches the provider beside Terraform.
 		// Terraform answers SIGTERM by stopping the provider (StopProvider),
 		// and the provider must outlive that stop to finish the writes it
 		// has sent and report them; Terraform ends the provider itself

@@ -10,11 +10,9 @@ import (
 )
 
 // DefaultStopGrace is how long writes already sent may run on after the
-// provider is told to stop. It assumes that a harder signal, which makes
-// Terraform exit at once, follows the first one 7.5 s later, a figure from
-// the source of GitHub Actions' runner (src/Runner.Sdk/ProcessInvoker.cs in
-// actions/runner: SIGINT, then SIGTERM), not measured on a runner; 5 s
-// leaves Terraform time to record the results before that.
+// provider is told to stop. GitHub Actions' documentation gives a cancel
+// as SIGINT, then SIGTERM 7.5 s later (which makes Terraform exit at once);
+// 5 s leaves Terraform time to record the results before that.
 const DefaultStopGrace = 5 * time.Second
 
 // Stop is the provider being told to stop: Terraform's StopProvider, sent on

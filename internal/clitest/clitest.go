@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -135,9 +136,10 @@ func (w *Workdir) WriteFile(name, content string) error {
 	return os.WriteFile(filepath.Join(w.Dir, name), []byte(content), 0o644)
 }
 
-// Run is one CLI process, started in a process group of its own so that a
-// signal reaches the CLI and the provider together, as a terminal's Ctrl-C
-// or a CI runner's cancellation does.
+// Run is one CLI process (or a shell that runs it), started in a process
+// group of its own so that a signal can reach the CLI and the provider
+// together, as a terminal's Ctrl-C does (Signal), or the first process
+// only, as GitHub Actions' runner signals a step's shell (SignalProcess).
 type Run struct {
 	cmd  *exec.Cmd
 	out  *SyncBuffer
@@ -149,8 +151,25 @@ type Run struct {
 
 // Start starts the CLI with args (without -chdir, which it adds).
 func (w *Workdir) Start(args ...string) (*Run, error) {
-	cmd := exec.Command(w.cli.Path, append([]string{"-chdir=" + w.Dir}, args...)...)
-	cmd.Env = w.env
+	return w.start(exec.Command(w.cli.Path, append([]string{"-chdir=" + w.Dir}, args...)...))
+}
+
+// StartScript starts bash on script in the working directory, with the
+// CLI's path in $TF, as GitHub Actions runs a step's `run`: from a file
+// (bash -c would exec a lone command itself), so the shell is the step's
+// process and the CLI its child, unless the script execs it.
+func (w *Workdir) StartScript(script string) (*Run, error) {
+	file := filepath.Join(w.Dir, "step.sh")
+	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", file)
+	cmd.Dir = w.Dir
+	return w.start(cmd, "TF="+w.cli.Path)
+}
+
+func (w *Workdir) start(cmd *exec.Cmd, env ...string) (*Run, error) {
+	cmd.Env = append(slices.Clip(w.env), env...)
 	inOwnGroup(cmd)
 	out := &SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
@@ -170,6 +189,15 @@ func (w *Workdir) Start(args ...string) (*Run, error) {
 func (r *Run) Signal(sig syscall.Signal) error {
 	return signalGroup(r.cmd.Process.Pid, sig)
 }
+
+// SignalProcess sends sig to the run's first process only.
+func (r *Run) SignalProcess(sig syscall.Signal) error {
+	return r.cmd.Process.Signal(sig)
+}
+
+// Done is closed when the run has ended: its process, and every process
+// that holds its output (a shell's children outlive it).
+func (r *Run) Done() <-chan struct{} { return r.done }
 
 // Wait waits for the run to end, at most limit (then it kills the group),
 // and returns its output and its error (an *exec.ExitError on failure).

@@ -134,18 +134,7 @@ func interruptApply(t *testing.T, s *service, w *clitest.Workdir, sig syscall.Si
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(runLimit)
-	for {
-		inFlight, answered := s.writes.Counts()
-		if answered >= 5 && inFlight >= 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			out, _ := run.Wait(time.Second)
-			t.Fatalf("the apply never had writes in flight to interrupt:\n%s", out)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	s.awaitWritesInFlight(t, run)
 	signalled = time.Now()
 	if err := run.Signal(sig); err != nil {
 		t.Fatal(err)
@@ -157,6 +146,24 @@ func interruptApply(t *testing.T, s *service, w *clitest.Workdir, sig syscall.Si
 	t.Logf("%s: the CLI exited %s after the signal (exit code %d); %d writes were in flight then",
 		sig, run.Exited.Sub(signalled).Round(time.Millisecond), clitest.ExitCode(err), len(s.writes.InFlightAt(signalled)))
 	return out, signalled
+}
+
+// awaitWritesInFlight returns once the service has answered some of run's
+// writes and others are in flight: the moment to interrupt it.
+func (s *service) awaitWritesInFlight(t *testing.T, run *clitest.Run) {
+	t.Helper()
+	deadline := time.Now().Add(runLimit)
+	for {
+		inFlight, answered := s.writes.Counts()
+		if answered >= 5 && inFlight >= 3 {
+			return
+		}
+		if time.Now().After(deadline) {
+			out, _ := run.Wait(time.Second)
+			t.Fatalf("the apply never had writes in flight to interrupt:\n%s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // stateIDs are the link IDs the working directory's state records.
@@ -235,6 +242,80 @@ func TestInterrupt_gracefulStop(t *testing.T) {
 			finish(t, s, w, 20)
 			if n := len(s.linkIDs()); n != 0 {
 				t.Fatalf("%d links left after destroy", n)
+			}
+		})
+	}
+}
+
+// The stages of GitHub Actions' cancellation of a step, as its
+// documentation ("Canceling a workflow") gives them: SIGINT to the step's
+// process; SIGTERM to it if it has not exited 7.5 s later; the whole
+// process tree killed 2.5 s after that.
+const (
+	actionsTermAfter = 7500 * time.Millisecond
+	actionsKillAfter = 2500 * time.Millisecond
+)
+
+// cancelAsGitHubActions cancels run, a step's shell, as GitHub Actions'
+// runner does, and says whether the tree had to be killed.
+func cancelAsGitHubActions(t *testing.T, run *clitest.Run) (out string, killed bool) {
+	t.Helper()
+	for _, stage := range []struct {
+		sig   syscall.Signal
+		grace time.Duration
+	}{{syscall.SIGINT, actionsTermAfter}, {syscall.SIGTERM, actionsKillAfter}} {
+		_ = run.SignalProcess(stage.sig) // the shell may have gone, its children not
+		select {
+		case <-run.Done():
+			out, _ = run.Wait(0)
+			return out, false
+		case <-time.After(stage.grace):
+		}
+	}
+	out, _ = run.Wait(0) // past its limit, Wait kills the tree
+	return out, true
+}
+
+// TestInterrupt_cancelledGitHubActionsStep: GitHub Actions signals a
+// step's shell, not Terraform. A step that execs Terraform makes it the
+// shell's process, so it hears the SIGINT and stops gracefully: the service
+// and the state hold the same links. Run as the shell's child, Terraform
+// hears nothing, and is killed with the tree 10 s later, as a lost runner
+// is (TestInterrupt_killed says what the next apply does then). The
+// interrupted-runs guide tells users to exec it.
+func TestInterrupt_cancelledGitHubActionsStep(t *testing.T) {
+	signalsProcessGroups(t)
+	const apply = `"$TF" apply -auto-approve -input=false -no-color`
+	for name, step := range map[string]struct {
+		script     string
+		wantKilled bool
+	}{
+		"exec terraform":                 {script: "exec " + apply + "\n"},
+		"terraform as the shell's child": {script: apply + "\necho applied\n", wantKilled: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newService(t)
+			// 50 links outlast the 10 s the runner gives the step.
+			w := s.workdir(t, "actions", campaign(s.fx.DomainID, 50, halfWithSlugs))
+			run, err := w.StartScript(step.script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.awaitWritesInFlight(t, run)
+			cancelled := time.Now()
+			out, killed := cancelAsGitHubActions(t, run)
+			t.Logf("the step ended %s after the cancel (killed: %t)", time.Since(cancelled).Round(time.Millisecond), killed)
+			if killed != step.wantKilled || strings.Contains(out, "Interrupt received") == step.wantKilled {
+				t.Fatalf("the step was killed with its tree: %t, want %t; Terraform heard the interrupt: %t, want %t\n%s",
+					killed, step.wantKilled, strings.Contains(out, "Interrupt received"), !step.wantKilled, out)
+			}
+			if step.wantKilled {
+				return
+			}
+			if onService, inState := s.linkIDs(), stateIDs(t, w); len(onService) == 0 || !slices.Equal(onService, inState) {
+				t.Fatalf("after the cancel the service holds %d links and the state %d:\nservice %v\nstate   %v\n%s",
+					len(onService), len(inState), onService, inState, out)
 			}
 		})
 	}

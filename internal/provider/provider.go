@@ -103,7 +103,7 @@ func (p *shortlinkProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Optional:            true,
 			},
 			"stop_grace_period": schema.StringAttribute{
-				MarkdownDescription: fmt.Sprintf("When Terraform is interrupted (the first Ctrl-C, or a CI runner's SIGINT or SIGTERM), the provider sends nothing new, ends waits for the rate limit at once, and lets creates, changes and deletes already sent to the service run on for this long, so that their results reach the state instead of being carried out by the service unrecorded. A duration such as `\"5s\"`; defaults to `%q`, on the assumption that a harder signal follows the first 7.5 s later (GitHub Actions' runner, as its source has it; see the interrupted-runs guide). `\"0s\"` abandons writes at once; at most %s.", client.DefaultStopGrace.String(), maxStopGracePeriod),
+				MarkdownDescription: fmt.Sprintf("When Terraform is interrupted (the first Ctrl-C, or a CI runner's SIGINT or SIGTERM), the provider sends nothing new, ends waits for the rate limit at once, and lets creates, changes and deletes already sent to the service run on for this long, so that their results reach the state instead of being carried out by the service unrecorded. A duration such as `\"5s\"`; defaults to `%q`, which fits a runner that sends a harder signal 7.5 s after the first (GitHub Actions, by its documentation; the interrupted-runs guide says how the signal reaches Terraform). `\"0s\"` abandons writes at once; at most %s.", client.DefaultStopGrace.String(), maxStopGracePeriod),
 				Optional:            true,
 				Validators:          []validator.String{validate.Duration(0, maxStopGracePeriod)},
 			},
