@@ -137,9 +137,10 @@ func TestSettings_ephemeralKeyStaysOutOfPlanFiles(t *testing.T) {
 
 // TestSettings_keyInProtocolDumpsIsWarned: with terraform-plugin-go's
 // TF_LOG_SDK_PROTO_DATA_DIR set, the provider block's api_key is written
-// in clear to the files it names, and the plan warns of it on the
-// setting without quoting the key; a key from SHORTLINK_API_KEY, as the
-// warning advises, is in none of those files and warns of nothing.
+// in clear to the files it names, and the plan warns of it without
+// quoting the key, even where the key is written in the block; a key
+// from SHORTLINK_API_KEY, as the warning advises, is in none of those
+// files and warns of nothing.
 func TestSettings_keyInProtocolDumpsIsWarned(t *testing.T) {
 	t.Parallel()
 	s := newService(t, instantFilter)
@@ -152,7 +153,9 @@ func TestSettings_keyInProtocolDumpsIsWarned(t *testing.T) {
 		env      []string
 		warned   bool
 	}{
-		"in the provider block":  {"provider \"shortlink\" {\n  api_key = var.api_key\n}\n", []string{"SHORTLINK_API_KEY=", "TF_VAR_api_key=" + s.fx.APIKey}, true},
+		"in the provider block": {"provider \"shortlink\" {\n  api_key = var.api_key\n}\n", []string{"SHORTLINK_API_KEY=", "TF_VAR_api_key=" + s.fx.APIKey}, true},
+		// A warning on the attribute would print this line, key and all.
+		"written in the block":   {fmt.Sprintf("provider \"shortlink\" {\n  api_key = %q\n}\n", s.fx.APIKey), []string{"SHORTLINK_API_KEY="}, true},
 		"from SHORTLINK_API_KEY": {"provider \"shortlink\" {}\n", nil, false},
 	} {
 		dumps := t.TempDir()

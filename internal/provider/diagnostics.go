@@ -199,13 +199,18 @@ func keyRefusal(err error) *client.APIError {
 // addInvalidSetting reports a setting (base_url, api_key) the provider
 // cannot use, naming the environment variable when that is where it came
 // from.
+//
+// Like every diagnostic of those two settings it is the provider block's,
+// not the attribute's: Terraform prints an attribute's source line under
+// its diagnostic, and the line of api_key, or of a base_url the key was
+// pasted into, holds the key in clear. The summary names the setting.
 func addInvalidSetting(diags *diag.Diagnostics, name, env string, err error, fromEnv bool) {
 	if fromEnv {
-		diags.AddAttributeError(path.Root(name), "Invalid "+env,
+		diags.AddError("Invalid "+env,
 			err.Error()+". The value comes from the environment variable "+env+" ("+name+" is not set in the provider block): correct or unset it.")
 		return
 	}
-	diags.AddAttributeError(path.Root(name), "Invalid "+name, err.Error()+".")
+	diags.AddError("Invalid "+name, err.Error()+".")
 }
 
 // addInvalidInstant reports a time that is not RFC 3339, saying what is
@@ -968,25 +973,28 @@ func addChangeOffDomain(diags *diag.Diagnostics, id, shortURL, domainID string) 
 }
 
 // addMissingSetting reports a required setting given neither in the
-// provider block nor in its environment variable.
+// provider block nor in its environment variable, on the provider block
+// (addInvalidSetting says why).
 func addMissingSetting(diags *diag.Diagnostics, name, env, what string) {
-	diags.AddAttributeError(path.Root(name), "Missing "+name,
+	diags.AddError("Missing "+name,
 		"Set "+name+" in the provider block or the "+env+" environment variable to "+what+".")
 }
 
 // addEmptySettingFromEnv reports a setting written as an empty string
-// and taken from its environment variable (warnIfEmptyTakenFromEnv).
+// and taken from its environment variable (warnIfEmptyTakenFromEnv), on
+// the provider block (addInvalidSetting says why).
 func addEmptySettingFromEnv(diags *diag.Diagnostics, name, env, what string) {
-	diags.AddAttributeWarning(path.Root(name), name+" is empty: "+env+" is used",
+	diags.AddWarning(name+" is empty: "+env+" is used",
 		"This provider block sets "+name+" to an empty string (a variable left at a default of \"\", for instance), which counts as not set, so "+what+" comes from the "+env+" environment variable. "+
 			"Where provider blocks with aliases serve several accounts, that may be another account's, and links would be read and written there. "+
 			"Give "+name+" a value, or leave it null (a variable's default = null) to take it from "+env+" on purpose.")
 }
 
 // addKeyInProtocolDumps reports an api_key written to protocol dumps
-// (warnIfKeyInProtocolDumps).
+// (warnIfKeyInProtocolDumps), on the provider block: on api_key,
+// Terraform would print the key's line beside it.
 func addKeyInProtocolDumps(diags *diag.Diagnostics, env, dir, keyEnv string) {
-	diags.AddAttributeWarning(path.Root("api_key"), "API key written to protocol dumps",
+	diags.AddWarning("API key written to protocol dumps",
 		env+" is set, so every message Terraform sends this provider is written to files in "+fmt.Sprintf("%q", dir)+", this provider block's settings among them, api_key in clear: "+
 			"those files are outside what the provider redacts. Delete the files once you are done with them, and while "+env+" is set give the key in the "+keyEnv+" environment variable rather than in the provider block: "+
 			"the provider reads that variable itself, and no message carries it.")

@@ -262,8 +262,8 @@ func TestAccProvider_missingSettings(t *testing.T) {
 	})
 }
 
-// A key that cannot be sent is reported on api_key (or its variable), not
-// on base_url (the messages never quote a key: TestNewValidatesConfig).
+// A key that cannot be sent is reported as api_key's (or its variable's), not
+// base_url's (the messages never quote a key: TestNewValidatesConfig).
 func TestAccProvider_invalidAPIKey(t *testing.T) {
 	t.Setenv(EnvBaseURL, "https://api.example.com")
 	body := linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a")
@@ -289,6 +289,45 @@ func TestAccProvider_invalidAPIKey(t *testing.T) {
 				ProtoV6ProviderFactories: protoV6Providers,
 				Steps:                    []resource.TestStep{{Config: config, ExpectError: tc.want}},
 			})
+		})
+	}
+}
+
+// A refused api_key or base_url is reported on the provider block, not on
+// the attribute: under an attribute's diagnostic Terraform prints its
+// source line, which here holds the key. ExpectError can only match, so
+// ErrorCheck reads the whole output.
+func TestAccProvider_refusedSettingDoesNotShowTheKeysLine(t *testing.T) {
+	const key = "sk_live_SECRET_0123456789"
+	body := linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a")
+	for name, tc := range map[string]struct{ provider, want string }{
+		"a space in api_key": {
+			provider: fmt.Sprintf("provider \"shortlink\" {\n base_url = \"https://api.example.com\"\n api_key = %q\n}\n", key+" 2"),
+			want:     "Invalid api_key",
+		},
+		"the key pasted into base_url": {
+			provider: fmt.Sprintf("provider \"shortlink\" {\n base_url = %q\n api_key = %q\n}\n", key, key),
+			want:     "Invalid base_url",
+		},
+		"the key in base_url's path": {
+			provider: fmt.Sprintf("provider \"shortlink\" {\n base_url = %q\n api_key = %q\n}\n", "https://api.example.com/"+key, key),
+			want:     "base URL holds the API key in its path",
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var failed string
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: protoV6Providers,
+				ErrorCheck: func(err error) error {
+					failed = err.Error()
+					return nil
+				},
+				Steps: []resource.TestStep{{Config: tc.provider + body, PlanOnly: true}},
+			})
+			flat := strings.Join(strings.Fields(failed), " ")
+			if !strings.Contains(flat, tc.want) || strings.Contains(failed, key) {
+				t.Errorf("want an error %q that does not quote the key, got:\n%s", tc.want, failed)
+			}
 		})
 	}
 }
