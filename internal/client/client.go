@@ -198,12 +198,21 @@ func isLoopback(host string) bool {
 // parseBaseURL checks a base URL. Its messages quote the URL without the
 // parts that can hold a secret (user information, query, fragment), since
 // they end up in Terraform's output.
+// errNoSchemeAndHost refuses a base URL without "scheme://host". It
+// quotes nothing, since a value that is no URL may be the key itself.
+var errNoSchemeAndHost = errors.New("base URL must be an absolute URL such as https://api.example.com: the value set has no scheme and host (write https:// before the host name, or http:// before a loopback address such as the local emulator's). It is not quoted, since a value that is no URL may be a secret, such as the API key set in its place")
+
 func parseBaseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil && strings.Contains(raw, "@") {
 		// url.Parse quotes the part it could not read, which here may be
 		// a password: "user:pass/word@host" reads as an invalid port.
 		return nil, errors.New("base URL is not a valid URL, and must not contain user information (user:password@) anyway")
+	}
+	if err != nil && !strings.Contains(raw, "://") {
+		// "127.0.0.1:8080" fails as a path whose first segment holds a
+		// colon, which says nothing of the scheme that is missing.
+		return nil, errNoSchemeAndHost
 	}
 	if err != nil {
 		var urlErr *url.Error
@@ -222,7 +231,7 @@ func parseBaseURL(raw string) (*url.URL, error) {
 		// Without "//host" nothing marks user information off, so a key
 		// written before an @ ("https:/key@host", "key@host"), or the key
 		// itself set as the base URL, would be quoted whole.
-		return nil, errors.New("base URL must be an absolute URL such as https://api.example.com: the value set has no scheme and host (write https:// before the host name). It is not quoted, since a value that is no URL may be a secret, such as the API key set in its place")
+		return nil, errNoSchemeAndHost
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("base URL %q must be an https URL (or http on loopback), such as https://api.example.com; its scheme is %q", shown.String(), u.Scheme)

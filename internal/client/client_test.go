@@ -163,6 +163,9 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"key before an @ after a one-slash scheme", "https:/" + testKey + "@api.example.com", "k", "no scheme and host"},
 		{"key after a scheme without a colon", "https//" + testKey + "@api.example.com", "k", "no scheme and host"},
 		{"key set as the base URL", testKey, "k", "no scheme and host"},
+		// url.Parse refuses these as a path with a colon in its first segment.
+		{"loopback address and port without a scheme", "127.0.0.1:8080", "k", "no scheme and host (write https:// before the host name, or http:// before a loopback address"},
+		{"host name and port without a scheme", "localhost:8080", "k", "no scheme and host"},
 		{"an invisible character copied with the key", "https://h", testKey + "\u200b", "U+200B at character 30, which a Bearer token cannot hold"},
 		{"a letter outside ASCII", "https://h", "sk_Äpfel", "U+00C4 at character 4"},
 		{"a token's own characters", "https://h", "sk-live_a.b~c+d/e==", ""},

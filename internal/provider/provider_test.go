@@ -390,7 +390,11 @@ func TestAccValidation_badProviderSettings(t *testing.T) {
 			},
 			{
 				Config:      "provider \"shortlink\" {\n base_url = \"api.example.com\"\n api_key = \"k\"\n}\n" + body,
-				ExpectError: expectErr(`Invalid base_url`, `base URL must be an absolute URL such as https://api.example.com: the value set has no scheme and host (write https:// before the host name)`),
+				ExpectError: expectErr(`Invalid base_url`, `base URL must be an absolute URL such as https://api.example.com: the value set has no scheme and host (write https:// before the host name`),
+			},
+			{
+				Config:      "provider \"shortlink\" {\n base_url = \"127.0.0.1:8080\"\n api_key = \"k\"\n}\n" + body,
+				ExpectError: expectErr(`Invalid base_url`, `has no scheme and host (write https:// before the host name, or http:// before a loopback address such as the local emulator's)`),
 			},
 			{
 				Config:      "provider \"shortlink\" {\n base_url = \"htps://api.example.com\"\n api_key = \"k\"\n}\n" + body,
