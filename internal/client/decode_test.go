@@ -285,6 +285,9 @@ func TestMalformedSuccessBodies(t *testing.T) {
 		{"create: top-level utm_source is a number", create, step{status: 201, body: `{"id":"l","utm_source":1}`}, []string{`"utm_source"`}, true},
 		{"list: truncated JSON", list, step{body: `[{"id":"l-1"}`}, []string{"ends after item 0 of the list", "cut short"}, false},
 		{"list: HTML with 200", list, step{body: "<!DOCTYPE html><html>", header: map[string]string{"Content-Type": "text/html"}}, []string{"text/html", "<!DOCTYPE html>"}, false},
+		// A page is quoted once, by the text it shows.
+		{"list: HTML page with 200", list, step{body: "<!DOCTYPE html><html><title>Portal</title><body>Sign in</body></html>", header: map[string]string{"Content-Type": "text/html"}}, []string{`text/html", expected a list of links: the answer is an HTML page "Sign in")`}, false},
+		{"list: text with 200", list, step{body: "Sign in"}, []string{`the answer is not JSON; the answer begins "Sign in")`}, false},
 		{"list: object without a list", list, step{body: `{"count":0}`}, []string{"no list of links"}, false},
 		{"list: data is a string", list, step{body: `{"data":"x"}`}, []string{"no list of links"}, false},
 		{"list: item is a string", list, step{body: `["l-1"]`}, []string{"item 0"}, false},

@@ -202,6 +202,12 @@ func (s *listStream) decodeList() (*LinkSet, *page, error) {
 		s.pos++
 		return s.envelope()
 	}
+	if !strings.ContainsRune(`"-0123456789tfn`, rune(c)) {
+		// No JSON value starts so (a page, a text). The caller quotes the
+		// answer's start (listAnswerError); the parser's complaint about
+		// its first character adds nothing.
+		return nil, nil, errors.New("the answer is not JSON")
+	}
 	raw, err := s.value(func() string { return "the answer" })
 	if err != nil {
 		return nil, nil, err

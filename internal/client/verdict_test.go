@@ -148,6 +148,9 @@ func TestVerdict_wrongBaseURL(t *testing.T) {
 					t.Fatalf("error %q does not say %q", err, want)
 				}
 			}
+			if strings.Contains(err.Error(), "<html") { // a page is quoted by the text it shows
+				t.Fatalf("error %q quotes a page's markup", err)
+			}
 			if strings.Count(err.Error(), "/api/links") != 2 { // the URL reached, and the API's paths
 				t.Fatalf("error %q quotes a path it did not reach", err)
 			}
