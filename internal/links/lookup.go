@@ -73,6 +73,10 @@ func BySlug(ctx context.Context, listing *snapshot.Snapshot, domainID, slug stri
 	if other, ok := inOtherCase(ctx, listing, domainID, slug); ok {
 		return nil, NoSuchLink("no link with slug %q on domain %s; slugs are case-sensitive, and link %s holds %q", slug, domainID, other.ID, other.Slug)
 	}
+	if found, err := AnyOnDomain(ctx, listing, domainID); err == nil && !found {
+		// The domain ID, not the slug, is the likelier mistake.
+		return nil, NoSuchLink("no link with slug %q on domain %s: this account has no link on that domain at all. Check the domain ID (a domain of another account, or another base_url's, has no link here); "+listLinksHint, slug, domainID)
+	}
 	return nil, NoSuchLink("no link with slug %q on domain %s; "+listLinksHint, slug, domainID)
 }
 

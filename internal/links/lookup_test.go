@@ -43,6 +43,7 @@ func TestBySlug(t *testing.T) {
 	for _, c := range []struct{ domain, slug, want string }{
 		{lookupDomain, "spring", `no link with slug "spring" on domain ` + lookupDomain + `; slugs are case-sensitive, and link ` + lookupLinkID + ` holds "Spring"`},
 		{lookupDomain, "summer", `no link with slug "summer" on domain ` + lookupDomain + `; list the account's links`},
+		{"9d0e8f6a-1b2c-4d3e-8f4a-5b6c7d8e9f00", "Spring", `no link with slug "Spring" on domain 9d0e8f6a-1b2c-4d3e-8f4a-5b6c7d8e9f00: this account has no link on that domain at all. Check the domain ID`},
 		{lookupDomain, "", "is not of the form <domain_id>/<slug>"},
 		{"", "Spring", "is not of the form <domain_id>/<slug>"},
 	} {

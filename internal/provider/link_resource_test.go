@@ -1237,15 +1237,17 @@ func TestAccLink_deleteOfAlreadyGoneLinkSucceeds(t *testing.T) {
 func TestAccLinkImport_mistakenIDs(t *testing.T) {
 	e := newTestEnv(t)
 	config := e.config(linkBody(e.fx.DomainID, "https://example.com/a"))
+	e.seedLinks(t, e.fx.DomainID, "seeded", 1) // the domain has a link, not the slug
 	for name, tc := range map[string]struct {
 		id   string
 		want []string
 	}{
-		"unknown ID":        {"0b7c1f2e-0000-4000-8000-000000000000", []string{"no link with ID", "0b7c1f2e-0000-4000-8000-000000000000", "is on this account"}},
-		"unknown slug":      {e.fx.DomainID + "/nope", []string{"no link with slug", `"nope"`, e.fx.DomainID}},
-		"neither form":      {"spring", []string{`The import ID "spring" is none of a link ID`, "<domain_id>/<slug>", "a short URL"}},
-		"domain not a UUID": {"my-domain/spring", []string{`"my-domain/spring" is none of`}},
-		"unknown short URL": {"https://" + e.fx.DomainHost + "/nope", []string{"no link of this account has the short URL", "/nope"}},
+		"unknown ID":           {"0b7c1f2e-0000-4000-8000-000000000000", []string{"no link with ID", "0b7c1f2e-0000-4000-8000-000000000000", "is on this account"}},
+		"unknown slug":         {e.fx.DomainID + "/nope", []string{"no link with slug", `"nope"`, e.fx.DomainID, "list the account's links"}},
+		"domain without links": {"9d0e8f6a-1b2c-4d3e-8f4a-5b6c7d8e9f00/nope", []string{"no link with slug", "this account has no link on that domain at all", "Check the domain ID"}},
+		"neither form":         {"spring", []string{`The import ID "spring" is none of a link ID`, "<domain_id>/<slug>", "a short URL"}},
+		"domain not a UUID":    {"my-domain/spring", []string{`"my-domain/spring" is none of`}},
+		"unknown short URL":    {"https://" + e.fx.DomainHost + "/nope", []string{"no link of this account has the short URL", "/nope"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			resource.Test(t, resource.TestCase{
