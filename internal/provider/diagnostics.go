@@ -217,6 +217,13 @@ func addInvalidSetting(diags *diag.Diagnostics, name, env string, err error, fro
 // wrong in the commonest slips: the time zone or the time of day missing,
 // or a space between date and time, as spreadsheets write them.
 func addInvalidInstant(diags *diag.Diagnostics, at path.Path, value string) {
+	if value == "" {
+		// Most often a variable or a CSV cell left empty: every time
+		// attribute is optional, and null is what sets none.
+		diags.AddAttributeError(at, "Invalid time",
+			fmt.Sprintf("%s is empty, which is not a time. To set none, leave %s out or set it to null (a variable's default = null); otherwise write the date, the time and the time zone, for example 2027-01-05T23:59:59Z (UTC).", at, at))
+		return
+	}
 	hint := ""
 	switch m := spaceBetween.FindStringSubmatch(value); {
 	case dateOnly.MatchString(value):

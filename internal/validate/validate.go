@@ -56,6 +56,10 @@ func HTTPURL() validator.String {
 }
 
 func checkHTTPURL(v string) string {
+	if v == "" {
+		// Most often a variable or a CSV cell left empty.
+		return "is empty; write an absolute URL such as https://example.com/sale"
+	}
 	if n := utf8.RuneCountInString(v); n > MaxDestinationLength {
 		return fmt.Sprintf("is %d characters long; at most %d are allowed", n, MaxDestinationLength)
 	}

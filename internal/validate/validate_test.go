@@ -57,6 +57,7 @@ func TestStringValidators(t *testing.T) {
 		{"url http", HTTPURL(), "http://example.com", ""},
 		// A scheme is case-insensitive (RFC 3986): the service reads HTTPS as https.
 		{"url scheme in capitals ok", HTTPURL(), "HTTPS://example.com/sale", ""},
+		{"url empty", HTTPURL(), "", "is empty; write an absolute URL such as https://example.com/sale"},
 		{"url ftp", HTTPURL(), "ftp://example.com/file", "must start with http:// or https://"},
 		{"url relative", HTTPURL(), "/sale", "must start with http://"},
 		{"url no host", HTTPURL(), "https:///path", "has no host"},
