@@ -706,3 +706,43 @@ resource "shortlink_link" "expiring" {
 		}
 	}
 }
+
+// TestPlanTruth_refreshOnlyFindsALinkDeletedOutside: a link deleted in
+// the dashboard is told of by a -refresh-only apply, which drops it from
+// the state and creates nothing, as the warning says; the next plan
+// creates it anew.
+func TestPlanTruth_refreshOnlyFindsALinkDeletedOutside(t *testing.T) {
+	t.Parallel()
+	s := newService(t, instantFilter)
+	w := s.appliedWorkdir(t, "refresh-only-deleted", fmt.Sprintf(`
+provider "shortlink" {}
+
+resource "shortlink_link" "spring" {
+  domain_id   = %[1]q
+  slug        = "spring"
+  destination = "https://example.com/spring"
+}
+
+# A domain left with no link at all is read as another account's.
+resource "shortlink_link" "summer" {
+  domain_id   = %[1]q
+  slug        = "summer"
+  destination = "https://example.com/summer"
+}
+`, s.fx.DomainID))
+	if err := s.srv.DeleteLinkOutOfBand(s.linksBySlug()["spring"].ID); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	out, err := runCLI(ctx, w, "apply", "-refresh-only", "-auto-approve")
+	flat := strings.Join(strings.Fields(out), " ")
+	if err != nil || !strings.Contains(flat, "Warning: Link no longer exists") || !strings.Contains(flat, "(after a -refresh-only plan or apply, the next plan does)") {
+		t.Fatalf("the refresh-only apply: %v, want the warning saying what follows a refresh-only run:\n%s", err, out)
+	}
+	if state, err := w.State(); err != nil || len(state) != 1 || len(s.linkIDs()) != 1 {
+		t.Fatalf("after the refresh-only apply: state %v (%v), service %v; want the other link alone in both", state, err, s.linkIDs())
+	}
+	if out, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); clitest.ExitCode(err) != 2 || !strings.Contains(out, "1 to add, 0 to change, 0 to destroy") {
+		t.Fatalf("the next plan: %v, want the link created anew:\n%s", err, out)
+	}
+}

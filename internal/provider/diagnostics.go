@@ -902,8 +902,8 @@ func addLinkGone(diags *diag.Diagnostics, id, shortURL string) {
 
 // recreatedIfDeclared is what follows a link dropped from the state by a
 // refresh, which does not know whether the configuration still declares
-// it: what a link made anew loses.
-const recreatedIfDeclared = "If the configuration still declares it, the plan creates a new link: a new ID, no click history, and a new short URL unless slug is set."
+// it, nor whether it is a -refresh-only one: what a link made anew loses.
+const recreatedIfDeclared = "If the configuration still declares it, the plan creates a new link (after a -refresh-only plan or apply, the next plan does): a new ID, no click history, and a new short URL unless slug is set."
 
 // addLinkGoneAfterDelete tells of a link dropped from the state because
 // the delete an interrupted run sent was carried out after it stopped
