@@ -63,10 +63,10 @@ func TestLeftovers_anotherCampaignIsNoLeftover(t *testing.T) {
 }
 
 // TestLeftovers_slugHeldIsTakenOver: a link that an interrupted run left,
-// exactly what a resource declares (slug, destination), is named by the
-// plan and taken over by the apply, not created twice. With
-// adoption_window = "0s" it is left alone: the plan warns that the slug is
-// taken and the apply fails on it, saying why.
+// or a script made, exactly what a resource declares (slug, destination),
+// is named by the plan and taken over by the apply, not created twice.
+// With adoption_window = "0s" it is left alone: the plan warns that the
+// slug is taken and the apply fails on it, saying why.
 func TestLeftovers_slugHeldIsTakenOver(t *testing.T) {
 	s := newService(t, instantFilter)
 	c := s.client(t)
@@ -90,13 +90,16 @@ func TestLeftovers_slugHeldIsTakenOver(t *testing.T) {
 	if err := w.WriteFile("main.tf", clitest.RequiredProviders+config("")); err != nil {
 		t.Fatal(err)
 	}
+	// The link was made with the API, as a script would: both warnings
+	// name that among the likely makers, not an interrupted run alone.
+	const madeOutside = "made outside Terraform (in the dashboard, by a script) with these very values"
 	out, err = runCLI(ctx, w, "plan")
-	if err != nil || !strings.Contains(out, "Slug held by a link this resource would take over") || !strings.Contains(out, left.ID) {
-		t.Fatalf("plan: %v; want it to name link %s, which the apply takes over\n%s", err, left.ID, out)
+	if err != nil || !strings.Contains(out, "Slug held by a link this resource would take over") || !strings.Contains(out, left.ID) || !strings.Contains(strings.Join(strings.Fields(out), " "), madeOutside) {
+		t.Fatalf("plan: %v; want it to name link %s, which the apply takes over, and who may have made it\n%s", err, left.ID, out)
 	}
 	out, err = runCLI(ctx, w, "apply", "-auto-approve")
-	if err != nil || !strings.Contains(out, "Took over link "+left.ID) {
-		t.Fatalf("apply: %v; want link %s taken over\n%s", err, left.ID, out)
+	if err != nil || !strings.Contains(out, "Took over link "+left.ID) || !strings.Contains(strings.Join(strings.Fields(out), " "), madeOutside) {
+		t.Fatalf("apply: %v; want link %s taken over, and who may have made it\n%s", err, left.ID, out)
 	}
 	if ids := stateIDs(t, w); len(ids) != 1 || ids[0] != left.ID {
 		t.Errorf("the state holds %v, want the link left behind, %s", ids, left.ID)
