@@ -1163,6 +1163,7 @@ func TestAccValidation_badInputAtPlanTime(t *testing.T) {
 	}{
 		{`domain_id = "marketing"` + "\n" + `destination = "https://example.com/a"`, expectErr(`domain_id "marketing" is not a UUID`)},
 		{`destination = ""`, expectErr(`destination is empty; write an absolute URL such as https://example.com/sale`)},
+		{`destination = "https://example.com/a"` + "\n" + `slug = ""`, expectErr(`slug is empty: to give none, leave it out or set it to null`)},
 		{`destination = "https://example.com/a"` + "\n" + `expires_at = ""`, expectErr(`Invalid time`, `expires_at is empty, which is not a time. To set none, leave expires_at out or set it to null`)},
 		{`destination = "ftp://example.com/a"`, expectErr(`destination "ftp://example.com/a" must start with http:// or https://`)},
 		{`destination = "/sale"`, expectErr(`destination "/sale" must start with http://`)},

@@ -108,7 +108,11 @@ var slugDescription = fmt.Sprintf("must be 1 to %d characters without '/', '?', 
 func Slug() validator.String { return stringCheck{description: slugDescription, check: slugProblem} }
 
 func slugProblem(v string) string {
-	if v == "" || len([]rune(v)) > MaxSlugLength {
+	if v == "" {
+		// Most often a variable or a CSV cell left empty.
+		return fmt.Sprintf("is empty: to give none, leave it out or set it to null (a variable's default = null); a slug is 1 to %d characters", MaxSlugLength)
+	}
+	if len([]rune(v)) > MaxSlugLength {
 		return fmt.Sprintf("must be 1 to %d characters long", MaxSlugLength)
 	}
 	return slugCharProblem(v, "a slug is")

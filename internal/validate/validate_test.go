@@ -87,6 +87,7 @@ func TestStringValidators(t *testing.T) {
 		{"url at sign in path ok", HTTPURL(), "https://example.com/@brand", ""},
 		{"slug ok", Slug(), "spring-sale_2027", ""},
 		{"slug unicode ok", Slug(), "frühling", ""},
+		{"slug empty", Slug(), "", "is empty: to give none, leave it out or set it to null"},
 		{"slug slash", Slug(), "a/b", "contains '/'"},
 		{"slug space", Slug(), "a b", "contains ' '"},
 		{"slug control", Slug(), "a\x01b", "control or invisible characters"},
