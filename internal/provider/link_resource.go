@@ -112,9 +112,28 @@ func LinkResourceSchema(ctx context.Context) schema.Schema {
 				CustomType:          timetypes.RFC3339Type{},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"timeouts": timeouts.Attributes(ctx, linkTimeoutOpts),
+			"timeouts": timeoutsAttribute(ctx),
 		},
 	}
+}
+
+// timeoutsAttribute is the timeouts library's attribute, its durations
+// checked by validate.AnyDuration instead of the library's own validator,
+// whose message names neither the operation nor the unit to write for a
+// day ("1d"). Zero or less is checkTimeoutsPositive's to refuse.
+func timeoutsAttribute(ctx context.Context) schema.Attribute {
+	a, ok := timeouts.Attributes(ctx, linkTimeoutOpts).(schema.SingleNestedAttribute)
+	if !ok {
+		// Another shape from a new version of the library: its own checks.
+		return timeouts.Attributes(ctx, linkTimeoutOpts)
+	}
+	for name, nested := range a.Attributes {
+		if op, ok := nested.(schema.StringAttribute); ok {
+			op.Validators = []validator.String{validate.AnyDuration()}
+			a.Attributes[name] = op
+		}
+	}
+	return a
 }
 
 // linkTimeoutOpts are the operations whose timeout can be set.

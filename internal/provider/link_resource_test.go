@@ -1193,7 +1193,8 @@ func TestAccValidation_badInputAtPlanTime(t *testing.T) {
 		// On the timeouts line, as for utm.
 		{`destination = "https://example.com/a"` + "\n" + `timeouts = { create = "0s" }`, expectErr(`Invalid timeouts.create`, `timeouts = { create = "0s" }`, `timeouts.create is "0s": the create would fail before its first request. Remove it for the default (1h0m0s)`)},
 		{`destination = "https://example.com/a"` + "\n" + `timeouts = { delete = "-5m" }`, expectErr(`timeouts = { delete = "-5m" }`, `timeouts.delete is "-5m": the delete would fail`)},
-		{`destination = "https://example.com/a"` + "\n" + `timeouts = { create = "ten minutes" }`, expectErr(`Invalid Attribute Value Time Duration`, `"ten minutes" must be a string containing a sequence of decimal numbers`)},
+		{`destination = "https://example.com/a"` + "\n" + `timeouts = { create = "ten minutes" }`, expectErr(`Invalid timeouts.create`, `timeouts = { create = "ten minutes" }`, `timeouts.create "ten minutes" is not a duration; write a number and a unit, such as "30s"`)},
+		{`destination = "https://example.com/a"` + "\n" + `timeouts = { update = "1d" }`, expectErr(`Invalid timeouts.update`, `timeouts = { update = "1d" }`, `timeouts.update "1d" is not a duration: durations have no unit for days; write it in hours, "24h"`)},
 	}
 	steps := make([]resource.TestStep, 0, len(cases))
 	for _, c := range cases {

@@ -393,6 +393,10 @@ func TestAccValidation_badProviderSettings(t *testing.T) {
 				ExpectError: expectErr(`Invalid base_url`, `base URL must be an absolute URL such as https://api.example.com: the value set has no scheme and host (write https:// before the host name`),
 			},
 			{
+				Config:      "provider \"shortlink\" {\n base_url = \"https://api.example.com\"\n api_key = \"k\"\n adoption_window = \"7d\"\n}\n" + body,
+				ExpectError: expectErr(`Invalid adoption_window`, `adoption_window "7d" is not a duration: durations have no unit for days; write it in hours, "168h"`),
+			},
+			{
 				Config:      "provider \"shortlink\" {\n base_url = \"127.0.0.1:8080\"\n api_key = \"k\"\n}\n" + body,
 				ExpectError: expectErr(`Invalid base_url`, `has no scheme and host (write https:// before the host name, or http:// before a loopback address such as the local emulator's)`),
 			},

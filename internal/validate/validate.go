@@ -361,13 +361,13 @@ func Duration(lo, hi time.Duration) validator.String {
 	return stringCheck{
 		description: fmt.Sprintf("must be a duration such as \"30s\" or \"24h\", from %s to %s", lo, hi),
 		check: func(v string) string {
-			d, err := time.ParseDuration(v)
+			d, problem := parseDuration(v)
 			switch {
-			case err != nil && durationShape.MatchString(v):
-				// Written as a duration, but past the longest one (about 2562047h).
+			case problem != "" && durationShape.MatchString(v):
+				// Written as a duration, but past the longest one.
 				return fmt.Sprintf("%q is outside the allowed range, %s to %s", v, lo, hi)
-			case err != nil:
-				return fmt.Sprintf("%q is not a duration; write a number and a unit, such as \"30s\", \"15m\" or \"24h\"", v)
+			case problem != "":
+				return problem
 			case d < lo || d > hi:
 				return fmt.Sprintf("%q is outside the allowed range, %s to %s", v, lo, hi)
 			}
@@ -375,6 +375,43 @@ func Duration(lo, hi time.Duration) validator.String {
 		},
 	}
 }
+
+// AnyDuration accepts any Go duration; its range is checked elsewhere
+// (timeouts, whose bound is a plan's check that names the operation). It
+// is for a key of an object's value, such as timeouts.create: reported on
+// the object, whose line Terraform shows, as UTMValue is.
+func AnyDuration() validator.String {
+	return stringCheck{
+		reportOnParent: true,
+		description:    "must be a duration such as \"30s\" or \"24h\"",
+		check: func(v string) string {
+			_, problem := parseDuration(v)
+			return problem
+		},
+	}
+}
+
+// parseDuration reads a Go duration, or says what is wrong with it:
+// days, the commonest slip, are named, as Go durations have none.
+func parseDuration(v string) (time.Duration, string) {
+	d, err := time.ParseDuration(v)
+	switch {
+	case err == nil:
+		return d, ""
+	case durationShape.MatchString(v):
+		// Written as a duration, but past the longest one (about 2562047h).
+		return 0, fmt.Sprintf("%q is longer than the longest duration, about 2562047h", v)
+	case inDays.MatchString(v):
+		days, _ := strconv.ParseFloat(strings.TrimSuffix(v, "d"), 64)
+		return 0, fmt.Sprintf("%q is not a duration: durations have no unit for days; write it in hours, %q", v, strconv.FormatFloat(days*24, 'f', -1, 64)+"h")
+	case v == "":
+		return 0, "is empty; write a number and a unit, such as \"30s\", \"15m\" or \"24h\""
+	}
+	return 0, fmt.Sprintf("%q is not a duration; write a number and a unit, such as \"30s\", \"15m\" or \"24h\"", v)
+}
+
+// inDays is a number of days, as a person writes a duration ("7d").
+var inDays = regexp.MustCompile(`^\d+(\.\d+)?d$`)
 
 // durationShape is what time.ParseDuration reads: numbers, each with a
 // unit. A value of this shape that it refuses is too long to be held.

@@ -119,10 +119,17 @@ func TestStringValidators(t *testing.T) {
 		{"duration no unit", Duration(0, time.Hour), "30", "is not a duration"},
 		{"duration words", Duration(0, time.Hour), "five seconds", "such as \"30s\""},
 		{"duration negative", Duration(0, time.Hour), "-1s", "outside the allowed range, 0s to 1h0m0s"},
+		{"duration in days", Duration(0, 1000*time.Hour), "7d", `"7d" is not a duration: durations have no unit for days; write it in hours, "168h"`},
+		{"duration in half days", Duration(0, 1000*time.Hour), "1.5d", `write it in hours, "36h"`},
+		{"duration empty", Duration(0, time.Hour), "", "is empty; write a number and a unit"},
+		{"any duration", AnyDuration(), "-90m", ""},
+		{"any duration in days", AnyDuration(), "1d", `durations have no unit for days; write it in hours, "24h"`},
+		{"any duration past the longest one", AnyDuration(), "9999999h", "longer than the longest duration"},
+		{"any duration without a unit", AnyDuration(), "90", `"90" is not a duration; write a number and a unit`},
 		{"duration too long", Duration(0, time.Hour), "2h", "outside the allowed range"},
 		{"duration past the longest one", Duration(0, time.Hour), "9999999h", `"9999999h" is outside the allowed range, 0s to 1h0m0s`},
 		{"duration of many parts past the longest one", Duration(0, time.Hour), "2562047h60m", "outside the allowed range"},
-		{"duration with a unit of its own", Duration(0, time.Hour), "1d", "is not a duration; write a number and a unit"},
+		{"duration with a unit of its own", Duration(0, time.Hour), "1w", "is not a duration; write a number and a unit"},
 		{"duration at its upper bound ok", Duration(0, time.Hour), "1h", ""},
 	}
 	for _, tc := range cases {
