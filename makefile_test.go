@@ -55,8 +55,8 @@ func TestMakefile_oldestTerraformVariableByItsOldName(t *testing.T) {
 		t.Skip("make is not on PATH")
 	}
 	out, err := makeCommand(nil, "-n", "testacc-oldest-terraform", "OLDEST_TERRAFORM_VERSION=1.2.3").CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "OLDEST_TERRAFORM_VERSIONS") {
-		t.Errorf("make testacc-oldest-terraform OLDEST_TERRAFORM_VERSION=1.2.3 must fail and name OLDEST_TERRAFORM_VERSIONS, got err=%v:\n%s", err, out)
+	if err == nil || !strings.Contains(string(out), `write OLDEST_TERRAFORM_VERSIONS="1.2.3"`) {
+		t.Errorf("make testacc-oldest-terraform OLDEST_TERRAFORM_VERSION=1.2.3 must fail and say to write OLDEST_TERRAFORM_VERSIONS=\"1.2.3\", got err=%v:\n%s", err, out)
 	}
 }
 

@@ -258,8 +258,7 @@ const (
 
 // cancelAsGitHubActions cancels run, a step's shell, as GitHub Actions'
 // runner does, and says whether the tree had to be killed.
-func cancelAsGitHubActions(t *testing.T, run *clitest.Run) (out string, killed bool) {
-	t.Helper()
+func cancelAsGitHubActions(run *clitest.Run) (out string, killed bool) {
 	for _, stage := range []struct {
 		sig   syscall.Signal
 		grace time.Duration
@@ -304,7 +303,7 @@ func TestInterrupt_cancelledGitHubActionsStep(t *testing.T) {
 			}
 			s.awaitWritesInFlight(t, run)
 			cancelled := time.Now()
-			out, killed := cancelAsGitHubActions(t, run)
+			out, killed := cancelAsGitHubActions(run)
 			t.Logf("the step ended %s after the cancel (killed: %t)", time.Since(cancelled).Round(time.Millisecond), killed)
 			if killed != step.wantKilled || strings.Contains(out, "Interrupt received") == step.wantKilled {
 				t.Fatalf("the step was killed with its tree: %t, want %t; Terraform heard the interrupt: %t, want %t\n%s",
