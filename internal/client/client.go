@@ -195,13 +195,13 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// parseBaseURL checks a base URL. Its messages quote the URL without the
-// parts that can hold a secret (user information, query, fragment), since
-// they end up in Terraform's output.
 // errNoSchemeAndHost refuses a base URL without "scheme://host". It
 // quotes nothing, since a value that is no URL may be the key itself.
 var errNoSchemeAndHost = errors.New("base URL must be an absolute URL such as https://api.example.com: the value set has no scheme and host (write https:// before the host name, or http:// before a loopback address such as the local emulator's). It is not quoted, since a value that is no URL may be a secret, such as the API key set in its place")
 
+// parseBaseURL checks a base URL. Its messages quote the URL without the
+// parts that can hold a secret (user information, query, fragment), since
+// they end up in Terraform's output.
 func parseBaseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil && strings.Contains(raw, "@") {
