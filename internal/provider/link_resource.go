@@ -122,10 +122,11 @@ func LinkResourceSchema(ctx context.Context) schema.Schema {
 // whose message names neither the operation nor the unit to write for a
 // day ("1d"). Zero or less is checkTimeoutsPositive's to refuse.
 func timeoutsAttribute(ctx context.Context) schema.Attribute {
-	a, ok := timeouts.Attributes(ctx, linkTimeoutOpts).(schema.SingleNestedAttribute)
+	attr := timeouts.Attributes(ctx, linkTimeoutOpts)
+	a, ok := attr.(schema.SingleNestedAttribute)
 	if !ok {
 		// Another shape from a new version of the library: its own checks.
-		return timeouts.Attributes(ctx, linkTimeoutOpts)
+		return attr
 	}
 	for name, nested := range a.Attributes {
 		if op, ok := nested.(schema.StringAttribute); ok {
