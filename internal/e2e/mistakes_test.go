@@ -217,7 +217,7 @@ func TestMistakes_badValues(t *testing.T) {
 		"expiry without time": {config: link("  expires_at = \"2027-01-05\"\n"),
 			want: []string{"Error: Invalid time", "It has no time of day", "2027-01-05T23:59:59Z"}},
 		"empty utm value": {config: link("  utm = {\n    source  = \"mail\"\n    content = \"\"\n  }\n"),
-			want: []string{"Error: Invalid utm.content", "utm.content is empty: leave it out, or set it to null"}},
+			want: []string{"Error: Invalid utm.content", "utm.content is empty: for a link without this parameter, leave it out or set it to null"}},
 		"base_url from the environment": {config: link(""), env: "SHORTLINK_BASE_URL=api.example.com",
 			want: []string{"Error: Invalid SHORTLINK_BASE_URL", "comes from the environment variable SHORTLINK_BASE_URL"}},
 	} {

@@ -18,6 +18,7 @@ import (
 	"github.com/shortlink/terraform-provider-shortlink/internal/defaults"
 	"github.com/shortlink/terraform-provider-shortlink/internal/links"
 	"github.com/shortlink/terraform-provider-shortlink/internal/snapshot"
+	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
 )
 
 // serviceFieldAttributes maps the service's field names, as they appear in
@@ -221,7 +222,7 @@ func addInvalidInstant(diags *diag.Diagnostics, at path.Path, value string) {
 		// Most often a variable or a CSV cell left empty: every time
 		// attribute is optional, and null is what sets none.
 		diags.AddAttributeError(at, "Invalid time",
-			fmt.Sprintf("%s is empty, which is not a time. To set none, leave %s out or set it to null (a variable's default = null); otherwise write the date, the time and the time zone, for example 2027-01-05T23:59:59Z (UTC).", at, at))
+			fmt.Sprintf("%s is empty, which is not a time. To set none, %s; otherwise write the date, the time and the time zone, for example 2027-01-05T23:59:59Z (UTC).", at, validate.LeaveOutForNone))
 		return
 	}
 	hint := ""

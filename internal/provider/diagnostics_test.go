@@ -279,7 +279,7 @@ func TestAddInvalidInstant(t *testing.T) {
 		"2027-13-05T23:59:59Z":      "not an RFC 3339 time. Its month is out of range. Write",
 		"2027-01-05T23:59:59+0100":  "not an RFC 3339 time. Write",
 		"2027-01-05T23:59:59+24:00": "not an RFC 3339 time. Its time zone offset is out of range. Write",
-		"":                          "expires_at is empty, which is not a time. To set none, leave expires_at out or set it to null",
+		"":                          "expires_at is empty, which is not a time. To set none, leave it out or set it to null",
 	} {
 		var diags diag.Diagnostics
 		addInvalidInstant(&diags, path.Root("expires_at"), value)

@@ -1164,7 +1164,7 @@ func TestAccValidation_badInputAtPlanTime(t *testing.T) {
 		{`domain_id = "marketing"` + "\n" + `destination = "https://example.com/a"`, expectErr(`domain_id "marketing" is not a UUID`)},
 		{`destination = ""`, expectErr(`destination is empty; write an absolute URL such as https://example.com/sale`)},
 		{`destination = "https://example.com/a"` + "\n" + `slug = ""`, expectErr(`slug is empty: to give none, leave it out or set it to null`)},
-		{`destination = "https://example.com/a"` + "\n" + `expires_at = ""`, expectErr(`Invalid time`, `expires_at is empty, which is not a time. To set none, leave expires_at out or set it to null`)},
+		{`destination = "https://example.com/a"` + "\n" + `expires_at = ""`, expectErr(`Invalid time`, `expires_at is empty, which is not a time. To set none, leave it out or set it to null`)},
 		{`destination = "ftp://example.com/a"`, expectErr(`destination "ftp://example.com/a" must start with http:// or https://`)},
 		{`destination = "/sale"`, expectErr(`destination "/sale" must start with http://`)},
 		{`destination = "https:///sale"`, expectErr(`has no host`)},
@@ -1186,7 +1186,7 @@ func TestAccValidation_badInputAtPlanTime(t *testing.T) {
 		{`destination = "https://example.com/\u200bsale"`, expectErr(`contains the invisible character U+200B at character 21`)},
 		{`destination = "https://example.com/a"` + "\n" + `utm = { source = "news\nletter" }`, expectErr(`Invalid utm.source`, `control or invisible character U+000A`)},
 		// On the utm line, which Terraform shows, not the resource's first.
-		{`destination = "https://example.com/a"` + "\n" + `utm = { source = "" }`, expectErr(`Invalid utm.source`, `utm = { source = "" }`, `utm.source is empty: leave it out, or set it to null`)},
+		{`destination = "https://example.com/a"` + "\n" + `utm = { source = "" }`, expectErr(`Invalid utm.source`, `utm = { source = "" }`, `utm.source is empty: for a link without this parameter, leave it out or set it to null`)},
 		{`destination = "https://example.com/a"` + "\n" + `utm = { campaign = "spring " }`, expectErr(`utm.campaign "spring " starts or ends with white space; remove it (from a CSV cell, with trimspace())`)},
 		{`destination = "https://example.com/a?utm_source=print"` + "\n" + `utm = { source = "newsletter" }`, expectErr(`UTM parameter set twice`, `utm = { source = "newsletter" }`, `utm.source is "newsletter", but the destination's query sets utm_source=print`)},
 		{`destination = "https://example.com/a"` + "\n" + `expires_at = "9999-12-31T23:59:59-01:00"`, expectErr(`Invalid expires_at`, `which is 10000-01-01T00:59:59Z in UTC: the service takes times in UTC, from the year 0000 to 9999`)},

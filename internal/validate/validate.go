@@ -100,6 +100,11 @@ func checkHTTPURL(v string) string {
 	return ""
 }
 
+// LeaveOutForNone is how an optional attribute holds no value, said to
+// whoever wrote it empty (most often a variable or a CSV cell left empty):
+// an empty string is a value, and null is what sets none.
+const LeaveOutForNone = "leave it out or set it to null (a variable's default = null)"
+
 // slugDescription says what a slug, and so the beginning of one, may hold.
 var slugDescription = fmt.Sprintf("must be 1 to %d characters without '/', '?', '#', spaces, control or invisible characters", MaxSlugLength)
 
@@ -110,7 +115,7 @@ func Slug() validator.String { return stringCheck{description: slugDescription, 
 func slugProblem(v string) string {
 	if v == "" {
 		// Most often a variable or a CSV cell left empty.
-		return fmt.Sprintf("is empty: to give none, leave it out or set it to null (a variable's default = null); a slug is 1 to %d characters", MaxSlugLength)
+		return fmt.Sprintf("is empty: to give none, %s; a slug is 1 to %d characters", LeaveOutForNone, MaxSlugLength)
 	}
 	if len([]rune(v)) > MaxSlugLength {
 		return fmt.Sprintf("must be 1 to %d characters long", MaxSlugLength)
@@ -201,7 +206,7 @@ func UTMValue() validator.String {
 // ends it makes a value that analytics counts apart from the trimmed one.
 func UTMValueProblem(v string) string {
 	if v == "" {
-		return "is empty: leave it out, or set it to null, for a link without this parameter. From a CSV whose cell may be blank, write for example `content = each.value.content != \"\" ? each.value.content : null`"
+		return "is empty: for a link without this parameter, " + LeaveOutForNone + ". From a CSV whose cell may be blank, write for example `content = each.value.content != \"\" ? each.value.content : null`"
 	}
 	if problem := edgeSpaceProblem(v); problem != "" {
 		return problem

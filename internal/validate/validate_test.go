@@ -35,7 +35,7 @@ func TestStringValidators(t *testing.T) {
 		{"sent time past the year 9999 in UTC", SentTime(), "9999-12-31T23:59:59-01:00", `attr is "9999-12-31T23:59:59-01:00", which is 10000-01-01T00:59:59Z in UTC: the service takes times in UTC, from the year 0000 to 9999`},
 		{"sent time before the year 0000 in UTC", SentTime(), "0000-01-01T00:30:00+01:00", "which is -0001-12-31T23:30:00Z in UTC"},
 		{"utm value", UTMValue(), "spring", ""},
-		{"utm empty", UTMValue(), "", "is empty: leave it out, or set it to null"},
+		{"utm empty", UTMValue(), "", "is empty: for a link without this parameter, leave it out or set it to null"},
 		{"utm inner space ok", UTMValue(), "spring sale", ""},
 		{"utm trailing space", UTMValue(), "newsletter ", `"newsletter " starts or ends with white space; remove it (from a CSV cell, with trimspace())`},
 		{"utm leading tab", UTMValue(), "\temail", "starts or ends with white space"},
