@@ -288,6 +288,7 @@ func TestMalformedSuccessBodies(t *testing.T) {
 		// A page is quoted once, by the text it shows.
 		{"list: HTML page with 200", list, step{body: "<!DOCTYPE html><html><title>Portal</title><body>Sign in</body></html>", header: map[string]string{"Content-Type": "text/html"}}, []string{`text/html", expected a list of links: the answer is an HTML page "Sign in")`}, false},
 		{"list: text with 200", list, step{body: "Sign in"}, []string{`the answer is not JSON; the answer begins "Sign in")`}, false},
+		{"list: a word like JSON with 200", list, step{body: "nope"}, []string{`the answer is not JSON; the answer begins "nope")`}, false},
 		{"list: object without a list", list, step{body: `{"count":0}`}, []string{"no list of links"}, false},
 		{"list: data is a string", list, step{body: `{"data":"x"}`}, []string{"no list of links"}, false},
 		{"list: item is a string", list, step{body: `["l-1"]`}, []string{"item 0"}, false},

@@ -141,7 +141,7 @@ func (e *APIError) Answer() string {
 	case e.Message != "":
 		b.WriteString(": " + e.Message)
 	case e.PageText != "":
-		fmt.Fprintf(&b, ": HTML page %q", wire.Snippet(e.PageText, 120))
+		b.WriteString(": " + pageQuote(e.PageText))
 	case e.Body != "":
 		fmt.Fprintf(&b, ": non-JSON body %q", wire.Snippet(e.Body, 120))
 	}
@@ -245,6 +245,13 @@ func looksLikeHTML(body []byte, contentType string) bool {
 	}
 	b := bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\ufeff")))
 	return len(b) > 0 && b[0] == '<'
+}
+
+// pageQuote quotes an HTML page by the start of the text it shows, which
+// says what the page is (a sign-in, a maintenance notice); its markup says
+// nothing.
+func pageQuote(text string) string {
+	return fmt.Sprintf("HTML page %q", wire.Snippet(text, 120))
 }
 
 // htmlText returns the readable text of an HTML page, so that an error page

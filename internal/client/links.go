@@ -252,12 +252,12 @@ type listAnswerError struct {
 
 // Error quotes the answer, the cause's quotes included, without the API
 // key. An HTML page (a proxy's, a web site's) is quoted once, by the text
-// it shows, as error pages are (APIError.Answer): its markup says nothing.
+// it shows, as error pages are (APIError.Answer).
 // A page whose start shows no text is quoted as it begins.
 func (e *listAnswerError) Error() string {
 	what := fmt.Sprintf("%v; the answer begins %q", e.cause, redactedSnippet(e.secret, string(e.head), headBytes))
 	if text := htmlText(e.head); text != "" && looksLikeHTML(e.head, e.contentType) {
-		what = fmt.Sprintf("the answer is an HTML page %q", redactedSnippet(e.secret, text, 120))
+		what = "the answer is an " + pageQuote(redactedSnippet(e.secret, text, maxErrorSnippet))
 	}
 	return e.secret.Redact(fmt.Sprintf("%v: status %d, Content-Type %q, expected a list of links: %s",
 		ErrUnexpectedResponse, e.status, e.contentType, what))

@@ -21,6 +21,12 @@ const MaxLinkRecordBytes = 64 << 10
 // headBytes is how much of an answer's start is kept for messages.
 const headBytes = 200
 
+// errAnswerNotJSON is an answer that is not JSON from its start. Its start
+// is quoted by the caller (listAnswerError), as it is for every answer that
+// cannot be read; the value's own quote, or the parser's complaint about
+// its first characters, would say it again.
+var errAnswerNotJSON = errors.New("the answer is not JSON")
+
 // errValueTooLarge is a value over MaxLinkRecordBytes.
 var errValueTooLarge = errors.New("value over the bound")
 
@@ -203,13 +209,15 @@ func (s *listStream) decodeList() (*LinkSet, *page, error) {
 		return s.envelope()
 	}
 	if !strings.ContainsRune(`"-0123456789tfn`, rune(c)) {
-		// No JSON value starts so (a page, a text). The caller quotes the
-		// answer's start (listAnswerError); the parser's complaint about
-		// its first character adds nothing.
-		return nil, nil, errors.New("the answer is not JSON")
+		// No JSON value starts so (a page, a text): not framed.
+		return nil, nil, errAnswerNotJSON
 	}
 	raw, err := s.value(func() string { return "the answer" })
-	if err != nil {
+	var syntax *json.SyntaxError
+	switch {
+	case errors.As(err, &syntax):
+		return nil, nil, errAnswerNotJSON
+	case err != nil:
 		return nil, nil, err
 	}
 	return nil, nil, fmt.Errorf("expected a list of links, got %s", kind(raw))

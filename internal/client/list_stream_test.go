@@ -195,6 +195,7 @@ func TestDecodeListErrors(t *testing.T) {
 	tests := []struct{ name, body, want string }{
 		{"empty", "", "the body is empty"},
 		{"HTML", "<!DOCTYPE html><html>", "the answer is not JSON"},
+		{"a word like JSON", "nope", "the answer is not JSON"},
 		{"an object link", `{"id":"a"}`, "no list of links"},
 		{"a string", `"x"`, "expected a list of links, got a string"},
 		{"an item over the bound", `[{"id":"a"},{"id":"b","destination":"` + big + `"}]`, `item 1 of the list is larger than 64 KiB, the client's bound for one link; it begins "{\"id\":\"b\"`},
