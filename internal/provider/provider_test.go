@@ -111,6 +111,24 @@ resource "shortlink_link" "test" {
 `, domainID, destination)
 }
 
+// planFailure plans config, in parallel with the other tests, and returns
+// the whole of the CLI's error, or "" if the plan did not fail: for a test
+// that reads more of the output than ExpectError can, such as what it
+// must not show.
+func planFailure(t *testing.T, config string) string {
+	t.Helper()
+	var failed string
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6Providers,
+		ErrorCheck: func(err error) error {
+			failed = err.Error()
+			return nil
+		},
+		Steps: []resource.TestStep{{Config: config, PlanOnly: true}},
+	})
+	return failed
+}
+
 // expectFailure runs config and expects it to fail with an error holding
 // each phrase in order (expectErr).
 func expectFailure(t *testing.T, config string, phrases ...string) {
@@ -296,7 +314,7 @@ func TestAccProvider_invalidAPIKey(t *testing.T) {
 // A refused api_key or base_url is reported on the provider block, not on
 // the attribute: under an attribute's diagnostic Terraform prints its
 // source line, which here holds the key. ExpectError can only match, so
-// ErrorCheck reads the whole output.
+// the test reads the whole output (planFailure).
 func TestAccProvider_refusedSettingDoesNotShowTheKeysLine(t *testing.T) {
 	const key = "sk_live_SECRET_0123456789"
 	body := linkBody("2f1c6a1e-8d3b-4c2a-9f0e-1b2c3d4e5f60", "https://example.com/a")
@@ -315,15 +333,7 @@ func TestAccProvider_refusedSettingDoesNotShowTheKeysLine(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			var failed string
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: protoV6Providers,
-				ErrorCheck: func(err error) error {
-					failed = err.Error()
-					return nil
-				},
-				Steps: []resource.TestStep{{Config: tc.provider + body, PlanOnly: true}},
-			})
+			failed := planFailure(t, tc.provider+body)
 			flat := strings.Join(strings.Fields(failed), " ")
 			if !strings.Contains(flat, tc.want) || strings.Contains(failed, key) {
 				t.Errorf("want an error %q that does not quote the key, got:\n%s", tc.want, failed)
