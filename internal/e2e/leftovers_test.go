@@ -554,14 +554,14 @@ func TestLeftovers_twoAliasesShareOneSlugsLink(t *testing.T) {
 	}
 }
 
-// TestLeftovers_importIntoASecondResourceIsNotCaught holds the
-// troubleshooting guide to the limit it states: an import block that
-// brings a link another resource manages into a second resource plans
-// "1 to import", and after it both objects name the link with nothing
-// said. (OpenTofu reads a removed and an import block of one link in one
-// run, so an imported object carries no mark to tell it by.) This test
-// fails if the provider ever catches it, and the guide must then say so.
-func TestLeftovers_importIntoASecondResourceIsNotCaught(t *testing.T) {
+// TestLeftovers_importIntoASecondResourceFailsTheNextPlan holds the
+// troubleshooting guide to what it states: an import block that brings a
+// link another resource manages into a second resource plans "1 to
+// import", for in that run the imported object cannot be told from one
+// object read twice (OpenTofu reads a removed and an import block of one
+// link in one run); every plan after it, a destroy's too, fails with "Link
+// managed twice" before anything deletes the link.
+func TestLeftovers_importIntoASecondResourceFailsTheNextPlan(t *testing.T) {
 	t.Parallel()
 	s := newService(t, instantFilter)
 	block := func(name string) string {
@@ -581,8 +581,24 @@ func TestLeftovers_importIntoASecondResourceIsNotCaught(t *testing.T) {
 	if ids := stateIDs(t, w); len(ids) != 2 || ids[0] != linkID || ids[1] != linkID {
 		t.Fatalf("the state names links %v; want both objects naming link %s", ids, linkID)
 	}
+	for _, command := range [][]string{{"plan"}, {"destroy", "-auto-approve"}} {
+		out, err := runCLI(ctx, w, command...)
+		if err == nil || !strings.Contains(out, "Link managed twice") {
+			t.Fatalf("%s after the import: %v; want it to fail with Link managed twice\n%s", command[0], err, out)
+		}
+	}
+	if ids := s.linkIDs(); len(ids) != 1 || ids[0] != linkID {
+		t.Fatalf("the service holds links %v; want link %s kept", ids, linkID)
+	}
+	// What the error advises: state rm on the address imported, its block removed.
+	if out, err := w.Terraform(ctx, runLimit, "state", "rm", "shortlink_link.summer_copy"); err != nil {
+		t.Fatalf("state rm of the imported address: %v\n%s", err, out)
+	}
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+block("summer")); err != nil {
+		t.Fatal(err)
+	}
 	if out, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); err != nil {
-		t.Fatalf("plan after the import: %v; the guide says nothing catches it\n%s", err, out)
+		t.Fatalf("plan once the import is undone: %v; want no changes\n%s", err, out)
 	}
 }
 

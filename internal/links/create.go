@@ -124,13 +124,13 @@ func (lc *Creator) AdoptionWindow() time.Duration { return lc.window }
 
 // Hold records a link that a refresh read for a resource of this process,
 // so that no create takes it over. object tells the state's objects apart
-// ("": not known, as for one an older version of the provider made or
-// one imported). twice: it was read for another object too, so two
-// objects of the state name it, and destroying either deletes it. Only
-// two objects a create marked are told apart: a CLI may import a link
-// twice in a run, and OpenTofu reads the object that a removed block (or
-// destroy = false) drops from the state beside the one an import block
-// brings in, so a read without a mark may be the same link moving.
+// ("": not known, as for one imported or made by an older version of the
+// provider, until a refresh marks it). twice: it was read for another
+// object too, so two objects of the state name it, and destroying either
+// deletes it. Only two marked objects are told apart: a CLI may import a
+// link twice in a run, and OpenTofu reads the object that a removed block
+// (or destroy = false) drops from the state beside the one an import
+// block brings in, so a read without a mark may be the same link moving.
 func (lc *Creator) Hold(id, object string) (twice bool) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()

@@ -250,7 +250,7 @@ func TestSlugOrLeftoverWarningsNameTheirCauses(t *testing.T) {
 		"probable leftover": {func(d *diag.Diagnostics) { addProbableLeftovers(d, []client.Link{*holder}, time.Hour) },
 			[]string{"import it into this resource", "add a moved block instead: an import would put it in this resource's state while the old resource's destroy deletes it"}},
 		"managed twice": {func(d *diag.Diagnostics) { addManagedTwice(d, holder.ID, holder.ShortURL) },
-			[]string{"the old address of a resource renamed without a moved block", "after a rename, the old one"}},
+			[]string{"a second resource an import brought the link into", "the old address of a resource renamed without a moved block", "after a rename, the old one; after an import, the one imported"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var diags diag.Diagnostics

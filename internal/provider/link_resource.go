@@ -376,7 +376,7 @@ func (r *linkResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		r.readFailed(ctx, req.Private, resp, state, err)
 		return
 	}
-	r.hold(ctx, &resp.Diagnostics, link, req.Private)
+	r.hold(ctx, &resp.Diagnostics, link, req.Private, resp.Private)
 	keepExpiry(ctx, resp.Private, link.ExpiresAt, &resp.Diagnostics)
 	if deleteSent(ctx, req.Private) { // the delete was not carried out
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, deleteSentKey, nil)...)
@@ -452,9 +452,17 @@ func (r *linkResource) domainUnlisted(ctx context.Context, domainID string) bool
 // hold records that a refresh read link for a resource of this run: it is
 // never another resource's to take over as a leftover (see
 // links.Creator). Read for another object of the state too, it fails the
-// plan.
-func (r *linkResource) hold(ctx context.Context, diags *diag.Diagnostics, link *client.Link, private privateData) {
-	if r.data.creator.Hold(link.ID, objectOf(ctx, private)) {
+// plan. An object without a mark (imported, or made by an older version of
+// the provider) gets one, which the state keeps from the next apply on: in
+// this run it may be one object read twice, and from the next it is told
+// apart from another object naming its link (an import into a second
+// resource).
+func (r *linkResource) hold(ctx context.Context, diags *diag.Diagnostics, link *client.Link, req privateData, resp privateData) {
+	object := objectOf(ctx, req)
+	if object == "" {
+		markObject(ctx, resp, diags)
+	}
+	if r.data.creator.Hold(link.ID, object) {
 		addManagedTwice(diags, link.ID, link.ShortURL)
 	}
 }
@@ -471,9 +479,9 @@ type privateData interface {
 // create took it over) are told from one object a CLI reads twice.
 const objectKey = "object"
 
-// markObject gives an object the create made its own objectKey. An
-// imported one has none: a CLI may import it more than once in a run
-// (OpenTofu does), and each would have its own.
+// markObject gives an object its own objectKey: at its create, or at the
+// first refresh of one imported (hold), not at the import, which a CLI may
+// do more than once in a run (OpenTofu does), each with its own.
 func markObject(ctx context.Context, private privateData, diags *diag.Diagnostics) {
 	diags.Append(private.SetKey(ctx, objectKey, []byte(strconv.Quote(rand.Text())))...)
 }
