@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 )
 
@@ -77,43 +78,85 @@ func troubleshootingRows(t *testing.T) []guideRow {
 	return rows
 }
 
-// guideConfig writes a row's input as a configuration: the provider
-// block and a link, each with the row's assignments in place of the
-// test's values. It is false for a row that sets anything else (a data
-// source's argument, an attribute the configuration cannot set) or whose
+// guideDataSource names the data source a row's input is written in:
+// "`id = …` in `data "shortlink_link"`".
+var guideDataSource = regexp.MustCompile("in `data \"([a-z_]+)\"`")
+
+// guideConfig writes a row's input as a configuration: the provider block
+// and a link (or the data source the row names), each with the row's
+// assignments in place of the test's values. It is false for a row that
+// sets anything else (an attribute the configuration cannot set) or whose
 // value is a function's result (a file's content).
-func (e *testEnv) guideConfig(row guideRow) (string, bool) {
+func (e *testEnv) guideConfig(t *testing.T, row guideRow) (string, bool) {
+	ctx := context.Background()
+	p := newProvider("test", nil, nil)
 	var settings provider.SchemaResponse
-	newProvider("test", nil, nil).Schema(context.Background(), provider.SchemaRequest{}, &settings)
-	link := LinkResourceSchema(context.Background())
+	p.Schema(ctx, provider.SchemaRequest{}, &settings)
 	providerAttrs := map[string]string{"base_url": fmt.Sprintf("%q", e.url), "api_key": fmt.Sprintf("%q", e.fx.APIKey)}
-	linkAttrs := map[string]string{"domain_id": fmt.Sprintf("%q", e.fx.DomainID), "destination": `"https://example.com/a"`}
+	header, attrs := `resource "shortlink_link" "test"`, map[string]string{"domain_id": fmt.Sprintf("%q", e.fx.DomainID), "destination": `"https://example.com/a"`}
+	canSet := settable(LinkResourceSchema(ctx).Attributes)
+	if m := guideDataSource.FindStringSubmatch(row.input); m != nil {
+		d := dataSourceNamed(ctx, p, m[1])
+		if d == nil {
+			t.Fatalf("%s: the row %q names data source %s, which the provider has not", troubleshootingGuide, row.input, m[1])
+		}
+		header, attrs, canSet = fmt.Sprintf("data %q \"test\"", m[1]), map[string]string{}, settable(dataSourceSchema(t, d).Attributes)
+	}
 	if len(row.assigns) == 0 {
 		return "", false
 	}
 	for name, value := range row.assigns {
-		setting, isSetting := settings.Schema.Attributes[name]
-		attr, isAttr := link.Attributes[name]
 		switch {
 		case strings.Contains(value, "("):
 			return "", false
-		case isSetting && (setting.IsOptional() || setting.IsRequired()):
+		case settable(settings.Schema.Attributes)[name]:
 			providerAttrs[name] = value
-		case isAttr && (attr.IsOptional() || attr.IsRequired()):
-			linkAttrs[name] = value
+		case canSet[name]:
+			attrs[name] = value
 		default:
 			return "", false
 		}
 	}
-	block := func(header string, attrs map[string]string) string {
-		var b strings.Builder
-		b.WriteString(header + " {\n")
-		for _, name := range slices.Sorted(maps.Keys(attrs)) {
-			fmt.Fprintf(&b, "  %s = %s\n", name, attrs[name])
-		}
-		return b.String() + "}\n"
+	return guideBlock(`provider "shortlink"`, providerAttrs) + guideBlock(header, attrs), true
+}
+
+// configurable is an attribute of any schema: the provider's, a
+// resource's or a data source's.
+type configurable interface {
+	IsOptional() bool
+	IsRequired() bool
+}
+
+// settable are the attributes of a schema that a configuration may set.
+func settable[A configurable](attrs map[string]A) map[string]bool {
+	names := map[string]bool{}
+	for name, a := range attrs {
+		names[name] = a.IsOptional() || a.IsRequired()
 	}
-	return block(`provider "shortlink"`, providerAttrs) + block(`resource "shortlink_link" "test"`, linkAttrs), true
+	return names
+}
+
+// dataSourceNamed is the provider's data source of that type, or nil.
+func dataSourceNamed(ctx context.Context, p *shortlinkProvider, typeName string) datasource.DataSource {
+	for _, newDataSource := range p.DataSources(ctx) {
+		d := newDataSource()
+		var meta datasource.MetadataResponse
+		d.Metadata(ctx, datasource.MetadataRequest{ProviderTypeName: "shortlink"}, &meta)
+		if meta.TypeName == typeName {
+			return d
+		}
+	}
+	return nil
+}
+
+// guideBlock is a block of attrs, in the order of their names.
+func guideBlock(header string, attrs map[string]string) string {
+	var b strings.Builder
+	b.WriteString(header + " {\n")
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		fmt.Fprintf(&b, "  %s = %s\n", name, attrs[name])
+	}
+	return b.String() + "}\n"
 }
 
 // missingFromOutput is the first piece of a quoted message that the CLI's
@@ -146,7 +189,7 @@ func TestAccTroubleshooting_guideQuotesThePlansErrors(t *testing.T) {
 	e := newTestEnv(t)
 	checked := 0
 	for _, row := range troubleshootingRows(t) {
-		config, ok := e.guideConfig(row)
+		config, ok := e.guideConfig(t, row)
 		if !ok {
 			continue
 		}
@@ -160,7 +203,7 @@ func TestAccTroubleshooting_guideQuotesThePlansErrors(t *testing.T) {
 	}
 	// The table's rows of settings and attributes, as the guide has them:
 	// fewer means the table is read wrong, and the test checks nothing.
-	if checked < 25 {
+	if checked < 26 {
 		t.Fatalf("checked %d rows of %s; the table has more", checked, troubleshootingGuide)
 	}
 }
