@@ -92,6 +92,7 @@ func (e *testEnv) guideConfig(t *testing.T, row guideRow) (string, bool) {
 	p := newProvider("test", nil, nil)
 	var settings provider.SchemaResponse
 	p.Schema(ctx, provider.SchemaRequest{}, &settings)
+	isSetting := settable(settings.Schema.Attributes)
 	providerAttrs := map[string]string{"base_url": fmt.Sprintf("%q", e.url), "api_key": fmt.Sprintf("%q", e.fx.APIKey)}
 	header, attrs := `resource "shortlink_link" "test"`, map[string]string{"domain_id": fmt.Sprintf("%q", e.fx.DomainID), "destination": `"https://example.com/a"`}
 	canSet := settable(LinkResourceSchema(ctx).Attributes)
@@ -109,7 +110,7 @@ func (e *testEnv) guideConfig(t *testing.T, row guideRow) (string, bool) {
 		switch {
 		case strings.Contains(value, "("):
 			return "", false
-		case settable(settings.Schema.Attributes)[name]:
+		case isSetting[name]:
 			providerAttrs[name] = value
 		case canSet[name]:
 			attrs[name] = value
@@ -182,9 +183,9 @@ func missingFromOutput(output, message string) string {
 }
 
 // TestAccTroubleshooting_guideQuotesThePlansErrors: each row of the
-// troubleshooting guide's input table that quotes an error for a setting
-// or a link's attribute, written as it stands, fails the plan with that
-// message.
+// troubleshooting guide's input table that quotes an error for a setting,
+// a link's attribute or a data source's argument, written as it stands,
+// fails the plan with that message.
 func TestAccTroubleshooting_guideQuotesThePlansErrors(t *testing.T) {
 	e := newTestEnv(t)
 	checked := 0
