@@ -98,6 +98,10 @@ var statusCodes = map[int]string{
 // maxErrorSnippet is how much of a non-JSON error body APIError.Body keeps.
 const maxErrorSnippet = 512
 
+// answerQuoteBytes is how much of a body that is not the API's JSON (a
+// page's text, other text) a message quotes: enough to say what it is.
+const answerQuoteBytes = 120
+
 // APIError is an HTTP error status answered by the service.
 type APIError struct {
 	StatusCode int
@@ -143,7 +147,7 @@ func (e *APIError) Answer() string {
 	case e.PageText != "":
 		b.WriteString(": " + pageQuote(e.PageText))
 	case e.Body != "":
-		fmt.Fprintf(&b, ": non-JSON body %q", wire.Snippet(e.Body, 120))
+		fmt.Fprintf(&b, ": non-JSON body %q", wire.Snippet(e.Body, answerQuoteBytes))
 	}
 	if e.Attempts > 1 {
 		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
@@ -251,7 +255,7 @@ func looksLikeHTML(body []byte, contentType string) bool {
 // says what the page is (a sign-in, a maintenance notice); its markup says
 // nothing.
 func pageQuote(text string) string {
-	return fmt.Sprintf("HTML page %q", wire.Snippet(text, 120))
+	return fmt.Sprintf("HTML page %q", wire.Snippet(text, answerQuoteBytes))
 }
 
 // htmlText returns the readable text of an HTML page, so that an error page
