@@ -554,52 +554,101 @@ func TestLeftovers_twoAliasesShareOneSlugsLink(t *testing.T) {
 	}
 }
 
-// TestLeftovers_importIntoASecondResourceFailsTheNextPlan holds the
+// TestLeftovers_importIntoASecondResourceFailsItsPlan holds the
 // troubleshooting guide to what it states: an import block that brings a
-// link another resource manages into a second resource plans "1 to
-// import", for in that run the imported object cannot be told from one
-// object read twice (OpenTofu reads a removed and an import block of one
-// link in one run); every plan after it, a destroy's too, fails with "Link
-// managed twice" before anything deletes the link.
-func TestLeftovers_importIntoASecondResourceFailsTheNextPlan(t *testing.T) {
+// link another resource manages into a second resource fails its own plan
+// with "Link managed twice", whether the second resource declares the
+// link as it is or with another slug (which would plan a replacement that
+// deletes the link the first names), and the link is kept. The import
+// command, which plans nothing, brings the link in all the same: every
+// plan after it, a destroy's too, fails so, and following the error's
+// advice (state rm of the imported address, its block removed) leaves a
+// plan with no changes.
+func TestLeftovers_importIntoASecondResourceFailsItsPlan(t *testing.T) {
+	t.Parallel()
+	for name, copySlug := range map[string]string{"same values": "summer", "another slug": "summer-2"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newService(t, instantFilter)
+			original := linkBlock("summer", s.fx.DomainID, "summer")
+			w := s.appliedWorkdir(t, "import-twice", "provider \"shortlink\" {}\n"+original)
+			skipBelow(t, w, 5, 6, "an import block")
+			linkID := stateIDs(t, w)[0]
+			config := clitest.RequiredProviders + "provider \"shortlink\" {}\n" + original + linkBlock("summer_copy", s.fx.DomainID, copySlug) +
+				fmt.Sprintf("import {\n  to = shortlink_link.summer_copy\n  id = %q\n}\n", linkID)
+			if err := w.WriteFile("main.tf", config); err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			for _, command := range [][]string{{"plan"}, {"apply", "-auto-approve"}} {
+				out, err := runCLI(ctx, w, command...)
+				if err == nil || !strings.Contains(out, "Link managed twice") {
+					t.Fatalf("%s of the import into a second resource: %v; want it to fail with Link managed twice\n%s", command[0], err, out)
+				}
+			}
+			if ids := stateIDs(t, w); len(ids) != 1 || ids[0] != linkID {
+				t.Fatalf("the state names links %v; want only link %s", ids, linkID)
+			}
+			// The import command plans nothing: the plans after it fail.
+			if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+original+linkBlock("summer_copy", s.fx.DomainID, copySlug)); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := w.Terraform(ctx, runLimit, "import", "shortlink_link.summer_copy", linkID); err != nil {
+				t.Fatalf("terraform import into a second resource: %v\n%s", err, out)
+			}
+			for _, command := range [][]string{{"plan"}, {"destroy", "-auto-approve"}} {
+				out, err := runCLI(ctx, w, command...)
+				if err == nil || !strings.Contains(out, "Link managed twice") {
+					t.Fatalf("%s after terraform import: %v; want it to fail with Link managed twice\n%s", command[0], err, out)
+				}
+			}
+			if ids := s.linkIDs(); len(ids) != 1 || ids[0] != linkID {
+				t.Fatalf("the service holds links %v; want link %s kept", ids, linkID)
+			}
+			// What the error advises: state rm on the address imported, its block removed.
+			if out, err := w.Terraform(ctx, runLimit, "state", "rm", "shortlink_link.summer_copy"); err != nil {
+				t.Fatalf("state rm of the imported address: %v\n%s", err, out)
+			}
+			if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+original); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); err != nil {
+				t.Fatalf("plan once the import is undone: %v; want no changes\n%s", err, out)
+			}
+		})
+	}
+}
+
+// TestLeftovers_removedAndImportedInOneRunMovesTheLink: a removed block
+// that lets a resource go and an import block that brings its link into
+// another address, in one run, move the link by hand (what a moved block
+// does): the plan names one object per link, and the apply keeps the link.
+func TestLeftovers_removedAndImportedInOneRunMovesTheLink(t *testing.T) {
 	t.Parallel()
 	s := newService(t, instantFilter)
-	block := func(name string) string {
-		return fmt.Sprintf("resource \"shortlink_link\" %q {\n  domain_id   = %q\n  slug        = \"summer\"\n  destination = \"https://shop.example.com/summer\"\n}\n", name, s.fx.DomainID)
-	}
-	w := s.appliedWorkdir(t, "import-twice", "provider \"shortlink\" {}\n"+block("summer"))
-	skipBelow(t, w, 5, 6, "an import block")
+	w := s.appliedWorkdir(t, "move-by-hand", "provider \"shortlink\" {}\n"+linkBlock("summer", s.fx.DomainID, "summer"))
+	skipBelow(t, w, 7, 10, "a removed block with a lifecycle block")
 	linkID := stateIDs(t, w)[0]
-	config := clitest.RequiredProviders + "provider \"shortlink\" {}\n" + block("summer") + block("summer_copy") + fmt.Sprintf("import {\n  to = shortlink_link.summer_copy\n  id = %q\n}\n", linkID)
+	config := clitest.RequiredProviders + "provider \"shortlink\" {}\n" + linkBlock("summer_sale", s.fx.DomainID, "summer") +
+		"removed {\n  from = shortlink_link.summer\n  lifecycle {\n    destroy = false\n  }\n}\n" +
+		fmt.Sprintf("import {\n  to = shortlink_link.summer_sale\n  id = %q\n}\n", linkID)
 	if err := w.WriteFile("main.tf", config); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil || !strings.Contains(out, "1 imported, 0 added, 0 changed, 0 destroyed") {
-		t.Fatalf("apply of the import into a second resource: %v; want the link imported\n%s", err, out)
+	if out, err := runCLI(context.Background(), w, "apply", "-auto-approve"); err != nil || !strings.Contains(out, "1 imported, 0 added, 0 changed, 0 destroyed") {
+		t.Fatalf("apply of the move by hand: %v; want the link imported at its new address\n%s", err, out)
 	}
-	if ids := stateIDs(t, w); len(ids) != 2 || ids[0] != linkID || ids[1] != linkID {
-		t.Fatalf("the state names links %v; want both objects naming link %s", ids, linkID)
-	}
-	for _, command := range [][]string{{"plan"}, {"destroy", "-auto-approve"}} {
-		out, err := runCLI(ctx, w, command...)
-		if err == nil || !strings.Contains(out, "Link managed twice") {
-			t.Fatalf("%s after the import: %v; want it to fail with Link managed twice\n%s", command[0], err, out)
-		}
+	if ids := stateIDs(t, w); len(ids) != 1 || ids[0] != linkID {
+		t.Fatalf("the state names links %v; want only link %s", ids, linkID)
 	}
 	if ids := s.linkIDs(); len(ids) != 1 || ids[0] != linkID {
 		t.Fatalf("the service holds links %v; want link %s kept", ids, linkID)
 	}
-	// What the error advises: state rm on the address imported, its block removed.
-	if out, err := w.Terraform(ctx, runLimit, "state", "rm", "shortlink_link.summer_copy"); err != nil {
-		t.Fatalf("state rm of the imported address: %v\n%s", err, out)
-	}
-	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+block("summer")); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); err != nil {
-		t.Fatalf("plan once the import is undone: %v; want no changes\n%s", err, out)
-	}
+}
+
+// linkBlock is a shortlink_link resource named name with slug on domainID.
+func linkBlock(name, domainID, slug string) string {
+	return fmt.Sprintf("resource \"shortlink_link\" %q {\n  domain_id   = %q\n  slug        = %q\n  destination = \"https://shop.example.com/summer\"\n}\n", name, domainID, slug)
 }
 
 // loseNextCreateAnswer has the gateway answer the next create 504 before

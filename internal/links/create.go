@@ -74,7 +74,7 @@ type Creator struct {
 	planned map[string]client.CreateLinkInput
 	// objects are the links refreshes of this process read, with the
 	// object of the state each was read for (see Hold).
-	objects map[string]string
+	objects namers
 	// takenOver are the links a create of this process adopted (found
 	// after a lost answer, or took over on its slug): another object of
 	// the same apply that still names one (the old object of a replacement
@@ -114,7 +114,7 @@ type Creator struct {
 // and takes over leftovers created within window (0: none).
 func NewCreator(c *client.Client, listings *snapshot.Snapshot, maxRetries int, retryWait, window time.Duration) *Creator {
 	lc := &Creator{client: c, listings: listings, maxRetries: maxRetries, retryWait: retryWait, window: window, now: time.Now,
-		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, objects: map[string]string{}, takenOver: map[string]bool{}, twins: map[string][]client.Link{}, lost: map[string]lostCreate{}, deleting: map[string]bool{}, deletedOn: map[string]string{}, deletes: map[string]chan struct{}{}, inflight: map[string]int{}}
+		held: map[string]bool{}, planned: map[string]client.CreateLinkInput{}, objects: namers{}, takenOver: map[string]bool{}, twins: map[string][]client.Link{}, lost: map[string]lostCreate{}, deleting: map[string]bool{}, deletedOn: map[string]string{}, deletes: map[string]chan struct{}{}, inflight: map[string]int{}}
 	lc.settled = sync.NewCond(&lc.mu)
 	return lc
 }
@@ -130,17 +130,13 @@ func (lc *Creator) AdoptionWindow() time.Duration { return lc.window }
 // deletes it. Only two marked objects are told apart: a CLI may import a
 // link twice in a run, and OpenTofu reads the object that a removed block
 // (or destroy = false) drops from the state beside the one an import
-// block brings in, so a read without a mark may be the same link moving.
+// block brings in, so a read without a mark may be the same link moving
+// (Plans.Planned tells an import into a second resource in its own run).
 func (lc *Creator) Hold(id, object string) (twice bool) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	lc.held[id] = true
-	if object != "" {
-		earlier := lc.objects[id]
-		twice = earlier != "" && earlier != object
-		lc.objects[id] = object
-	}
-	return twice
+	return lc.objects.add(id, object)
 }
 
 // WantedBy is the create of this plan found to take link id over as a

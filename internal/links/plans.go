@@ -21,11 +21,13 @@ type Plans struct {
 	// replacing counts, per identity, the creates of replacements that
 	// keep their old link's slug, announced and not yet planned.
 	replacing map[string]int
+	// objects are the links the plans of existing objects name.
+	objects namers
 }
 
 // NewPlans returns an empty ledger.
 func NewPlans() *Plans {
-	return &Plans{declared: map[string]client.CreateLinkInput{}, replacing: map[string]int{}}
+	return &Plans{declared: map[string]client.CreateLinkInput{}, replacing: map[string]int{}, objects: namers{}}
 }
 
 // KeepsSlug reports whether in, the create of a replacement of the link
@@ -67,4 +69,36 @@ func (p *Plans) Declare(in client.CreateLinkInput) (earlier client.CreateLinkInp
 		p.declared[key] = in
 	}
 	return earlier, collides, ownSlug
+}
+
+// Planned records the plan of an existing object, marked object, that
+// names link id. twice: the walk planned another object naming it, so two
+// objects of the state name one link and destroying either deletes it.
+// Unlike a refresh (Creator.Hold), a plan tells an import into a second
+// resource in its own run: a CLI that imports a link twice in a run, or
+// reads the object a removed block drops, plans one object, the last one
+// read, whose mark the refresh gave it. An object without a mark (not
+// refreshed: -refresh=false) is not known.
+func (p *Plans) Planned(id, object string) (twice bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.objects.add(id, object)
+}
+
+// namers are the links objects of the state name, each with the first
+// marked object (its objectKey in the provider's private state) found
+// naming it.
+type namers map[string]string
+
+// add records that object names link id. twice: another object named it
+// first. An object without a mark ("") is not known, and not recorded.
+func (n namers) add(id, object string) (twice bool) {
+	if object == "" {
+		return false
+	}
+	earlier, ok := n[id]
+	if !ok {
+		n[id] = object
+	}
+	return ok && earlier != object
 }

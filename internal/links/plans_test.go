@@ -56,3 +56,30 @@ func TestPlans_replacementCountsOnce(t *testing.T) {
 		t.Fatalf("another create of the slug: collides %v, own slug %v; want true, false", collides, own)
 	}
 }
+
+// The plans of two marked objects that name one link are told apart,
+// whichever is planned first; one object planned twice, an object without
+// a mark (not refreshed: -refresh=false) and another link are not.
+func TestPlans_tellTwoObjectsNamingOneLink(t *testing.T) {
+	for name, tc := range map[string]struct {
+		first, second string
+		secondLink    string
+		twice         bool
+	}{
+		"two objects":                    {`"a"`, `"b"`, "l1", true},
+		"one object planned twice":       {`"a"`, `"a"`, "l1", false},
+		"an object without a mark first": {"", `"a"`, "l1", false},
+		"an object without a mark next":  {`"a"`, "", "l1", false},
+		"two objects, two links":         {`"a"`, `"b"`, "l2", false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := NewPlans()
+			if p.Planned("l1", tc.first) {
+				t.Fatal("the first plan was said to be a second object's")
+			}
+			if got := p.Planned(tc.secondLink, tc.second); got != tc.twice {
+				t.Fatalf("twice = %t, want %t", got, tc.twice)
+			}
+		})
+	}
+}

@@ -86,10 +86,14 @@ func checkTimeoutsSetOne(diags *diag.Diagnostics, t timeouts.Value) {
 }
 
 // ModifyPlan adds what a plan owes its reader before anything is applied:
-// what a replacement loses, an expiry already past, a slug declared twice
-// or already taken, a link another create of the plan would take over,
-// and what the service could not be asked. It changes no planned value.
+// a link another object of the plan names too, what a replacement loses,
+// an expiry already past, a slug declared twice or already taken, a link
+// another create of the plan would take over, and what the service could
+// not be asked. It changes no planned value.
 func (r *linkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if r.data != nil && !req.State.Raw.IsNull() {
+		r.plansTheOnlyObjectOfItsLink(ctx, req, &resp.Diagnostics)
+	}
 	if req.Plan.Raw.IsNull() {
 		return // destroy: nothing to warn of
 	}
@@ -155,6 +159,20 @@ func (r *linkResource) planChange(ctx context.Context, req resource.ModifyPlanRe
 		old, _ := state.createInput()
 		r.data.plans.Replacing(old, in)
 		r.checkReplacementSlug(ctx, diags, plan, old, in, replanningToApply(req))
+	}
+}
+
+// plansTheOnlyObjectOfItsLink fails the plan of an object whose link
+// another object of the walk's plans names too, whatever either plans (a
+// destroy, a replacement or nothing): an import into a second resource,
+// in its own run, before its apply or a later destroy deletes the link
+// both name.
+func (r *linkResource) plansTheOnlyObjectOfItsLink(ctx context.Context, req resource.ModifyPlanRequest, diags *diag.Diagnostics) {
+	var id, shortURL types.String
+	diags.Append(req.State.GetAttribute(ctx, path.Root("id"), &id)...)
+	diags.Append(req.State.GetAttribute(ctx, path.Root("short_url"), &shortURL)...)
+	if !diags.HasError() && r.data.plans.Planned(id.ValueString(), objectOf(ctx, req.Private)) {
+		addManagedTwice(diags, id.ValueString(), shortURL.ValueString())
 	}
 }
 
