@@ -130,6 +130,9 @@ func (h *harness) clicksPlan(es *emulatorServer, n int, name, dataSource string)
 		return m, err
 	}
 	m.state = st.Size()
+	if h.o.profile != "" {
+		w.Setenv("SHORTLINK_CPUPROFILE=" + filepath.Join(h.o.profile, fmt.Sprintf("clicks-%d-%s", n, name)))
+	}
 	var times []time.Duration
 	for i := 0; i < h.o.runs; i++ {
 		logf("%d clicks, %s: plan %d", n, name, i+1)

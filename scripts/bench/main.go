@@ -37,7 +37,8 @@
 //     of each process there.
 //   - clicks: N clicks of 100 links over 30 days; the plan time, the
 //     provider's peak memory and the state size of shortlink_clicks, and of
-//     shortlink_analytics_export on the same clicks.
+//     shortlink_analytics_export on the same clicks; -profile DIR as for
+//     account, for the plans.
 package main
 
 import (
@@ -110,7 +111,7 @@ func parseOptions() (options, error) {
 	flag.IntVar(&o.clicksExportMax, "clicks-export-max", 100000, "largest number of clicks read with shortlink_analytics_export")
 	var accountSizes string
 	flag.StringVar(&accountSizes, "account-sizes", "1000,100000,1000000", "numbers of links in the account of the account scenario")
-	flag.StringVar(&o.profile, "profile", "", "directory for CPU profiles of the provider in the account scenario (builds it with -tags pprof)")
+	flag.StringVar(&o.profile, "profile", "", "directory for CPU profiles of the provider in the account and clicks scenarios (builds it with -tags pprof)")
 	flag.Parse()
 	var err error
 	if o.accountSizes, err = positiveNumbers("-account-sizes", accountSizes); err != nil {
