@@ -224,36 +224,10 @@ func TestAdopt_afterTheImport(t *testing.T) {
 // -generate-config-out`, apply. It needs Terraform 1.14 or later, named by
 // SHORTLINK_TERRAFORM_QUERY.
 func TestAdopt_query(t *testing.T) {
-	path := os.Getenv(EnvTerraformQuery)
-	if path == "" {
-		t.Skipf("terraform query needs Terraform 1.14 or later; set %s=/path/to/terraform to run this test", EnvTerraformQuery)
-	}
-	t.Parallel()
-	c := *buildProvider(t)
-	c.Path = path
 	s := adoptService(t)
+	w := queryWorkdir(t, s, "adopt-query", listBlock("spring", s.fx.DomainID, "spring-"))
 	d := seedDashboardLinks(t, s)
 	seeded := writes(s)
-	w, err := c.Workdir("adopt-query", map[string]string{
-		"main.tf": clitest.RequiredProviders + "provider \"shortlink\" {}\n",
-		"links.tfquery.hcl": fmt.Sprintf(`
-list "shortlink_link" "spring" {
-  provider         = shortlink
-  include_resource = true
-
-  config {
-    domain_id   = %q
-    slug_prefix = "spring-"
-  }
-}
-`, s.fx.DomainID),
-	}, "SHORTLINK_BASE_URL="+s.url, "SHORTLINK_API_KEY="+s.fx.APIKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if major, minor := cliVersion(t, w); major == 1 && minor < 14 {
-		t.Fatalf("%s=%s is version 1.%d; terraform query needs 1.14 or later", EnvTerraformQuery, path, minor)
-	}
 	ctx := context.Background()
 	out, err := w.Terraform(ctx, runLimit, "query", "-generate-config-out=links.tf", "-no-color")
 	if err != nil {
@@ -278,6 +252,75 @@ list "shortlink_link" "spring" {
 	}
 	applyAdoption(ctx, t, w, want)
 	expectNoWrites(t, s, seeded)
+}
+
+// TestAdopt_queryOfTwoListBlocksThatOverlap: two list blocks whose filters
+// both match a link generate two resources that import it; the plan of
+// that configuration fails with "Link managed twice", before the apply
+// writes anything or brings the link into two resources.
+func TestAdopt_queryOfTwoListBlocksThatOverlap(t *testing.T) {
+	s := adoptService(t)
+	w := queryWorkdir(t, s, "adopt-query-twice", listBlock("spring", s.fx.DomainID, "spring-")+listBlock("webinars", s.fx.DomainID, "spring-web"))
+	d := seedDashboardLinks(t, s)
+	seeded := writes(s)
+	ctx := context.Background()
+	if out, err := w.Terraform(ctx, runLimit, "query", "-generate-config-out=links.tf", "-no-color"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	generated := readFile(t, filepath.Join(w.Dir, "links.tf"))
+	if n := strings.Count(generated, d.webinar); n != 2 {
+		t.Fatalf("links.tf imports link %s %d times, want twice (one per list block):\n%s", d.webinar, n, generated)
+	}
+	out, err := runCLI(ctx, w, "apply", "-auto-approve")
+	if err == nil || !strings.Contains(out, "Link managed twice") {
+		t.Fatalf("apply of two imports of one link: %v; want it to fail with Link managed twice\n%s", err, out)
+	}
+	if ids := stateIDs(t, w); len(ids) != 0 {
+		t.Fatalf("the state holds %v; want nothing imported", ids)
+	}
+	expectNoWrites(t, s, seeded)
+}
+
+// queryWorkdir is a working directory for the CLI that
+// SHORTLINK_TERRAFORM_QUERY names (the test is skipped without one), with
+// the provider configured for s and the list blocks lists in
+// links.tfquery.hcl.
+func queryWorkdir(t *testing.T, s *service, name, lists string) *clitest.Workdir {
+	t.Helper()
+	path := os.Getenv(EnvTerraformQuery)
+	if path == "" {
+		t.Skipf("terraform query needs Terraform 1.14 or later; set %s=/path/to/terraform to run this test", EnvTerraformQuery)
+	}
+	t.Parallel()
+	c := *buildProvider(t)
+	c.Path = path
+	w, err := c.Workdir(name, map[string]string{
+		"main.tf":           clitest.RequiredProviders + "provider \"shortlink\" {}\n",
+		"links.tfquery.hcl": lists,
+	}, "SHORTLINK_BASE_URL="+s.url, "SHORTLINK_API_KEY="+s.fx.APIKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if major, minor := cliVersion(t, w); major == 1 && minor < 14 {
+		t.Fatalf("%s=%s is version 1.%d; terraform query needs 1.14 or later", EnvTerraformQuery, path, minor)
+	}
+	return w
+}
+
+// listBlock is a list block of shortlink_link named name: the links on
+// domainID whose slug starts with slugPrefix, with their resources.
+func listBlock(name, domainID, slugPrefix string) string {
+	return fmt.Sprintf(`
+list "shortlink_link" %q {
+  provider         = shortlink
+  include_resource = true
+
+  config {
+    domain_id   = %q
+    slug_prefix = %q
+  }
+}
+`, name, domainID, slugPrefix)
 }
 
 // identitySupported reports whether the CLI takes `identity` in import

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -16,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/client"
 )
 
 // Resource identity needs Terraform 1.12 or OpenTofu 1.12; older CLIs skip
@@ -65,15 +68,46 @@ func TestAccLinkIdentity_lifecycleAndImport(t *testing.T) {
 				ImportState:     true,
 				ImportStateKind: resource.ImportBlockWithResourceIdentity,
 			},
-			{
-				// The same with a resource block the CLI generates
-				// (plan -generate-config-out): it too plans no change.
-				ResourceName:    linkAddr,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithResourceIdentity,
-				GenerateConfig:  true,
-			},
 		},
+	})
+}
+
+// A link imported by identity into a resource block that the CLI generates
+// (plan -generate-config-out) plans no change. The import is the test's
+// only step: after a step that applied the link, the test framework's
+// GenerateConfig imports it into a second resource beside the first, which
+// the plan refuses (Link managed twice).
+func TestAccLinkIdentity_generatedConfigPlansNoChange(t *testing.T) {
+	e := newTestEnv(t)
+	c := e.apiClient(t)
+	ctx := context.Background()
+	expires := time.Date(2027, 3, 31, 23, 59, 59, 0, time.UTC)
+	link, err := c.CreateLink(ctx, client.CreateLinkInput{DomainID: e.fx.DomainID, Slug: "spring", Destination: "https://example.com/sale", ExpiresAt: &expires})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ChangeDestination(ctx, link.ID, client.ChangeDestinationInput{Destination: link.Destination, UTM: &client.UTM{Source: "newsletter"}}); err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   identityVersions,
+		ProtoV6ProviderFactories: protoV6Providers,
+		Steps: []resource.TestStep{{
+			ResourceName:           linkAddr,
+			ImportState:            true,
+			ImportStateKind:        resource.ImportBlockWithID, // the framework reads identities only from a step before; the block below imports by identity
+			ImportStateId:          link.ID,
+			ImportStateConfigExact: true,
+			GenerateConfig:         true,
+			Config:                 e.config(fmt.Sprintf("import {\n  to       = %s\n  identity = { id = %q }\n}\n", linkAddr, link.ID)),
+			ImportPlanChecks: resource.ImportPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(linkAddr, plancheck.ResourceActionNoop),
+					plancheck.ExpectKnownValue(linkAddr, tfjsonpath.New("utm").AtMapKey("source"), knownvalue.StringExact("newsletter")),
+					plancheck.ExpectKnownValue(linkAddr, tfjsonpath.New("expires_at"), knownvalue.StringExact("2027-03-31T23:59:59Z")),
+				},
+			},
+		}},
 	})
 }
 

@@ -453,10 +453,11 @@ func (r *linkResource) domainUnlisted(ctx context.Context, domainID string) bool
 // never another resource's to take over as a leftover (see
 // links.Creator). Read for another object of the state too, it fails the
 // plan. An object without a mark (imported, or made by an older version of
-// the provider) gets one, which the state keeps from the next apply on: in
-// this run it may be one object read twice, and from the next it is told
-// apart from another object naming its link (an import into a second
-// resource).
+// the provider) gets one, which its plan carries (plansTheOnlyObjectOfItsLink)
+// and the state keeps from the next apply on: a refresh without a mark may
+// be one object read twice, but a plan names the object that was read
+// last, and is told apart from another object naming its link (an import
+// into a second resource).
 func (r *linkResource) hold(ctx context.Context, diags *diag.Diagnostics, link *client.Link, req privateData, resp privateData) {
 	object := objectOf(ctx, req)
 	if object == "" {
