@@ -559,7 +559,8 @@ func TestLeftovers_twoAliasesShareOneSlugsLink(t *testing.T) {
 // link another resource manages into a second resource fails its own plan
 // with "Link managed twice", whether the second resource declares the
 // link as it is or with another slug (which would plan a replacement that
-// deletes the link the first names), and the link is kept. The import
+// deletes the link the first names), and the link is kept; without the
+// import block and its resource, the plan has no changes. The import
 // command, which plans nothing, brings the link in all the same: every
 // plan after it, a destroy's too, fails so, and following the error's
 // advice (state rm of the imported address, its block removed) leaves a
@@ -588,6 +589,13 @@ func TestLeftovers_importIntoASecondResourceFailsItsPlan(t *testing.T) {
 			}
 			if ids := stateIDs(t, w); len(ids) != 1 || ids[0] != linkID {
 				t.Fatalf("the state names links %v; want only link %s", ids, linkID)
+			}
+			// What the error advises first: the import block removed, with its resource block.
+			if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+original); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := runCLI(ctx, w, "plan", "-detailed-exitcode"); err != nil {
+				t.Fatalf("plan without the import block: %v; want no changes\n%s", err, out)
 			}
 			// The import command plans nothing: the plans after it fail.
 			if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+original+linkBlock("summer_copy", s.fx.DomainID, copySlug)); err != nil {
