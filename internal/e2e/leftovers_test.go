@@ -76,7 +76,7 @@ func TestLeftovers_slugHeldIsTakenOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	config := func(provider string) string {
-		return "provider \"shortlink\" {\n" + provider + "}\n" + fmt.Sprintf("resource \"shortlink_link\" \"sale\" {\n  domain_id   = %q\n  slug        = \"spring-sale\"\n  destination = \"https://shop.example.com/spring\"\n}\n", s.fx.DomainID)
+		return "provider \"shortlink\" {\n" + provider + "}\n" + linkBlock("sale", s.fx.DomainID, "spring-sale", "https://shop.example.com/spring")
 	}
 	w := s.workdir(t, "slug-held", config("  adoption_window = \"0s\"\n"))
 	out, err := runCLI(ctx, w, "plan")
@@ -197,7 +197,7 @@ func targetedRename(t *testing.T) (*service, *clitest.Workdir, string) {
 	t.Helper()
 	s := newService(t, instantFilter)
 	block := func(name string) string {
-		return fmt.Sprintf("provider \"shortlink\" {}\nresource \"shortlink_link\" %q {\n  domain_id   = %q\n  slug        = \"winter\"\n  destination = \"https://shop.example.com/winter\"\n}\n", name, s.fx.DomainID)
+		return "provider \"shortlink\" {}\n" + linkBlock(name, s.fx.DomainID, "winter", "https://shop.example.com/winter")
 	}
 	w := s.appliedWorkdir(t, "targeted-rename", block("winter"))
 	kept := stateIDs(t, w)
@@ -571,11 +571,11 @@ func TestLeftovers_importIntoASecondResourceFailsItsPlan(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := newService(t, instantFilter)
-			original := linkBlock("summer", s.fx.DomainID, "summer")
+			original := linkBlock("summer", s.fx.DomainID, "summer", summerPage)
 			w := s.appliedWorkdir(t, "import-twice", "provider \"shortlink\" {}\n"+original)
 			skipBelow(t, w, 5, 6, "an import block")
 			linkID := stateIDs(t, w)[0]
-			config := clitest.RequiredProviders + "provider \"shortlink\" {}\n" + original + linkBlock("summer_copy", s.fx.DomainID, copySlug) +
+			config := clitest.RequiredProviders + "provider \"shortlink\" {}\n" + original + linkBlock("summer_copy", s.fx.DomainID, copySlug, summerPage) +
 				fmt.Sprintf("import {\n  to = shortlink_link.summer_copy\n  id = %q\n}\n", linkID)
 			if err := w.WriteFile("main.tf", config); err != nil {
 				t.Fatal(err)
@@ -598,7 +598,7 @@ func TestLeftovers_importIntoASecondResourceFailsItsPlan(t *testing.T) {
 				t.Fatalf("plan without the import block: %v; want no changes\n%s", err, out)
 			}
 			// The import command plans nothing: the plans after it fail.
-			if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+original+linkBlock("summer_copy", s.fx.DomainID, copySlug)); err != nil {
+			if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+original+linkBlock("summer_copy", s.fx.DomainID, copySlug, summerPage)); err != nil {
 				t.Fatal(err)
 			}
 			if out, err := w.Terraform(ctx, runLimit, "import", "shortlink_link.summer_copy", linkID); err != nil {
@@ -634,10 +634,10 @@ func TestLeftovers_importIntoASecondResourceFailsItsPlan(t *testing.T) {
 func TestLeftovers_removedAndImportedInOneRunMovesTheLink(t *testing.T) {
 	t.Parallel()
 	s := newService(t, instantFilter)
-	w := s.appliedWorkdir(t, "move-by-hand", "provider \"shortlink\" {}\n"+linkBlock("summer", s.fx.DomainID, "summer"))
+	w := s.appliedWorkdir(t, "move-by-hand", "provider \"shortlink\" {}\n"+linkBlock("summer", s.fx.DomainID, "summer", summerPage))
 	skipBelow(t, w, 7, 10, "a removed block with a lifecycle block")
 	linkID := stateIDs(t, w)[0]
-	config := clitest.RequiredProviders + "provider \"shortlink\" {}\n" + linkBlock("summer_sale", s.fx.DomainID, "summer") +
+	config := clitest.RequiredProviders + "provider \"shortlink\" {}\n" + linkBlock("summer_sale", s.fx.DomainID, "summer", summerPage) +
 		"removed {\n  from = shortlink_link.summer\n  lifecycle {\n    destroy = false\n  }\n}\n" +
 		fmt.Sprintf("import {\n  to = shortlink_link.summer_sale\n  id = %q\n}\n", linkID)
 	if err := w.WriteFile("main.tf", config); err != nil {
@@ -654,9 +654,13 @@ func TestLeftovers_removedAndImportedInOneRunMovesTheLink(t *testing.T) {
 	}
 }
 
-// linkBlock is a shortlink_link resource named name with slug on domainID.
-func linkBlock(name, domainID, slug string) string {
-	return fmt.Sprintf("resource \"shortlink_link\" %q {\n  domain_id   = %q\n  slug        = %q\n  destination = \"https://shop.example.com/summer\"\n}\n", name, domainID, slug)
+// summerPage is where the links of the import and move tests lead.
+const summerPage = "https://shop.example.com/summer"
+
+// linkBlock is a shortlink_link resource named name, at slug on domainID,
+// that leads to destination.
+func linkBlock(name, domainID, slug, destination string) string {
+	return fmt.Sprintf("resource \"shortlink_link\" %q {\n  domain_id   = %q\n  slug        = %q\n  destination = %q\n}\n", name, domainID, slug, destination)
 }
 
 // loseNextCreateAnswer has the gateway answer the next create 504 before
