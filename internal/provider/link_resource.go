@@ -69,7 +69,7 @@ func LinkResourceSchema(ctx context.Context) schema.Schema {
 				PlanModifiers:       []planmodifier.String{planmodify.RequiresReplaceIfOtherID()},
 			},
 			"destination": schema.StringAttribute{
-				MarkdownDescription: "Absolute http or https URL the short link redirects to. Checked by the service's fraud filter. Changed in place.",
+				MarkdownDescription: "Absolute http or https URL the short link redirects to. Checked by the service's fraud filter. Changed in place. Compared as a URL with what the service holds, so the service's spelling of the same URL (the letter case of the scheme and host, the host in ASCII or with the trailing dot of a full name, unreserved characters such as `~` percent-encoded or not, the default port, an empty path as `/`, the order of the query, the UTM parameters merged into it) never shows as a change; any other difference does.",
 				Required:            true,
 				Validators:          []validator.String{validate.HTTPURL()},
 			},
