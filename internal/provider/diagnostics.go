@@ -57,7 +57,11 @@ func addServiceError(diags *diag.Diagnostics, action string, err error) {
 		return
 	}
 	var apiErr *client.APIError
-	if !errors.As(err, &apiErr) {
+	// An interrupt that cut the search for a link a create may have made,
+	// after an answer that left it unknown, is the cause to tell, not that
+	// answer (whose advice is to run the command again).
+	interrupted := errors.Is(err, client.ErrAmbiguous) && errors.Is(err, context.Canceled)
+	if !errors.As(err, &apiErr) || interrupted {
 		diags.AddError(summary, plainErrorDetail(err))
 		return
 	}
@@ -81,7 +85,7 @@ func plainErrorDetail(err error) string {
 		}
 		return err.Error() + fmt.Sprintf("\n\nThe operation ran out of time: a create, change or delete is bounded by the resource's timeouts, a read by %s.%s Its time went waiting for the rate limit, or for the service to answer the writes already sent (its fraud filter may take seconds for each). Raise the timeouts where they apply; where the rate limit held it, lowering Terraform's -parallelism also makes fewer requests wait.", defaults.ReadTimeout, unsent)
 	case errors.Is(err, client.ErrAmbiguous) && errors.Is(err, context.Canceled):
-		return err.Error() + "\n\nTerraform was interrupted while the service was still creating the link, and the provider stopped waiting for its answer at the end of stop_grace_period. " + leftoverAdvice
+		return err.Error() + "\n\nTerraform was interrupted before the provider knew whether the service created the link (waiting for the create's answer, or looking for the link after an answer that left it unknown), and the provider stopped at the end of stop_grace_period. " + leftoverAdvice
 	case errors.Is(err, client.ErrAmbiguous):
 		return err.Error() + "\n\nThe service may or may not have created the link. " + leftoverAdvice
 	case errors.Is(err, client.ErrUnanswered) && errors.Is(err, context.Canceled):

@@ -605,6 +605,16 @@ func TestAddServiceError_whatEachFailureSays(t *testing.T) {
 			err:  thenListing(held),
 			want: []string{"that request was not carried out", "timeouts.create", "may have created the link"},
 		},
+		"a create interrupted while it waited for its answer": {
+			err:    fmt.Errorf("POST /api/links: %w; %w", context.Canceled, client.ErrAmbiguous),
+			want:   []string{"Terraform was interrupted before the provider knew whether the service created the link", "stop_grace_period", "If it did, the link is on the account"},
+			absent: []string{"base_url"},
+		},
+		"a create answered 504, then the search was cut by an interrupt": {
+			err:    thenListing(fmt.Errorf("GET /api/links: %w", context.Canceled)),
+			want:   []string{"504", "Terraform was interrupted before the provider knew whether the service created the link", "If it did, the link is on the account"},
+			absent: []string{"This may be temporary", "run the command again"},
+		},
 		"a create answered 404": {
 			err:    answer(404, "POST", "/api/links", "not_found"),
 			want:   []string{"404 not_found to POST /api/links", "domain_id"},
