@@ -80,7 +80,7 @@ func TestLeftovers_slugHeldIsTakenOver(t *testing.T) {
 	}
 	w := s.workdir(t, "slug-held", config("  adoption_window = \"0s\"\n"))
 	out, err := runCLI(ctx, w, "plan")
-	if err != nil || !strings.Contains(out, "Slug already taken") || strings.Contains(out, "would take over") {
+	if err != nil || !strings.Contains(out, `Slug "spring-sale" already taken`) || strings.Contains(out, "would take over") {
 		t.Fatalf("plan with adoption_window = \"0s\": %v; want the slug named as taken, not to be taken over\n%s", err, out)
 	}
 	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err == nil || !strings.Contains(out, "409 slug_taken") || !strings.Contains(out, left.ID) {
@@ -94,7 +94,7 @@ func TestLeftovers_slugHeldIsTakenOver(t *testing.T) {
 	// name that among the likely makers, not an interrupted run alone.
 	const madeOutside = "made outside Terraform (in the dashboard, by a script) with these very values"
 	out, err = runCLI(ctx, w, "plan")
-	if err != nil || !strings.Contains(out, "Slug held by a link this resource would take over") || !strings.Contains(out, left.ID) || !strings.Contains(strings.Join(strings.Fields(out), " "), madeOutside) {
+	if err != nil || !strings.Contains(out, `Slug "spring-sale" held by a link this resource would take over`) || !strings.Contains(out, left.ID) || !strings.Contains(strings.Join(strings.Fields(out), " "), madeOutside) {
 		t.Fatalf("plan: %v; want it to name link %s, which the apply takes over, and who may have made it\n%s", err, left.ID, out)
 	}
 	out, err = runCLI(ctx, w, "apply", "-auto-approve")
@@ -126,7 +126,7 @@ func TestLeftovers_copiedBlockIsCaughtBeforeItsLinkIsDeleted(t *testing.T) {
 	if err := w.WriteFile("main.tf", clitest.RequiredProviders+"provider \"shortlink\" {}\n"+block("kept", "")+block("copy", "shortlink_link.kept")); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil || !strings.Contains(out, "Slug held by a link of this configuration") {
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil || !strings.Contains(out, `Slug "spring" held by a link of this configuration`) {
 		t.Fatalf("apply of the copy: %v; want it warned of\n%s", err, out)
 	}
 	for _, command := range [][]string{{"plan"}, {"destroy", "-auto-approve"}} {

@@ -366,7 +366,7 @@ func TestMistakes_planWarnings(t *testing.T) {
 	unknownUTM := campaign + link("clash_later", "taken-1", "  utm = { campaign = "+campaignLater+" }\n")
 	configure(keep + unknownUTM)
 	out := run("plan")
-	expectCount(out, "Warning: Slug already taken", 1)
+	expectCount(out, `Warning: Slug "taken-1" already taken`, 1)
 	expectCount(out, s.fx.DomainID+"/taken-1", 1)
 
 	// Terraform drops a misspelt name in timeouts unsaid: a timeouts that
@@ -376,11 +376,16 @@ func TestMistakes_planWarnings(t *testing.T) {
 	configure(keep + link("late", "late", "  timeouts = { create = \"10m\" }\n"))
 	expectCount(run("plan"), "Empty timeouts", 0)
 
-	configure(keep + past + link("clash", "taken-0", "") + noDomain)
+	// Each slug held has its own summary: Terraform shows one warning in
+	// full per summary, folding the rest into "more similar warnings".
+	configure(keep + past + link("clash", "taken-0", "") + link("clash_too", "taken-1", "") + noDomain)
 	out = run("plan")
 	expectCount(out, "Warning: No link on this domain", 1)
-	expectCount(out, "Warning: Slug already taken", 1)
+	expectCount(out, `Warning: Slug "taken-0" already taken`, 1)
+	expectCount(out, `Warning: Slug "taken-1" already taken`, 1)
+	expectCount(out, "more similar warning", 0)
 	expectCount(out, s.fx.DomainID+"/taken-0", 1)
+	expectCount(out, s.fx.DomainID+"/taken-1", 1)
 	expectCount(out, "Warning: Expiry in the past", 1)
 
 	configure(keep + past)
@@ -407,7 +412,7 @@ func TestMistakes_planWarnings(t *testing.T) {
 	configure(link("keep", "taken-1", "") + past)
 	out = run("plan")
 	expectCount(out, "Warning: Replacing the link loses its click history", 1)
-	expectCount(out, "Warning: Slug already taken", 1)
+	expectCount(out, `Warning: Slug "taken-1" already taken`, 1)
 	expectCount(out, s.fx.DomainID+"/taken-1", 1)
 
 	// A slug known only at apply replaces the link whatever it turns out
@@ -521,7 +526,7 @@ func TestMistakes_utmStepRefused(t *testing.T) {
 	// The plan replaces the tainted link, whose slug it holds: the warning
 	// says that is the resource's own link first, not a duplicate to find.
 	out, err = runCLI(ctx, w, "plan")
-	if flat := strings.Join(strings.Fields(out), " "); err != nil || !strings.Contains(flat, "Slug held by a link of this configuration") ||
+	if flat := strings.Join(strings.Fields(out), " "); err != nil || !strings.Contains(flat, `Slug "promo-0" held by a link of this configuration`) ||
 		!strings.Contains(flat, "If it is this resource's own link, being replaced (tainted by an interrupted or failed apply, or -replace), nothing more is needed") {
 		t.Fatalf("the plan of the tainted link does not say its slug is held by its own link: %v\n%s", err, out)
 	}

@@ -466,17 +466,19 @@ func addDuplicateSlug(diags *diag.Diagnostics, in, earlier client.CreateLinkInpu
 // holder; problem says why the create could not take it over ("": it
 // would, as the leftover of an interrupted run).
 func addSlugHeld(diags *diag.Diagnostics, in client.CreateLinkInput, holder *client.Link, problem string) {
+	// The slug is in the summary: Terraform shows one warning in full per
+	// summary, and a reviewer must see every slug held.
 	switch problem {
 	case "":
-		diags.AddAttributeWarning(path.Root("slug"), "Slug held by a link this resource would take over",
+		diags.AddAttributeWarning(path.Root("slug"), fmt.Sprintf("Slug %q held by a link this resource would take over", in.Slug),
 			fmt.Sprintf("The slug %q is held on domain %s by link %s (%s), created %s, which is exactly what this resource declares and which no other resource of this run manages: most probably left by an interrupted run, or made outside Terraform (in the dashboard, by a script) with these very values. The apply takes it over (see adoption_window), unless something frees the slug before the create, and the apply then creates a new link: such as the destroy of a resource that managed the link (a resource renamed without a moved block has its old address destroyed, often first). Before applying, make sure it is no other configuration's or workspace's link: if one declares the same slug, both would manage the link, and destroying either would delete it, so give one of them another slug. If a resource of this configuration manages it (renamed without a moved block; this plan may check a new link before reading every resource, and reads none that -target leaves out), a moved block keeps the link as it is: once taken over, the old address's destroy would delete it.",
 				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.CreatedAt.Format(time.RFC3339)))
 	case links.ManagedHere:
-		diags.AddAttributeWarning(path.Root("slug"), "Slug held by a link of this configuration",
+		diags.AddAttributeWarning(path.Root("slug"), fmt.Sprintf("Slug %q held by a link of this configuration", in.Slug),
 			fmt.Sprintf("The slug %q is held on domain %s by link %s (%s, destination %q), which a resource of this configuration manages.\n\nIf it is this resource's own link, being replaced (tainted by an interrupted or failed apply, or -replace), nothing more is needed: the replacement destroys it first, which frees the slug; created first (create_before_destroy), the new object takes the link over, which its old object then leaves on the service.\n\nIf it is another resource's link, it would be taken over too, and two resources would manage one link, which destroying either deletes. %s If that resource was renamed or moved, a moved block keeps its link.",
 				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.Destination, duplicateSlugAdvice))
 	default:
-		diags.AddAttributeWarning(path.Root("slug"), "Slug already taken",
+		diags.AddAttributeWarning(path.Root("slug"), fmt.Sprintf("Slug %q already taken", in.Slug),
 			fmt.Sprintf("The slug %q is already used on domain %s by link %s (%s, destination %q): %s. Unless this apply deletes or replaces that link first, the create will fail with 409 slug_taken. If that link belongs to another resource of this configuration: if this plan destroys that resource (renamed without a moved block; this plan may check a new link before reading every resource), a moved block keeps the link; otherwise remove one of the two, since a slug is one link. If it is no resource's of this configuration, choose another slug, or import that link with the ID %s.",
 				in.Slug, in.DomainID, holder.ID, holder.ShortURL, holder.Destination, problem, links.SlugImportID(in.DomainID, in.Slug)))
 	}
