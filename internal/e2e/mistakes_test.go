@@ -567,7 +567,7 @@ func TestMistakes_createMadeButUnanswered(t *testing.T) {
 		t.Fatalf("the service holds links %v after %d creates; want one, created once", ids, s.srv.Count(http.MethodPost, "/api/links"))
 	}
 	flat := strings.Join(strings.Fields(out), " ") // the CLI wraps lines
-	for _, want := range []string{"Warning: Found link " + ids[0] + " after the create's error", "most probably the one that create made", "terraform state rm"} {
+	for _, want := range []string{"Warning: Found link " + ids[0] + " after the create's error", "most probably the one that create made", "terraform state rm` on this resource and plan again", "an apply without an import creates a new link"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("the apply's output lacks %q:\n%s", want, out)
 		}

@@ -508,7 +508,7 @@ func addServiceNotAsked(diags *diag.Diagnostics, explained *reports, err error) 
 // may be.
 func addRetakenWarning(diags *diag.Diagnostics, l *client.Link) {
 	diags.AddWarning("Found link "+l.ID+" after the create's error",
-		fmt.Sprintf("The service's answer to the create left its outcome unknown (an error or no answer), and link %s (%s, created %s), exactly what this resource declares, was then found on the account: most probably the one that create made, which this resource now manages rather than create a second. If another configuration on the same API key created an identical link at that moment, it may be that one instead: then run `terraform state rm` on this resource and apply again, or the two states hold one link and destroying either deletes it. A slug on the link rules this out.",
+		fmt.Sprintf("The service's answer to the create left its outcome unknown (an error or no answer), and link %s (%s, created %s), exactly what this resource declares, was then found on the account: most probably the one that create made, which this resource now manages rather than create a second. If another configuration on the same API key created an identical link at that moment, it may be that one instead, and the two states then hold one link, which destroying either deletes: run `terraform state rm` on this resource and plan again. The plan's warning \"Possible leftover of an interrupted run\" names each link this create may have made besides; import the one no other state holds into this resource (an import block with its ID), since an apply without an import creates a new link. A slug on the link rules this out.",
 			l.ID, l.ShortURL, l.CreatedAt.Format(time.RFC3339)))
 }
 
