@@ -528,16 +528,23 @@ func TestInterrupt_planWaitingToList(t *testing.T) {
 // TestInterrupt_destroyOutlivingGrace: a Ctrl-C while the last deletes of
 // a destroy are in the service, for longer than stop_grace_period. The
 // service carries them out after the provider stopped waiting, so the
-// domain is left with no link while the state still records them. Running
-// the destroy again must finish it: the links the interrupted destroy
-// deleted are not taken for the sign of another account's key (a domain
-// that lists no link), which would stop the refresh.
+// domain is left with no link while the state still records them. A plan
+// then warns that each such link was deleted after the interrupted run, and
+// running the destroy again must finish it: the links the interrupted
+// destroy deleted are not taken for the sign of another account's key (a
+// domain that lists no link), which would stop the refresh.
 func TestInterrupt_destroyOutlivingGrace(t *testing.T) {
 	signalsProcessGroups(t)
 	s := newService(t, instantFilter)
 	w, out := s.destroyStoppedMidDelete(t, "destroy-outliving-grace", `stop_grace_period = "500ms"`, "bye", syscall.SIGINT)
 	if n := len(stateIDs(t, w)); n == 0 {
 		t.Fatalf("the state records no link; the signal should have come while a delete was in flight:\n%s", out)
+	}
+	// A plan's refresh says why the link leaves the state; a destroy's
+	// says nothing, for Terraform drops the warnings of the refresh that
+	// begins a destroy.
+	if out, err := runCLI(context.Background(), w, "plan"); err != nil || !strings.Contains(out, "Warning: Link deleted after an interrupted run") {
+		t.Fatalf("the plan after the interrupted destroy: %v; want it to warn that the link was deleted after the interrupted run\n%s", err, out)
 	}
 	if out, err := runCLI(context.Background(), w, "destroy", "-auto-approve"); err != nil {
 		t.Fatalf("the destroy after the interrupted one failed: %v\n%s", err, out)
