@@ -317,8 +317,20 @@ func TestLeftovers_renamedWithoutMovedLosesNoLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 {
-		if out, err := runCLI(ctx, w, "plan"); err != nil {
+		out, err := runCLI(ctx, w, "plan")
+		if err != nil {
 			t.Fatalf("plan of the rename: %v\n%s", err, out)
+		}
+		// Each slug has a warning of its own (the slug is in its title,
+		// so Terraform folds none), and each names the moved block.
+		flat := strings.Join(strings.Fields(out), " ")
+		for i := range n {
+			if !strings.Contains(out, fmt.Sprintf("Warning: Slug \"sale-%d\" ", i)) {
+				t.Fatalf("the plan of the rename has no warning on the slug sale-%d:\n%s", i, out)
+			}
+		}
+		if strings.Count(flat, "a moved block keeps") < n {
+			t.Fatalf("the plan's warnings do not each name the moved block:\n%s", out)
 		}
 	}
 	stateOnService := func(when string) (ids []string, onService map[string]bool) {

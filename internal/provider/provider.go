@@ -349,7 +349,7 @@ func trackExportReadWaits(ctx context.Context, diags *diag.Diagnostics) (_ conte
 func trackWaits(ctx context.Context, diags *diag.Diagnostics, warn func(*diag.Diagnostics, client.WaitSum)) (_ context.Context, done func()) {
 	ctx, waits := client.TrackWaits(ctx)
 	return ctx, func() {
-		if sum := waits.Sum(); sum.Total >= client.LongWait {
+		if sum := waits.Sum(); sum.Total > client.LongWait {
 			warn(diags, sum)
 		}
 	}
