@@ -622,6 +622,11 @@ func TestLeftovers_importIntoASecondResourceFailsItsPlan(t *testing.T) {
 					t.Fatalf("%s after terraform import: %v; want it to fail with Link managed twice\n%s", command[0], err, out)
 				}
 			}
+			// A run that leaves the other address out is not stopped, as the
+			// resource's page says: the provider sees only what a run includes.
+			if out, err := runCLI(ctx, w, "plan", "-destroy", "-target=shortlink_link.summer_copy"); err != nil || !strings.Contains(out, "1 to destroy") {
+				t.Fatalf("a destroy plan targeted at the imported address: %v; want it to plan the destroy\n%s", err, out)
+			}
 			if ids := s.linkIDs(); len(ids) != 1 || ids[0] != linkID {
 				t.Fatalf("the service holds links %v; want link %s kept", ids, linkID)
 			}

@@ -65,6 +65,32 @@ func TestListings_applyListsOnlyOnOpenTofuAndTerraformBelow1_9(t *testing.T) {
 	}
 }
 
+// TestListings_replacementCreatedBeforeDestroyWarnsWhereTheApplyLists: a
+// replacement asked for with -replace, created before destroy, takes over
+// its own old link (created within adoption_window), whatever the CLI. Where
+// the apply lists again (OpenTofu, Terraform before 1.9), the create's plan
+// at apply sees only what the apply changes, and warns that the slug is held
+// by a link it would take over, as the resource's page says; where it does
+// not, the apply shows no such warning.
+func TestListings_replacementCreatedBeforeDestroyWarnsWhereTheApplyLists(t *testing.T) {
+	s := newService(t, instantFilter)
+	config := "provider \"shortlink\" {}\nresource \"shortlink_link\" \"sale\" {\n  domain_id   = \"" + s.fx.DomainID +
+		"\"\n  slug        = \"sale\"\n  destination = \"https://shop.example.com/sale\"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n"
+	w := s.appliedWorkdir(t, "replace-created-before-destroy", config)
+	kept := stateIDs(t, w)
+	out, err := runCLI(context.Background(), w, "apply", "-auto-approve", "-replace=shortlink_link.sale")
+	if err != nil || !strings.Contains(out, "Link kept for the object that took it over") {
+		t.Fatalf("apply -replace: %v; want the old object's destroy to keep the link\n%s", err, out)
+	}
+	if ids := stateIDs(t, w); len(ids) != 1 || ids[0] != kept[0] {
+		t.Fatalf("the state names links %v after the replacement; want link %v kept", ids, kept)
+	}
+	warned := strings.Contains(out, `Warning: Slug "sale" held by a link this resource would take over`)
+	if listsAgain := isOpenTofu(t, w) || !cliAtLeast(t, w, 9, 0); warned != listsAgain {
+		t.Fatalf("the apply warned that the create would take the slug's link over: %t; want %t (the apply lists again: %t)\n%s", warned, listsAgain, listsAgain, out)
+	}
+}
+
 // isOpenTofu is whether the CLI the tests run is OpenTofu.
 func isOpenTofu(t *testing.T, w *clitest.Workdir) bool {
 	t.Helper()
