@@ -221,7 +221,7 @@ func targetedRename(t *testing.T) (*service, *clitest.Workdir, string) {
 func TestLeftovers_replaceCreatedBeforeDestroyKeepsTheLink(t *testing.T) {
 	s := newService(t, instantFilter)
 	config := func(provider string) string {
-		return fmt.Sprintf("provider \"shortlink\" {%s}\nresource \"shortlink_link\" \"sale\" {\n  domain_id   = %q\n  slug        = \"sale\"\n  destination = \"https://shop.example.com/sale\"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n", provider, s.fx.DomainID)
+		return "provider \"shortlink\" {" + provider + "}\n" + createdBeforeDestroy(linkBlock("sale", s.fx.DomainID, "sale", "https://shop.example.com/sale"))
 	}
 	w := s.appliedWorkdir(t, "replace-cbd", config(""))
 	ctx := context.Background()
@@ -396,7 +396,7 @@ func TestLeftovers_replaceWithoutSlugWhoseAnswerIsLost(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := newService(t, instantFilter)
-			config := fmt.Sprintf("resource \"shortlink_link\" \"spring\" {\n  domain_id   = %q\n  destination = \"https://shop.example.com/spring\"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n", s.fx.DomainID)
+			config := createdBeforeDestroy(linkBlock("spring", s.fx.DomainID, "", "https://shop.example.com/spring"))
 			w := s.appliedWorkdir(t, "replace-lost-"+strings.Join(strings.Fields(name)[1:], "-"), config)
 			before := stateIDs(t, w)
 			s.loseNextCreateAnswer(t, tc.serviceTakes)
@@ -674,10 +674,20 @@ func TestLeftovers_removedAndImportedInOneRunMovesTheLink(t *testing.T) {
 // summerPage is where the links of the import and move tests lead.
 const summerPage = "https://shop.example.com/summer"
 
-// linkBlock is a shortlink_link resource named name, at slug on domainID,
-// that leads to destination.
+// linkBlock is a shortlink_link resource named name, at slug on domainID
+// (none where slug is empty), that leads to destination.
 func linkBlock(name, domainID, slug, destination string) string {
-	return fmt.Sprintf("resource \"shortlink_link\" %q {\n  domain_id   = %q\n  slug        = %q\n  destination = %q\n}\n", name, domainID, slug, destination)
+	block := fmt.Sprintf("resource \"shortlink_link\" %q {\n  domain_id   = %q\n", name, domainID)
+	if slug != "" {
+		block += fmt.Sprintf("  slug        = %q\n", slug)
+	}
+	return block + fmt.Sprintf("  destination = %q\n}\n", destination)
+}
+
+// createdBeforeDestroy gives a block of linkBlock's the lifecycle that
+// replaces its link by creating the new one first.
+func createdBeforeDestroy(block string) string {
+	return strings.TrimSuffix(block, "}\n") + "  lifecycle {\n    create_before_destroy = true\n  }\n}\n"
 }
 
 // loseNextCreateAnswer has the gateway answer the next create 504 before

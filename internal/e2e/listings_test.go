@@ -74,8 +74,7 @@ func TestListings_applyListsOnlyOnOpenTofuAndTerraformBelow1_9(t *testing.T) {
 // not, the apply shows no such warning.
 func TestListings_replacementCreatedBeforeDestroyWarnsWhereTheApplyLists(t *testing.T) {
 	s := newService(t, instantFilter)
-	config := "provider \"shortlink\" {}\nresource \"shortlink_link\" \"sale\" {\n  domain_id   = \"" + s.fx.DomainID +
-		"\"\n  slug        = \"sale\"\n  destination = \"https://shop.example.com/sale\"\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n"
+	config := "provider \"shortlink\" {}\n" + createdBeforeDestroy(linkBlock("sale", s.fx.DomainID, "sale", "https://shop.example.com/sale"))
 	w := s.appliedWorkdir(t, "replace-created-before-destroy", config)
 	kept := stateIDs(t, w)
 	out, err := runCLI(context.Background(), w, "apply", "-auto-approve", "-replace=shortlink_link.sale")
