@@ -593,10 +593,12 @@ func TestLeftovers_importIntoASecondResourceFailsItsPlan(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
+			// The advice the troubleshooting guide quotes for this mistake.
+			const advice = "Keep it in one: remove an import block of this run that brings the link in (with its resource block), or run terraform state rm on the address that should let the link go"
 			for _, command := range [][]string{{"plan"}, {"apply", "-auto-approve"}} {
 				out, err := runCLI(ctx, w, command...)
-				if err == nil || !strings.Contains(out, "Link managed twice") {
-					t.Fatalf("%s of the import into a second resource: %v; want it to fail with Link managed twice\n%s", command[0], err, out)
+				if err == nil || !strings.Contains(out, "Link managed twice") || !strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(out, "`", "")), " "), advice) {
+					t.Fatalf("%s of the import into a second resource: %v; want it to fail with Link managed twice, advising %q\n%s", command[0], err, advice, out)
 				}
 			}
 			if ids := stateIDs(t, w); len(ids) != 1 || ids[0] != linkID {

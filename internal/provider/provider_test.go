@@ -117,8 +117,18 @@ resource "shortlink_link" "test" {
 // must not show.
 func planFailure(t *testing.T, config string) string {
 	t.Helper()
+	return planFailureOf(t, config, true)
+}
+
+// planFailureOf is planFailure, run beside the other tests or not.
+func planFailureOf(t *testing.T, config string, parallel bool) string {
+	t.Helper()
+	run := resource.Test
+	if parallel {
+		run = resource.ParallelTest
+	}
 	var failed string
-	resource.ParallelTest(t, resource.TestCase{
+	run(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6Providers,
 		ErrorCheck: func(err error) error {
 			failed = err.Error()

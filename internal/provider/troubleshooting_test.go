@@ -12,6 +12,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
+
+	"github.com/shortlink/terraform-provider-shortlink/internal/validate"
 )
 
 // The troubleshooting guide quotes, for each mistake in a setting or an
@@ -82,12 +84,52 @@ func troubleshootingRows(t *testing.T) []guideRow {
 // "`id = …` in `data "shortlink_link"`".
 var guideDataSource = regexp.MustCompile("in `data \"([a-z_]+)\"`")
 
+// guideInput is how a row's input is written where the guide says it in
+// words ("a slug over 64 characters") or as a function's result: the
+// assignments, the settings the provider block leaves out, and the
+// environment the plan runs in.
+type guideInput struct {
+	assigns map[string]string
+	unset   []string
+	env     map[string]string
+}
+
+// guideInputsInWords writes the input of each row whose input is not a
+// literal `name = value`, by the row's input as the guide has it.
+var guideInputsInWords = map[string]guideInput{
+	"a destination over 2,048 characters": {
+		assigns: map[string]string{"destination": fmt.Sprintf("%q", "https://example.com/"+strings.Repeat("a", 2100))}, // 2120 in all, as quoted
+	},
+	"a slug over 64 characters": {
+		assigns: map[string]string{"slug": fmt.Sprintf("%q", strings.Repeat("s", validate.MaxSlugLength+1))},
+	},
+	"`SHORTLINK_BASE_URL=api.example.com` in the environment": {
+		unset: []string{"base_url"},
+		env:   map[string]string{EnvBaseURL: "api.example.com"},
+	},
+	"`api_key = file(\"credentials.json\")`, or any value over 8000 characters (likewise `SHORTLINK_API_KEY`)": {
+		assigns: map[string]string{"api_key": fmt.Sprintf("%q", strings.Repeat("k", 9843))}, // as quoted
+	},
+	"no `base_url` / `api_key` and no environment variable": {
+		unset: []string{"base_url", "api_key"},
+		env:   map[string]string{EnvBaseURL: "", EnvAPIKey: ""},
+	},
+}
+
+// guideRowsOfWholeRuns are the rows whose input takes more than one plan
+// (an import into a second resource), by the end-to-end test that holds
+// them to the guide's quote.
+var guideRowsOfWholeRuns = map[string]string{
+	"an `import` block that brings a link another resource manages into a second resource": "TestLeftovers_importIntoASecondResourceFailsItsPlan",
+}
+
 // guideConfig writes a row's input as a configuration: the provider block
 // and a link (or the data source the row names), each with the row's
-// assignments in place of the test's values. It is false for a row that
-// sets anything else (an attribute the configuration cannot set) or whose
-// value is a function's result (a file's content).
-func (e *testEnv) guideConfig(t *testing.T, row guideRow) (string, bool) {
+// assignments (or guideInputsInWords') in place of the test's values, and
+// the environment it needs. It is false for a row that sets anything else
+// (an attribute the configuration cannot set) or whose input is neither
+// written as assignments nor in guideInputsInWords.
+func (e *testEnv) guideConfig(t *testing.T, row guideRow) (string, map[string]string, bool) {
 	ctx := context.Background()
 	p := newProvider("test", nil, nil)
 	var settings provider.SchemaResponse
@@ -103,22 +145,29 @@ func (e *testEnv) guideConfig(t *testing.T, row guideRow) (string, bool) {
 		}
 		header, attrs, canSet = fmt.Sprintf("data %q \"test\"", m[1]), map[string]string{}, settable(dataSourceSchema(t, d).Attributes)
 	}
-	if len(row.assigns) == 0 {
-		return "", false
+	input, inWords := guideInputsInWords[row.input]
+	if !inWords {
+		input.assigns = row.assigns
 	}
-	for name, value := range row.assigns {
+	if len(input.assigns)+len(input.unset) == 0 {
+		return "", nil, false
+	}
+	for _, name := range input.unset {
+		delete(providerAttrs, name)
+	}
+	for name, value := range input.assigns {
 		switch {
 		case strings.Contains(value, "("):
-			return "", false
+			return "", nil, false
 		case isSetting[name]:
 			providerAttrs[name] = value
 		case canSet[name]:
 			attrs[name] = value
 		default:
-			return "", false
+			return "", nil, false
 		}
 	}
-	return guideBlock(`provider "shortlink"`, providerAttrs) + guideBlock(header, attrs), true
+	return guideBlock(`provider "shortlink"`, providerAttrs) + guideBlock(header, attrs), input.env, true
 }
 
 // configurable is an attribute of any schema: the provider's, a
@@ -164,47 +213,63 @@ func guideBlock(header string, attrs map[string]string) string {
 // output lacks, in order, or "". A quote leaves out what "…" stands for;
 // Terraform prints the summary apart from the detail (the quote's first
 // ": "), wraps lines, and the guide drops the backquotes of code within a
-// message: pieces are split at "…" and ": ", white space is folded, and
-// backquotes are not compared.
+// message: pieces are split at "…" and at the first ": ", white space is
+// folded, and backquotes are not compared. Anything else the guide leaves
+// out of a piece is missing.
 func missingFromOutput(output, message string) string {
 	fold := func(s string) string { return strings.Join(strings.Fields(strings.ReplaceAll(s, "`", "")), " ") }
+	summary, detail, _ := strings.Cut(message, ": ")
 	rest := fold(output)
-	for piece := range strings.FieldsFuncSeq(message, func(r rune) bool { return r == '…' }) {
-		for part := range strings.SplitSeq(piece, ": ") {
-			part = fold(part)
-			at := strings.Index(rest, part)
-			if at < 0 {
-				return part
-			}
-			rest = rest[at+len(part):]
+	for piece := range strings.FieldsFuncSeq(summary+"…"+detail, func(r rune) bool { return r == '…' }) {
+		piece = fold(piece)
+		at := strings.Index(rest, piece)
+		if at < 0 {
+			return piece
 		}
+		rest = rest[at+len(piece):]
 	}
 	return ""
 }
 
 // TestAccTroubleshooting_guideQuotesThePlansErrors: each row of the
 // troubleshooting guide's input table that quotes an error for a setting,
-// a link's attribute or a data source's argument, written as it stands,
-// fails the plan with that message.
+// a link's attribute or a data source's argument, written as it stands
+// (or as guideInputsInWords writes it), fails the plan with that message.
 func TestAccTroubleshooting_guideQuotesThePlansErrors(t *testing.T) {
 	e := newTestEnv(t)
-	checked := 0
-	for _, row := range troubleshootingRows(t) {
-		config, ok := e.guideConfig(t, row)
-		if !ok {
+	rows := troubleshootingRows(t)
+	for _, row := range rows {
+		if _, elsewhere := guideRowsOfWholeRuns[row.input]; elsewhere {
 			continue
 		}
-		checked++
+		config, env, ok := e.guideConfig(t, row)
+		if !ok {
+			t.Errorf("%s: the row %q quotes an error for an input this test cannot write: add it to guideInputsInWords", troubleshootingGuide, row.input)
+			continue
+		}
 		t.Run(row.input, func(t *testing.T) {
-			output := planFailure(t, config)
+			output := planFailureIn(t, config, env)
 			if missing := missingFromOutput(output, row.message); missing != "" {
 				t.Errorf("the guide quotes %q for\n%s\nbut the output lacks %q:\n%s", row.message, config, missing, output)
 			}
 		})
 	}
-	// The table's rows of settings and attributes, as the guide has them:
-	// fewer means the table is read wrong, and the test checks nothing.
-	if checked < 26 {
-		t.Fatalf("checked %d rows of %s; the table has more", checked, troubleshootingGuide)
+	// The table's rows that quote an error, as the guide has them: fewer
+	// means the table is read wrong, and the test checks nothing.
+	if len(rows) < 31 {
+		t.Fatalf("read %d rows of %s; the table has more", len(rows), troubleshootingGuide)
 	}
+}
+
+// planFailureIn is planFailure in the environment env, where it sets any;
+// a test that sets the environment cannot run beside others.
+func planFailureIn(t *testing.T, config string, env map[string]string) string {
+	t.Helper()
+	if len(env) == 0 {
+		return planFailure(t, config)
+	}
+	for name, value := range env {
+		t.Setenv(name, value)
+	}
+	return planFailureOf(t, config, false)
 }
