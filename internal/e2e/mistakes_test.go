@@ -730,8 +730,8 @@ func TestMistakes_destroyThroughAnotherAccount(t *testing.T) {
 	if err != nil {
 		t.Fatalf("destroy -refresh=false: %v\n%s", err, out)
 	}
-	flat := strings.Join(strings.Fields(out), " ")
-	for _, want := range []string{warning, "is still on its own account and no state records it", "terraform import"} {
+	flat := strings.Join(strings.Fields(strings.ReplaceAll(out, "`", "")), " ")
+	for _, want := range []string{warning, "is still on its own account and no state records it", "terraform import with the address of the resource that declared https://"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("the destroy's output lacks %q:\n%s", want, out)
 		}

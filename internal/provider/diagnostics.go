@@ -770,7 +770,7 @@ func addReplacementWarning(diags *diag.Diagnostics, p path.Path, id, shortURL, n
 		keep = fmt.Sprintf("remove %s: the link has none", p)
 	}
 	diags.AddAttributeWarning(p, "Replacing the link loses its click history",
-		fmt.Sprintf("Changing %s replaces link %s (%s): the service takes it only when a link is created, so the link is deleted and a new one made. The new link starts with no click history (the old link's clicks stay in the account-wide export), a new QR code %s. To keep the link, %s.",
+		fmt.Sprintf("Changing %s replaces link %s (%s): the service takes it only when a link is created, so the link is deleted and a new one made. The new link starts with no click history (the old link's clicks stay in the account-wide export), with a QR code of its own %s. To keep the link, %s.",
 			p, id, shortURL, newShortURL, keep))
 }
 
@@ -950,7 +950,7 @@ func addDeleteNotFoundOffDomain(diags *diag.Diagnostics, id, shortURL, domainID 
 	diags.AddWarning("Link removed from the state only",
 		fmt.Sprintf("The service answered 404 to the delete of the link %s (%s), and the account listed has no link on its domain %s either, so the link is removed from the state. "+
 			"If every link on that domain was deleted already (outside Terraform, or by a destroy or a replacement that was killed), nothing is left to do. "+
-			"But if "+keyOrBaseURL+" of this resource's provider is another account's (for example after the resource's provider was changed to another alias), the link is still on its own account and no state records it: import it again with the right provider (`terraform import` with the address above and %s), or delete it on that account.", id, shortURL, domainID, id))
+			"But if "+keyOrBaseURL+" of this resource's provider is another account's (for example after the resource's provider was changed to another alias), the link is still on its own account and no state records it: import it again with the right provider (`terraform import` with the address of the resource that declared %s, and %s; Terraform names no address beside a destroy's warning), or delete it on that account.", id, shortURL, domainID, shortURL, id))
 }
 
 // addNotRefreshedListingsShifted warns that every listing missed the link
