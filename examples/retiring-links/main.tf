@@ -70,7 +70,7 @@ data "shortlink_clicks" "last_14_days" {
   lifecycle {
     postcondition {
       condition     = var.force_retire || alltrue([for slug, id in local.retiring : lookup(self.by_link, id, 0) == 0])
-      error_message = "Still in use, not deleted: ${join(", ", [for slug, id in local.retiring : "${slug} (${lookup(self.by_link, id, 0)} clicks in the last 14 days)" if lookup(self.by_link, id, 0) > 0])}. Take them out of retire, or set force_retire = true."
+      error_message = "Still in use, not deleted: ${join(", ", [for slug, id in local.retiring : "${slug} (clicks in the last 14 days: ${lookup(self.by_link, id, 0)})" if lookup(self.by_link, id, 0) > 0])}. Take them out of retire, or set force_retire = true."
     }
   }
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -384,4 +385,39 @@ func (outputs onlyOutputsChange) CheckPlan(_ context.Context, req plancheck.Chec
 		}
 	}
 	resp.Error = errors.Join(problems...)
+}
+
+// TestExamples_retiringLinksKeepsAClickedLink applies examples/retiring-links
+// as it is in the repository and retires links as its comment says: a link
+// clicked in the last 14 days, listed in retire, fails the plan with the
+// example's message and is kept; a link without clicks is deleted; with
+// force_retire the clicked one is deleted too.
+func TestExamples_retiringLinksKeepsAClickedLink(t *testing.T) {
+	t.Parallel()
+	s := newService(t, instantFilter)
+	w := exampleWorkdir(t, s, "retiring-links")
+	skipBelow(t, w, 5, 0, "plantimestamp() in a data source's postcondition")
+	ctx := context.Background()
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve"); err != nil {
+		t.Fatalf("terraform apply: %v\n%s", err, out)
+	}
+	if err := s.srv.AddClicks(s.linksBySlug()["webinar"].ID, 2, "https://news.example.com/"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(ctx, w, "apply", "-auto-approve", `-var=retire=["webinar","newsletter"]`)
+	if err == nil || !strings.Contains(strings.Join(strings.Fields(out), " "), "Still in use, not deleted: webinar (clicks in the last 14 days: 2). Take them out of retire, or set force_retire = true.") {
+		t.Fatalf("retiring a clicked link and a quiet one: %v; want the plan to fail, naming the clicked one\n%s", err, out)
+	}
+	if got := slices.Sorted(maps.Keys(s.linksBySlug())); !slices.Equal(got, []string{"newsletter", "spring-sale", "webinar"}) {
+		t.Fatalf("the service holds %v after the failed plan; want every link kept", got)
+	}
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve", `-var=retire=["newsletter"]`); err != nil {
+		t.Fatalf("retiring a link without clicks: %v\n%s", err, out)
+	}
+	if out, err := runCLI(ctx, w, "apply", "-auto-approve", `-var=retire=["webinar","newsletter"]`, "-var=force_retire=true"); err != nil {
+		t.Fatalf("retiring the clicked link with force_retire: %v\n%s", err, out)
+	}
+	if got := slices.Sorted(maps.Keys(s.linksBySlug())); !slices.Equal(got, []string{"spring-sale"}) {
+		t.Fatalf("the service holds %v; want only spring-sale left", got)
+	}
 }

@@ -226,7 +226,7 @@ func TestAccClicks_guardsTheDeletionOfALinkInUse(t *testing.T) {
 				}
 			},
 			Config:      guardedCampaign(t, e, `["busy"]`),
-			ExpectError: expectErr("Still in use, not deleted: busy (1 clicks in the last 14 days)"),
+			ExpectError: expectErr("Still in use, not deleted: busy (clicks in the last 14 days: 1)"),
 		},
 		{
 			// The failed plan deleted nothing.
