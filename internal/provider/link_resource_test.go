@@ -1653,24 +1653,37 @@ func TestAccLink_serviceKeptOtherwiseThanPlanned(t *testing.T) {
 			},
 		})
 	})
-	// From its first change on, the service spells every slug in upper
-	// case: a slug written in the configuration is then replaced by the
-	// next plan, one left to the service is taken as it is.
+	// From its first change on, the service keeps one value its own way
+	// (a slug in upper case, another expiry or domain): one written in
+	// the configuration is then replaced by the next plan, one left to
+	// the service is taken as it is.
+	const replaces = "the next plan replaces the link"
+	// Upper case, and a mark: a slug the service picked may hold no
+	// lower-case letter (1 in 38), and upper case alone would then keep it
+	// as planned.
+	upperSlug := func(slug string) string { return strings.ToUpper(slug) + "-K" }
 	for name, tc := range map[string]struct {
-		slug, next string
-		after      []resource.TestStep
+		attrs, field, attr, next string
+		keep                     func(string) string
+		after                    []resource.TestStep
 	}{
-		"change that kept a written slug otherwise": {slug: `slug = "spring"`, next: "A change cannot set slug again: the next plan replaces the link", after: []resource.TestStep{{
+		"change that kept a written slug otherwise": {attrs: `slug = "spring"`, field: "slug", attr: "slug", keep: upperSlug, next: "A change cannot set slug again: " + replaces, after: []resource.TestStep{{
 			PlanOnly: true, ExpectNonEmptyPlan: true, // the next plan: the replacement
 		}}},
-		"change that kept the service's slug otherwise": {next: "the next plan takes them as they are", after: []resource.TestStep{{
+		"change that kept the service's slug otherwise": {field: "slug", attr: "slug", keep: upperSlug, next: "the next plan takes them as they are", after: []resource.TestStep{{
 			PlanOnly: true, // the next plan: nothing to do
+		}}},
+		"change that kept a written expiry otherwise": {attrs: `expires_at = "2031-01-01T00:00:00Z"`, field: "expiresAt", attr: "expires_at", keep: func(string) string { return "2031-06-30T00:00:00Z" }, next: "A change cannot set expires_at again: " + replaces, after: []resource.TestStep{{
+			PlanOnly: true, ExpectNonEmptyPlan: true,
+		}}},
+		"change that kept a written domain otherwise": {field: "domainId", attr: "domain_id", keep: func(string) string { return "6f0c3e1a-2b4d-4c8e-9a7f-0d1e2f3a4b5c" }, next: "A change cannot set domain_id again: " + replaces, after: []resource.TestStep{{
+			PlanOnly: true, ExpectNonEmptyPlan: true,
 		}}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newTestEnv(t)
 			var raised atomic.Bool
-			slugs := regexp.MustCompile(`"slug":"[^"]*"`)
+			values := regexp.MustCompile(`"` + tc.field + `":"[^"]*"`)
 			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Method == http.MethodPatch {
 					raised.Store(true)
@@ -1679,12 +1692,9 @@ func TestAccLink_serviceKeptOtherwiseThanPlanned(t *testing.T) {
 				e.srv.ServeHTTP(rec, r)
 				body := rec.Body.Bytes()
 				if raised.Load() {
-					// Upper case, and a mark: a slug the service picked
-					// may hold no lower-case letter (1 in 38), and upper
-					// case alone would then keep it as planned.
-					body = slugs.ReplaceAllFunc(body, func(m []byte) []byte {
-						slug := m[len(`"slug":"`) : len(m)-1]
-						return fmt.Appendf(nil, `"slug":"%s-K"`, bytes.ToUpper(slug))
+					body = values.ReplaceAllFunc(body, func(m []byte) []byte {
+						value := string(m[len(tc.field)+4 : len(m)-1])
+						return fmt.Appendf(nil, `"%s":%q`, tc.field, tc.keep(value))
 					})
 				}
 				maps.Copy(w.Header(), rec.Header())
@@ -1694,10 +1704,10 @@ func TestAccLink_serviceKeptOtherwiseThanPlanned(t *testing.T) {
 			}))
 			t.Cleanup(ts.Close)
 			e.url = ts.URL
-			changed := e.linkConfig("destination = \"https://example.com/b\"\n" + tc.slug)
+			changed := e.linkConfig("destination = \"https://example.com/b\"\n" + tc.attrs)
 			steps := []resource.TestStep{
-				{Config: e.linkConfig("destination = \"https://example.com/a\"\n" + tc.slug)},
-				{Config: changed, ExpectError: expectErr("Service kept link", `slug: planned "`, `", the service kept "`, tc.next)},
+				{Config: e.linkConfig("destination = \"https://example.com/a\"\n" + tc.attrs)},
+				{Config: changed, ExpectError: expectErr("Service kept link", tc.attr+`: planned "`, `", the service kept "`, tc.next)},
 			}
 			for _, s := range tc.after {
 				s.Config = changed
