@@ -110,7 +110,7 @@ func requireDestination(v *string) (string, error) {
 	u, err := url.Parse(*v)
 	// url.Parse lets a space through; no URL holds one (RFC 3986), nor a control character.
 	spaced := strings.ContainsFunc(*v, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
-	if err != nil || spaced || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "HTTP" && u.Scheme != "HTTPS") || u.Host == "" {
+	if err != nil || spaced || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "HTTP" && u.Scheme != "HTTPS") || u.Hostname() == "" {
 		return "", requestError{"destination", "must be an absolute http or https URL"}
 	}
 	if utf8.RuneCountInString(*v) > 2048 { // as the message says, and the provider counts
@@ -420,9 +420,10 @@ func (s *Server) normalize(dest string) string {
 	return strings.ToLower(u.Scheme) + "://" + host + b.String() + tail
 }
 
-// decodeBody reads a JSON object strictly: malformed JSON, a wrong type or an
-// unknown field is a requestError naming the field. rejected gives the
-// message for known fields the endpoint does not take.
+// decodeBody reads a JSON object strictly: malformed JSON or UTF-8, a wrong
+// type, an unknown field or one given twice is a requestError naming the
+// field. rejected gives the message for known fields the endpoint does not
+// take.
 func decodeBody(r *http.Request, dst any, rejected map[string]string) error {
 	// The spec: "Requests with a body send Content-Type: application/json".
 	if media, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || media != "application/json" {
@@ -435,6 +436,9 @@ func decodeBody(r *http.Request, dst any, rejected map[string]string) error {
 	if len(raw) > maxBody {
 		return requestError{"body", fmt.Sprintf("larger than %d bytes", maxBody)}
 	}
+	if !utf8.Valid(raw) { // encoding/json would take each bad byte for U+FFFD
+		return requestError{"body", "must be UTF-8 (RFC 8259)"}
+	}
 	var fields map[string]json.RawMessage
 	var notObject *json.UnmarshalTypeError
 	switch err := json.Unmarshal(raw, &fields); {
@@ -444,6 +448,9 @@ func decodeBody(r *http.Request, dst any, rejected map[string]string) error {
 		return requestError{"body", "must be a JSON object: " + err.Error()}
 	case fields == nil:
 		return requestError{"body", "must be a JSON object, not null"}
+	}
+	if name := givenTwice(raw); name != "" {
+		return requestError{name, "given twice"}
 	}
 	known := jsonNames(dst)
 	for name := range fields {
@@ -469,6 +476,29 @@ func decodeBody(r *http.Request, dst any, rejected map[string]string) error {
 		return requestError{"body", err.Error()}
 	}
 	return nil
+}
+
+// givenTwice is the first name the object raw holds twice, or "" (raw is a
+// JSON object): encoding/json would keep the last value without a word.
+func givenTwice(raw []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // the object's {
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		token, err := dec.Token()
+		name, isName := token.(string)
+		var value json.RawMessage
+		if err != nil || !isName || dec.Decode(&value) != nil {
+			return ""
+		}
+		if seen[name] {
+			return name
+		}
+		seen[name] = true
+	}
+	return ""
 }
 
 // jsonNames are the JSON names of the fields of the struct dst points to.
