@@ -383,9 +383,10 @@ func serve(ctx context.Context, ln net.Listener, handler http.Handler, stdout io
 }
 
 // logRequests logs method, path, status and duration of every request ("closed"
-// for a connection closed by fault injection). It never logs headers, and
-// takes the request's API key out of the path it logs (withoutKey), so API
-// keys stay out of the log.
+// for a connection closed by fault injection). It never logs headers, takes
+// the request's API key out of the path it logs (withoutKey) and shows no
+// query parameter the API does not read (apiQueryOnly), so API keys and the
+// admin token stay out of the log wherever a client puts them.
 func logRequests(l *log.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -399,7 +400,7 @@ func logRequests(l *log.Logger, next http.Handler) http.Handler {
 			if v != nil {
 				status = "closed"
 			}
-			l.Printf("%s %s %s %s", r.Method, withoutKey(r), status, time.Since(start).Round(time.Millisecond))
+			l.Printf("%s %s %s %s", r.Method, apiQueryOnly(withoutKey(r)), status, time.Since(start).Round(time.Millisecond))
 			if v != nil {
 				panic(v) // let the HTTP server close the connection
 			}
@@ -428,6 +429,27 @@ func withoutKey(r *http.Request) string {
 		return uri
 	}
 	return client.NewSecret(key).Redact(uri)
+}
+
+// apiQueries are the query parameters the API reads: the list's cursor
+// and the export's linkId.
+var apiQueries = map[string]bool{"cursor": true, "linkId": true}
+
+// apiQueryOnly is uri with every query parameter but apiQueries' shown as
+// "…": a client may put anything there, a key (of another account than its
+// header's, or with no header at all) or the admin token among it.
+func apiQueryOnly(uri string) string {
+	path, query, ok := strings.Cut(uri, "?")
+	if !ok {
+		return uri
+	}
+	params := strings.Split(query, "&")
+	for i, param := range params {
+		if name, _, _ := strings.Cut(param, "="); !apiQueries[name] {
+			params[i] = "…"
+		}
+	}
+	return path + "?" + strings.Join(params, "&")
 }
 
 type statusWriter struct {

@@ -526,6 +526,26 @@ func TestLogRequestsLeavesTheKeyOut(t *testing.T) {
 	}
 }
 
+// A key or token a client puts in the query, under any name and whether or
+// not its header carries one, stays out of the log; the parameters the API
+// reads are shown as sent.
+func TestLogRequestsShowsOnlyTheAPIsQuery(t *testing.T) {
+	for target, want := range map[string]string{
+		"/api/links?k=sl_test_0123456789abcdef&cursor=c2":          "GET /api/links?…&cursor=c2 ",
+		"/api/links?sl_test_0123456789abcdef":                      "GET /api/links?… ",
+		"/_emulator/settings?t=0123456789abcdef":                   "GET /_emulator/settings?… ",
+		"/api/analytics/export?linkId=7f3e&token=0123456789abcdef": "GET /api/analytics/export?linkId=7f3e&… ",
+		"/api/links": "GET /api/links ",
+	} {
+		var out clitest.SyncBuffer
+		h := logRequests(log.New(&out, "", 0), http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, target, nil))
+		if !strings.HasPrefix(out.String(), want) || strings.Contains(out.String(), "0123456789abcdef") {
+			t.Errorf("GET %s logged %q, want it to begin %q", target, out.String(), want)
+		}
+	}
+}
+
 // The log passes the connection on: a fault that answers before the write
 // is done flushes its answer through it.
 func TestLogRequestsLetsAnswersBeFlushed(t *testing.T) {
