@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -838,5 +839,34 @@ func TestRunOnEveryInterfaceNamesLocalhost(t *testing.T) {
 	}
 	if status, body := in.call(t, http.MethodGet, "/api/links", in.info.APIKey, nil); status != http.StatusOK {
 		t.Errorf("GET /api/links at %s: %d %s", in.info.BaseURL, status, body)
+	}
+}
+
+// Every flag -h lists is named in EMULATOR.md's section on the command and
+// in the README's on the emulator, where users look for them.
+func TestEveryFlagIsDocumented(t *testing.T) {
+	var usage bytes.Buffer
+	if _, err := parseFlags([]string{"-h"}, &usage); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v, want flag.ErrHelp", err)
+	}
+	flags := regexp.MustCompile(`(?m)^  (-[a-z-]+)`).FindAllStringSubmatch(usage.String(), -1)
+	if len(flags) < 10 {
+		t.Fatalf("read %d flags from -h; it lists more:\n%s", len(flags), usage.String())
+	}
+	for doc, section := range map[string]string{"../../EMULATOR.md": "## The command", "../../README.md": "## The emulator"} {
+		raw, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, text, found := strings.Cut(string(raw), section+"\n")
+		text, _, _ = strings.Cut(text, "\n## ")
+		if !found {
+			t.Fatalf("%s has no section %q", doc, section)
+		}
+		for _, f := range flags {
+			if !strings.Contains(text, "`"+f[1]) {
+				t.Errorf("%s (%s) does not name %s", doc, section, f[1])
+			}
+		}
 	}
 }
