@@ -157,9 +157,16 @@ func TestLeftovers_copiedBlockIsCaughtBeforeItsLinkIsDeleted(t *testing.T) {
 func TestLeftovers_targetedRenameIsCaughtBeforeItsLinkIsDeleted(t *testing.T) {
 	s, w, linkID := targetedRename(t)
 	ctx := context.Background()
-	out, err := runCLI(ctx, w, "plan")
-	if err == nil || !strings.Contains(out, "Link managed twice") {
-		t.Fatalf("plan with two addresses naming link %s: %v; want it refused\n%s", linkID, err, out)
+	for _, plan := range [][]string{{"plan"}, {"plan", "-refresh=false"}} {
+		out, err := runCLI(ctx, w, plan...)
+		if err == nil || !strings.Contains(out, "Link managed twice") {
+			t.Fatalf("%s with two addresses naming link %s: %v; want it refused\n%s", strings.Join(plan, " "), linkID, err, out)
+		}
+	}
+	// A run that leaves the new address out is not stopped, as the
+	// interrupted-runs guide says: its destroy of the old one would delete the link.
+	if out, err := runCLI(ctx, w, "plan", "-destroy", "-target=shortlink_link.winter"); err != nil || !strings.Contains(out, "1 to destroy") {
+		t.Fatalf("a destroy plan targeted at the old address: %v; want it to plan the destroy\n%s", err, out)
 	}
 	if out, err := w.Terraform(ctx, runLimit, "state", "rm", "shortlink_link.winter"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
