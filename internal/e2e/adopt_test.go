@@ -116,14 +116,15 @@ func applyAdoption(ctx context.Context, t *testing.T, w *clitest.Workdir, ids []
 
 // TestAdopt_importBlocks is recipe (b), for every CLI (the CI's Terraform
 // 1.11.4 among them): import blocks by link ID and by <domain_id>/<slug>,
-// `plan -generate-config-out`, apply. A CLI that supports resource identity
+// `plan -generate-config-out`, apply, with a key of the scope links:read
+// alone, as the guide says is enough. A CLI that supports resource identity
 // (Terraform or OpenTofu 1.12 and later) also imports one link by identity.
 func TestAdopt_importBlocks(t *testing.T) {
 	t.Parallel()
 	s := adoptService(t)
 	d := seedDashboardLinks(t, s)
 	seeded := writes(s)
-	w := s.workdir(t, "adopt-import-blocks", "provider \"shortlink\" {}\n")
+	w := s.workdir(t, "adopt-import-blocks", fmt.Sprintf("provider \"shortlink\" {\n  api_key = %q\n}\n", s.fx.ReadKey))
 	skipBelow(t, w, 5, 6, "an import block")
 	imports := fmt.Sprintf(`
 import {
@@ -155,6 +156,53 @@ import {
 		}
 	}
 	applyAdoption(ctx, t, w, adopted)
+	expectNoWrites(t, s, seeded)
+}
+
+// TestAdopt_linksTheProviderWouldNotCreate: links made outside Terraform
+// that a configuration could not declare, as the adopting guide lists them
+// (a destination with a password before its host; a query that sets a UTM
+// parameter utm sets too), fail the plan of their generated blocks with the
+// error any configuration would get, and their blocks are written for the
+// user to edit.
+func TestAdopt_linksTheProviderWouldNotCreate(t *testing.T) {
+	t.Parallel()
+	s := adoptService(t)
+	c := s.client(t)
+	ctx := context.Background()
+	withCredentials, err := c.CreateLink(ctx, client.CreateLinkInput{DomainID: s.fx.DomainID, Slug: "partner", Destination: "https://user:pw@partner.example.com/offer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	utmTwice, err := c.CreateLink(ctx, client.CreateLinkInput{DomainID: s.fx.DomainID, Slug: "print", Destination: "https://shop.example.com/print?utm_source=print"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ChangeDestination(ctx, utmTwice.ID, client.ChangeDestinationInput{Destination: "https://shop.example.com/print?utm_source=print", UTM: &client.UTM{Source: "news"}}); err != nil {
+		t.Fatal(err)
+	}
+	seeded := writes(s)
+	w := s.workdir(t, "adopt-not-creatable", "provider \"shortlink\" {}\n")
+	skipBelow(t, w, 5, 6, "an import block")
+	imports := fmt.Sprintf("import {\n  to = shortlink_link.partner\n  id = %q\n}\nimport {\n  to = shortlink_link.print\n  id = %q\n}\n", withCredentials.ID, utmTwice.ID)
+	if err := w.WriteFile("imports.tf", imports); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(ctx, w, "plan", "-generate-config-out=generated.tf")
+	for _, want := range []string{"Error: Invalid destination", "Error: UTM parameter set twice"} {
+		if err == nil || !strings.Contains(out, want) {
+			t.Errorf("the plan of the generated blocks: %v; want %q\n%s", err, want, out)
+		}
+	}
+	generated := readFile(t, filepath.Join(w.Dir, "generated.tf"))
+	for _, want := range []string{`resource "shortlink_link" "partner"`, `resource "shortlink_link" "print"`} {
+		if !strings.Contains(generated, want) {
+			t.Errorf("generated.tf lacks %q, the block to edit:\n%s", want, generated)
+		}
+	}
+	if strings.Contains(out, "pw@") || strings.Contains(out, "user:pw") {
+		t.Errorf("the plan's output repeats the destination's password:\n%s", out)
+	}
 	expectNoWrites(t, s, seeded)
 }
 
