@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -118,5 +119,39 @@ func TestListings_aPlanThatWaitsToListSaysSo(t *testing.T) {
 	}
 	if unwrapped := strings.Join(strings.Fields(out), " "); !strings.Contains(unwrapped, "Warning: Waited for the rate limit") || !strings.Contains(unwrapped, "for the service's read rate limit") {
 		t.Fatalf("the plan waited for the read limit without saying so:\n%s", out)
+	}
+}
+
+// TestListings_aPlanListsOnceForAll: a plan that refreshes links, checks
+// new links with and without a slug, looks links up with shortlink_link by
+// slug and by ID, and imports a link by <domain_id>/<slug> (where the CLI
+// has import blocks) lists the account once, as the guide Large accounts
+// says: every one of them is served from that listing.
+func TestListings_aPlanListsOnceForAll(t *testing.T) {
+	s := newService(t, instantFilter)
+	applied := campaign(s.fx.DomainID, 2, func(int) bool { return true })
+	w := s.appliedWorkdir(t, "plan-lists-once", applied)
+	outside, err := s.srv.SeedLinks(s.fx.DomainID, "dashboard", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := applied + linkBlock("with_slug", s.fx.DomainID, "new-with-slug", "https://example.com/new") +
+		linkBlock("without_slug", s.fx.DomainID, "", "https://example.com/new") +
+		fmt.Sprintf("data \"shortlink_link\" \"by_slug\" {\n  domain_id = %q\n  slug      = \"promo-0\"\n}\n", s.fx.DomainID) +
+		"data \"shortlink_link\" \"by_id\" {\n  id = shortlink_link.l01.id\n}\n"
+	if cliAtLeast(t, w, 5, 6) {
+		config += linkBlock("adopted", s.fx.DomainID, outside[0].Slug, outside[0].Destination) +
+			fmt.Sprintf("import {\n  to = shortlink_link.adopted\n  id = \"%s/%s\"\n}\n", s.fx.DomainID, outside[0].Slug)
+	}
+	if err := w.WriteFile("main.tf", clitest.RequiredProviders+config); err != nil {
+		t.Fatal(err)
+	}
+	before := s.srv.Count(http.MethodGet, "/api/links")
+	out, err := runCLI(context.Background(), w, "plan")
+	if err != nil || !strings.Contains(out, "2 to add") {
+		t.Fatalf("plan: %v; want the two new links planned\n%s", err, out)
+	}
+	if n := s.srv.Count(http.MethodGet, "/api/links") - before; n != 1 {
+		t.Errorf("the plan listed the account %d times, want once for the refresh, the checks, the lookups and the import\n%s", n, out)
 	}
 }
