@@ -265,8 +265,8 @@ func (p *Pacer) opened(t Ticket, place int) {
 func (p *Pacer) refused(t Ticket, now time.Time, a Answer) {
 	if t.epoch == p.epoch {
 		p.onTheWay, p.firstRefused = p.onTheWay-1, p.firstRefused || t.seq == p.firstSeq
-		if t.lastPlace > 0 && p.others {
-			// Sent right after our last answer: the others took what it said remained, one each.
+		if t.lastPlace > 0 && p.others && a.Remaining <= 0 {
+			// Sent right after our last answer, refused with none left: the others took what it said remained, one each.
 			p.runs = math.Max(p.runs, float64(p.limit-t.lastPlace+1))
 		}
 	}

@@ -619,3 +619,39 @@ func TestPacer_aCappedRunAloneTurnsAtTheWhole(t *testing.T) {
 		}
 	}
 }
+
+// A 429 whose answer says units remain was not refused by the allowance
+// the headers count (a gateway's, or a limit they do not show): it is
+// waited out, and counts no runs. A run alone on 600 reads a minute, two
+// of whose requests are refused so while some 590 remain, goes on at its
+// pace once each Retry-After has passed, rather than taking the 590 for
+// as many runs and sending one request a window.
+func TestPacer_aRefusalThatSaysUnitsRemainCountsNoRuns(t *testing.T) {
+	start := time.Date(2027, 1, 5, 12, 0, 0, 0, time.UTC)
+	p, now, remaining := New(1), start, 600
+	sent := map[int]bool{} // by request number, whether it was sent
+	for n := 0; now.Before(start.Add(10 * time.Second)); {
+		wait := p.Next(now)
+		if wait == WaitForAnswer {
+			t.Fatalf("request %d waits for an answer, though every answer is in", n)
+		}
+		if wait > 0 {
+			now = now.Add(wait)
+			continue
+		}
+		tk := p.Sent(now)
+		now = now.Add(20 * time.Millisecond)
+		answer := Answer{Limit: 600, Remaining: remaining - 1, Reset: start.Add(time.Minute).Sub(now), RetryAfter: -1}
+		if n == 5 || n == 8 {
+			answer.Remaining, answer.RetryAfter, answer.Refused = remaining, time.Second, true
+		} else {
+			remaining--
+		}
+		p.Answered(tk, now, answer)
+		sent[n] = true
+		n++
+	}
+	if len(sent) < 100 {
+		t.Fatalf("the run sent %d requests in 10 s after two refusals that said units remained; want at least 100 (one every 20 ms but for the two Retry-Afters)", len(sent))
+	}
+}

@@ -84,6 +84,8 @@ var removals = []removal{
 		"p.others, p.othersThisEpoch, p.backoffBy, p.unmetered = true, true, refusalBackoff, false", "p.others, p.othersThisEpoch, p.backoffBy, p.unmetered = true, true, 0.75, false"},
 	{[]string{"TestRule_refusalAfterAnAnswerCountsTheRuns"},
 		"p.runs = math.Max(p.runs, float64(p.limit-t.lastPlace+1))", ""},
+	{[]string{"TestPacer_aRefusalThatSaysUnitsRemainCountsNoRuns"},
+		"if t.lastPlace > 0 && p.others && a.Remaining <= 0 {", "if t.lastPlace > 0 && p.others {"},
 	{[]string{"TestRule_refusedFirstOpensTheNextWithoutACensus"},
 		"if last.firstRefused {", "if false {"},
 	{[]string{"TestRule_maxShareLeavesTheRest"},
