@@ -437,7 +437,7 @@ var apiQueries = map[string]bool{"cursor": true, "linkId": true}
 
 // apiQueryOnly is uri with every query parameter but apiQueries' shown as
 // "…": a client may put anything there, a key (of another account than its
-// header's, or with no header at all) or the admin token among it.
+// header's, or with no header at all) or the admin token among them.
 func apiQueryOnly(uri string) string {
 	path, query, ok := strings.Cut(uri, "?")
 	if !ok {
