@@ -404,9 +404,14 @@ func (x *exchange) statusError(r *response) error {
 		return fmt.Errorf("%w: %w", &WaitPastDeadlineError{Method: x.call.method, Wait: x.waitPastDeadline, Status: r.status}, e)
 	}
 	x.client.reach.keyRefused(e)
-	if x.call.method == http.MethodPost && r.status >= 500 {
+	switch {
+	case x.call.method == http.MethodPost && r.status >= 500:
 		// The service may have created the link before failing.
 		return fmt.Errorf("%w; %w", e, ErrAmbiguous)
+	case x.uncertain && (x.call.method == http.MethodPatch || x.call.method == http.MethodDelete):
+		// Answered 5xx, in this attempt or an earlier one: the service may
+		// have carried the change or delete out before failing.
+		return fmt.Errorf("%w; %w", e, ErrUnanswered)
 	}
 	return e
 }

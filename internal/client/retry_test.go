@@ -168,25 +168,30 @@ func TestRetriesAgainstServer(t *testing.T) {
 		deadline     bool // the operation has one of its own, as creates, changes and deletes do (a read gets defaults.ReadTimeout)
 		wantRequests int
 		wantErr      bool
-		ambiguous    bool
+		// outcomeUnknown: the sentinel saying the service may have carried
+		// the request out (nil: it did not, or the answer said what it did).
+		outcomeUnknown error
 	}{
-		{"GET 503, 502, then 200", get, []step{{status: 503}, {status: 502}, {body: "[]"}}, 3, false, 3, false, false},
-		{"GET transport error, then 200", get, []step{hangUp, {body: "[]"}}, 3, false, 2, false, false},
-		{"GET transport errors exhaust retries", get, []step{hangUp}, 2, false, 3, true, false},
-		{"PATCH 500, then 200", patch, []step{{status: 500}, {body: linkJSON}}, 3, false, 2, false, false},
-		{"DELETE 502, then 204", del, []step{{status: 502}, {status: 204}}, 3, false, 2, false, false},
-		{"DELETE transport error, then 204", del, []step{hangUp, {status: 204}}, 3, false, 2, false, false},
-		{"POST 429, then 201", post, []step{refused, {status: 201, body: linkJSON}}, 3, false, 2, false, false},
-		{"POST 500 is not re-sent", post, []step{{status: 500}, {status: 201, body: linkJSON}}, 3, false, 1, true, true},
-		{"POST transport error is not re-sent", post, []step{hangUp, {status: 201, body: linkJSON}}, 3, false, 1, true, true},
-		{"GET 400 is not retried", get, []step{{status: 400}, {body: "[]"}}, 3, false, 1, true, false},
-		{"DELETE 404 is not retried", del, []step{{status: 404, body: `{"error":"not_found"}`}, {status: 204}}, 3, false, 1, true, false},
-		{"no retries at all", get, []step{{status: 503}, {body: "[]"}}, 0, false, 1, true, false},
-		{"GET 429s are not counted", get, []step{refused, refused, refused, {body: "[]"}}, 0, false, 4, false, false},
-		{"POST 429s are not counted", post, []step{refused, refused, refused, refused, {status: 201, body: linkJSON}}, 1, true, 5, false, false},
-		{"PATCH 429s are not counted", patch, []step{refused, refused, refused, {body: linkJSON}}, 0, true, 4, false, false},
-		{"PATCH 503s under a deadline exhaust retries", patch, []step{{status: 503}}, 2, true, 3, true, false},
-		{"GET 503s exhaust retries", get, []step{{status: 503}}, 1, false, 2, true, false},
+		{"GET 503, 502, then 200", get, []step{{status: 503}, {status: 502}, {body: "[]"}}, 3, false, 3, false, nil},
+		{"GET transport error, then 200", get, []step{hangUp, {body: "[]"}}, 3, false, 2, false, nil},
+		{"GET transport errors exhaust retries", get, []step{hangUp}, 2, false, 3, true, nil},
+		{"PATCH 500, then 200", patch, []step{{status: 500}, {body: linkJSON}}, 3, false, 2, false, nil},
+		{"DELETE 502, then 204", del, []step{{status: 502}, {status: 204}}, 3, false, 2, false, nil},
+		{"DELETE transport error, then 204", del, []step{hangUp, {status: 204}}, 3, false, 2, false, nil},
+		{"POST 429, then 201", post, []step{refused, {status: 201, body: linkJSON}}, 3, false, 2, false, nil},
+		{"POST 500 is not re-sent", post, []step{{status: 500}, {status: 201, body: linkJSON}}, 3, false, 1, true, ErrAmbiguous},
+		{"POST transport error is not re-sent", post, []step{hangUp, {status: 201, body: linkJSON}}, 3, false, 1, true, ErrAmbiguous},
+		{"GET 400 is not retried", get, []step{{status: 400}, {body: "[]"}}, 3, false, 1, true, nil},
+		{"DELETE 404 is not retried", del, []step{{status: 404, body: `{"error":"not_found"}`}, {status: 204}}, 3, false, 1, true, nil},
+		{"no retries at all", get, []step{{status: 503}, {body: "[]"}}, 0, false, 1, true, nil},
+		{"GET 429s are not counted", get, []step{refused, refused, refused, {body: "[]"}}, 0, false, 4, false, nil},
+		{"POST 429s are not counted", post, []step{refused, refused, refused, refused, {status: 201, body: linkJSON}}, 1, true, 5, false, nil},
+		{"PATCH 429s are not counted", patch, []step{refused, refused, refused, {body: linkJSON}}, 0, true, 4, false, nil},
+		{"PATCH 503s under a deadline exhaust retries", patch, []step{{status: 503}}, 2, true, 3, true, ErrUnanswered},
+		{"DELETE 500s exhaust retries", del, []step{{status: 500}}, 1, true, 2, true, ErrUnanswered},
+		{"DELETE 500, then 404: the first may have deleted it", del, []step{{status: 500}, {status: 404, body: `{"error":"not_found"}`}}, 3, true, 2, true, ErrUnanswered},
+		{"PATCH 502, then 400: the first may have changed it", patch, []step{{status: 502}, {status: 400}}, 3, true, 2, true, ErrUnanswered},
+		{"GET 503s exhaust retries", get, []step{{status: 503}}, 1, false, 2, true, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -201,8 +206,10 @@ func TestRetriesAgainstServer(t *testing.T) {
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("error = %v, want error %v", err, tt.wantErr)
 			}
-			if got := errors.Is(err, ErrAmbiguous); got != tt.ambiguous {
-				t.Errorf("errors.Is(err, ErrAmbiguous) = %v, want %v (err %v)", got, tt.ambiguous, err)
+			for _, unknown := range []error{ErrAmbiguous, ErrUnanswered} {
+				if got, want := errors.Is(err, unknown), errors.Is(tt.outcomeUnknown, unknown); got != want {
+					t.Errorf("errors.Is(err, %q) = %v, want %v (err %v)", unknown, got, want, err)
+				}
 			}
 			if n := s.count(); n != tt.wantRequests {
 				t.Errorf("%d requests, want %d", n, tt.wantRequests)

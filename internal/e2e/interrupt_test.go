@@ -543,7 +543,7 @@ func TestInterrupt_destroyOutlivingGrace(t *testing.T) {
 	// A plan's refresh says why the link leaves the state; a destroy's
 	// says nothing, for Terraform drops the warnings of the refresh that
 	// begins a destroy.
-	if out, err := runCLI(context.Background(), w, "plan"); err != nil || !strings.Contains(out, "Warning: Link deleted after an interrupted run") {
+	if out, err := runCLI(context.Background(), w, "plan"); err != nil || !strings.Contains(out, "Warning: Link deleted by an earlier run") {
 		t.Fatalf("the plan after the interrupted destroy: %v; want it to warn that the link was deleted after the interrupted run\n%s", err, out)
 	}
 	if out, err := runCLI(context.Background(), w, "destroy", "-auto-approve"); err != nil {

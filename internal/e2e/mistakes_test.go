@@ -846,3 +846,41 @@ func TestMistakes_emptySettingTakenFromEnvironment(t *testing.T) {
 		t.Errorf("plan with both variables null: %v; want the environment's settings taken unsaid\n%s", err, out)
 	}
 }
+
+// TestMistakes_deleteAnsweredWithAServerErrorButCarriedOut: the service
+// deletes its domain's only link and answers 500 all the same, and again
+// to the retry. The destroy fails saying the delete may have been carried
+// out; the next plan drops the link with a warning, rather than take the
+// emptied domain for the sign of another account's key and fail, and the
+// destroy run again finishes.
+func TestMistakes_deleteAnsweredWithAServerErrorButCarriedOut(t *testing.T) {
+	t.Parallel()
+	s := newService(t, instantFilter)
+	config := fmt.Sprintf("provider \"shortlink\" {\n  max_retries = 1\n}\n\nresource \"shortlink_link\" \"only\" {\n  domain_id   = %q\n  slug        = \"only\"\n  destination = \"https://example.com/only\"\n}\n", s.fx.DomainID)
+	w := s.appliedWorkdir(t, "delete-answered-500", config)
+	failed := emulator.Fault{Kind: emulator.FaultAnswerBeforeCommit, Status: http.StatusInternalServerError, Method: http.MethodDelete, Path: "/api/links/{id}"}
+	s.srv.SetFaults(emulator.FaultPlan{Script: []emulator.Fault{failed, failed}})
+	ctx := context.Background()
+	out, err := runCLI(ctx, w, "destroy", "-auto-approve")
+	if err == nil {
+		t.Fatalf("the destroy succeeded although every delete was answered 500:\n%s", out)
+	}
+	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "The service may have carried this request out before it failed") {
+		t.Errorf("the destroy's error does not say the delete may have been carried out:\n%s", out)
+	}
+	if err := s.writes.WaitIdle(2 * writeDelay); err != nil {
+		t.Fatal(err)
+	}
+	if ids := s.linkIDs(); len(ids) != 0 {
+		t.Fatalf("the service still holds %v; the fault should have deleted the link", ids)
+	}
+	if out, err := runCLI(ctx, w, "plan"); err != nil || !strings.Contains(out, "Warning: Link deleted by an earlier run") {
+		t.Fatalf("the plan after the failed destroy: %v; want it to warn that the link was deleted by the earlier run\n%s", err, out)
+	}
+	if out, err := runCLI(ctx, w, "destroy", "-auto-approve"); err != nil {
+		t.Fatalf("the destroy run again failed: %v\n%s", err, out)
+	}
+	if ids := stateIDs(t, w); len(ids) != 0 {
+		t.Fatalf("the state still records %v after the second destroy", ids)
+	}
+}

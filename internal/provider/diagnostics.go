@@ -65,7 +65,7 @@ func addServiceError(diags *diag.Diagnostics, action string, err error) {
 		diags.AddError(summary, plainErrorDetail(err))
 		return
 	}
-	detail := serviceErrorDetail(apiErr) + mayHaveCreated(err)
+	detail := serviceErrorDetail(apiErr) + mayHaveCreated(err) + mayHaveChanged(err)
 	if attr := attributeOf(apiErr); attr != "" {
 		diags.AddAttributeError(path.Root(attr), summary, detail)
 		return
@@ -136,6 +136,15 @@ func mayHaveCreated(err error) string {
 		return ""
 	}
 	return "\n\nBefore that, the create's own answer left its outcome unknown (" + err.Error() + "): the service may have created the link. " + leftoverAdvice
+}
+
+// mayHaveChanged says what a change or delete whose answer was a server
+// error leaves: the service may have carried it out before failing.
+func mayHaveChanged(err error) string {
+	if !errors.Is(err, client.ErrUnanswered) {
+		return ""
+	}
+	return "\n\nThe service may have carried this request out before it failed: the next plan reads the link and shows what is left to do."
 }
 
 // addRefreshError reports a refresh that failed. A conclusion the client
@@ -913,11 +922,11 @@ func addLinkGone(diags *diag.Diagnostics, id, shortURL string) {
 const recreatedIfDeclared = "If the configuration still declares it, the plan creates a new link (after a -refresh-only plan or apply, the next plan does): a new ID, no click history, and a new short URL unless slug is set."
 
 // addLinkGoneAfterDelete tells of a link dropped from the state because
-// the delete an interrupted run sent was carried out after it stopped
-// waiting.
+// a delete whose outcome its run did not learn (interrupted, or answered
+// with a server error) was carried out.
 func addLinkGoneAfterDelete(diags *diag.Diagnostics, id, shortURL string) {
-	diags.AddWarning("Link deleted after an interrupted run",
-		fmt.Sprintf("The link %s (%s) is no longer on the service: an earlier run was interrupted while deleting it, and the service carried the delete out after that run stopped waiting for it. It is removed from the state. "+
+	diags.AddWarning("Link deleted by an earlier run",
+		fmt.Sprintf("The link %s (%s) is no longer on the service: an earlier run sent its delete without learning the outcome (the run was interrupted, or the service answered with a server error), and the service carried the delete out. It is removed from the state. "+
 			recreatedIfDeclared, id, shortURL))
 }
 

@@ -497,9 +497,9 @@ func keepExpiry(ctx context.Context, private privateData, t *time.Time, diags *d
 	diags.Append(private.SetKey(ctx, planmodify.KeptExpiryKey, []byte(strconv.Quote(kept)))...)
 }
 
-// deleteSentKey marks, in an object's private state, a delete Terraform
-// stopped waiting for (an interrupted destroy): the service may carry it
-// out afterwards. A link so marked that the listing lacks was deleted by
+// deleteSentKey marks, in an object's private state, a delete whose
+// outcome the run did not learn (Terraform stopped waiting for it, or the
+// service answered 5xx): the service may have carried it out, or may yet. A link so marked that the listing lacks was deleted by
 // that delete, even when its domain holds no other link, which unmarked
 // would stop the refresh as the sign of another account's key.
 const deleteSentKey = "deleteSent"
