@@ -329,7 +329,9 @@ func TestSlugTaken(t *testing.T) {
 }
 
 func TestInvalidRequest(t *testing.T) {
-	e := newEnv(t)
+	// More refused writes than one window of the default limit allows:
+	// each case must meet the validation, not the rate limit.
+	e := newEnv(t, func(s *Settings) { s.Limits.Write = 1000 })
 	other := e.seedFixture(t, "other", "other.example.test")
 	link := e.create(t, "https://example.com/start")
 	id := str(link["id"])
@@ -403,6 +405,7 @@ func TestInvalidRequest(t *testing.T) {
 		{"change utm an array", "PATCH", "/api/links/" + id, map[string]any{"destination": "https://example.com/", "utm": []string{"x"}}, "utm"},
 		{"change utm wrong value type", "PATCH", "/api/links/" + id, map[string]any{"destination": "https://example.com/", "utm": map[string]any{"source": 5}}, "utm"},
 		{"change utm unknown key", "PATCH", "/api/links/" + id, map[string]any{"destination": "https://example.com/", "utm": map[string]any{"utm_source": "x"}}, "utm"},
+		{"change utm key given twice", "PATCH", "/api/links/" + id, `{"destination":"https://example.com/","utm":{"source":"a","source":"b"}}`, "utm"},
 		{"change utm key in capitals", "PATCH", "/api/links/" + id, map[string]any{"destination": "https://example.com/", "utm": map[string]any{"Medium": "email"}}, "utm"},
 		// export
 		{"export linkId not a UUID", "GET", "/api/analytics/export?linkId=abc", nil, "linkId"},

@@ -478,11 +478,12 @@ func decodeBody(r *http.Request, dst any, rejected map[string]string) error {
 	return nil
 }
 
-// givenTwice is the first name the object raw holds twice, or "" (raw is a
-// JSON object): encoding/json would keep the last value without a word.
+// givenTwice is the first name the object raw holds twice, or whose
+// object value (utm) holds a name twice, or "" (raw is a JSON object):
+// encoding/json would keep the last value without a word.
 func givenTwice(raw []byte) string {
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil { // the object's {
+	if token, err := dec.Token(); err != nil || token != json.Delim('{') {
 		return ""
 	}
 	seen := map[string]bool{}
@@ -493,7 +494,7 @@ func givenTwice(raw []byte) string {
 		if err != nil || !isName || dec.Decode(&value) != nil {
 			return ""
 		}
-		if seen[name] {
+		if seen[name] || givenTwice(value) != "" {
 			return name
 		}
 		seen[name] = true
